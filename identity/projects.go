@@ -1,0 +1,225 @@
+package identity
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// maxProjectName is where Claude Code cuts a project-directory name and
+// appends a hash. The hash function differs between CLI builds (Bun's hash in
+// the native builds, a JavaScript string hash in cli.js), so long names are
+// matched by their prefix only.
+const maxProjectName = 200
+
+// headLimit bounds how much of a transcript is read to find its recorded
+// cwd; the first chain record carries it, a few KiB into the file.
+const headLimit = 64 << 10
+
+// ProjectDirName returns the name Claude Code gives the project directory of
+// a session started in path: every UTF-16 code unit outside [A-Za-z0-9]
+// becomes "-". When long is true the name is only the 200-character prefix
+// and the real directory name continues with "-<hash>".
+func ProjectDirName(path string) (name string, long bool) {
+	var b strings.Builder
+	for _, r := range path {
+		switch {
+		case r < 0x80 && isAlnum(byte(r)):
+			b.WriteByte(byte(r))
+		case r > 0xFFFF:
+			// A surrogate pair is two code units, so two dashes.
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	if len(s) > maxProjectName {
+		return s[:maxProjectName], true
+	}
+	return s, false
+}
+
+// MatchesProjectDir reports whether dirName is the project directory Claude
+// Code would use for path, allowing for any hash suffix of long names.
+func MatchesProjectDir(dirName, path string) bool {
+	name, long := ProjectDirName(path)
+	if !long {
+		return dirName == name
+	}
+	return strings.HasPrefix(dirName, name+"-") && len(dirName) > len(name)+1
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// Match kinds of a ProjectDir, strongest first.
+const (
+	MatchExact    = "exact"        // the name of the canonical root
+	MatchSpelling = "spelling"     // the name of another spelling (raw path, symlink, trailing slash)
+	MatchRecorded = "recorded-cwd" // sessions inside record a cwd with the same root
+)
+
+// ProjectDir is a Claude Code project directory that holds (or would hold)
+// sessions for a root.
+type ProjectDir struct {
+	Name     string   `json:"name"`
+	Path     string   `json:"path"`
+	Match    string   `json:"match"`
+	Sessions []string `json:"sessions"`
+	// Cwds are the distinct recorded cwds of those sessions, as written.
+	Cwds []string `json:"cwds,omitempty"`
+}
+
+// Spellings returns the paths that could have been used to start a session
+// in root's directory and that the caller knows of: the canonical path, the
+// on-disk spelling, and the raw path with and without cleaning.
+func (r Root) Spellings() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && filepath.IsAbs(p) && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	add(r.Path)
+	add(r.Dir)
+	add(r.Raw)
+	add(filepath.Clean(r.Raw))
+	add(nfc(filepath.Clean(r.Raw)))
+	return out
+}
+
+// FindProjectDirs lists every directory under projectsDir (Claude Code's
+// <config>/projects) that holds sessions for root: the directory of the
+// canonical name, those of the other known spellings, and any other
+// directory whose sessions recorded a cwd that resolves to the same root
+// (stranded by a symlink, a trailing slash or an older encoding). The exact
+// directory is listed first, even when it does not exist yet, so callers can
+// say so. A missing projectsDir is not an error.
+func FindProjectDirs(projectsDir string, root Root) ([]ProjectDir, error) {
+	exactName, _ := ProjectDirName(root.Path)
+	entries, err := os.ReadDir(projectsDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	resolved := map[string]string{}
+	sameRoot := func(cwd string) bool {
+		p, ok := resolved[cwd]
+		if !ok {
+			p = Resolve(cwd).Path
+			resolved[cwd] = p
+		}
+		return p == root.Path
+	}
+
+	var out []ProjectDir
+	foundExact := false
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		match := ""
+		for _, sp := range root.Spellings() {
+			if MatchesProjectDir(e.Name(), sp) {
+				match = MatchSpelling
+				if sp == root.Path {
+					match = MatchExact
+				}
+				break
+			}
+		}
+		pd := ProjectDir{Name: e.Name(), Path: filepath.Join(projectsDir, e.Name()), Match: match}
+		cwdSeen := map[string]bool{}
+		for _, f := range sessionFiles(pd.Path) {
+			cwd := RecordedCwd(f)
+			belongs := false
+			if cwd == "" {
+				// Empty or unreadable transcripts belong where their name
+				// says; there is nothing else to go by.
+				belongs = match != ""
+			} else {
+				belongs = sameRoot(cwd)
+			}
+			if !belongs {
+				continue
+			}
+			pd.Sessions = append(pd.Sessions, strings.TrimSuffix(filepath.Base(f), ".jsonl"))
+			if cwd != "" && !cwdSeen[cwd] {
+				cwdSeen[cwd] = true
+				pd.Cwds = append(pd.Cwds, cwd)
+			}
+		}
+		if pd.Match == "" {
+			if len(pd.Sessions) == 0 {
+				continue
+			}
+			pd.Match = MatchRecorded
+		}
+		if pd.Match == MatchExact {
+			foundExact = true
+		}
+		out = append(out, pd)
+	}
+	if !foundExact {
+		out = append(out, ProjectDir{Name: exactName, Path: filepath.Join(projectsDir, exactName), Match: MatchExact})
+	}
+	rank := map[string]int{MatchExact: 0, MatchSpelling: 1, MatchRecorded: 2}
+	sort.SliceStable(out, func(i, j int) bool {
+		if rank[out[i].Match] != rank[out[j].Match] {
+			return rank[out[i].Match] < rank[out[j].Match]
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// sessionFiles lists the session transcripts directly inside a project
+// directory. Claude Code 2.0.x kept subagent transcripts beside them as
+// agent-<id>.jsonl; those are not sessions.
+func sessionFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasSuffix(n, ".jsonl") && !strings.HasPrefix(n, "agent-") {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
+}
+
+// RecordedCwd returns the cwd recorded by the first record of a Claude Code
+// transcript that carries one, reading at most the first 64 KiB. It returns
+// "" when there is none (empty, unreadable or unfamiliar file).
+func RecordedCwd(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, headLimit))
+	sc.Buffer(make([]byte, 0, 16<<10), headLimit)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(`"cwd"`)) || !gjson.ValidBytes(line) {
+			continue
+		}
+		if cwd := gjson.GetBytes(line, "cwd"); cwd.Type == gjson.String && cwd.Str != "" {
+			return cwd.Str
+		}
+	}
+	return ""
+}

@@ -1,0 +1,120 @@
+// Package identity decides which directory a session belongs to.
+//
+// Every later feature (the catalog, the wrapper, hooks, the prompt segment)
+// keys sessions on one canonical spelling of the starting directory, the
+// identity root. Two spellings of the same directory (a trailing slash, a
+// symlinked parent, a "..", an NFD file name) must give the same root, and a
+// root, once computed, must not drift when the process later changes
+// directory.
+package identity
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// EnvRoot is exported by the wrapper so that every process it starts (the
+// agent, its hooks, their children) shares one root.
+const EnvRoot = "TETHER_IDENTITY_ROOT"
+
+// Root is the canonical identity of a directory.
+type Root struct {
+	// Raw is the path as it was given (or the working directory).
+	Raw string `json:"raw"`
+	// Path is the canonical key: absolute, clean, symlinks resolved, NFC.
+	Path string `json:"root"`
+	// Dir is the resolved path as it is spelled on disk. It differs from
+	// Path only when the file system stores a non-NFC name; use it, not
+	// Path, to chdir.
+	Dir string `json:"dir"`
+	// FellBack is set when symlinks could not be resolved (missing path,
+	// permission denied) and Path is the cleaned raw path instead.
+	FellBack bool `json:"fellBack"`
+	// Reason says why resolution fell back.
+	Reason string `json:"fallbackReason,omitempty"`
+	// Pinned is set when the root came from TETHER_IDENTITY_ROOT.
+	Pinned bool `json:"pinned"`
+}
+
+// Resolve computes the identity root of path. A relative path is taken
+// relative to the working directory. It never fails: when the path cannot
+// be resolved the cleaned path is used and FellBack says so.
+func Resolve(path string) Root {
+	r := Root{Raw: path}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			// Without a working directory a relative path has no meaning;
+			// keep it clean so that at least equal inputs give equal roots.
+			r.FellBack, r.Reason = true, "working directory unknown: "+err.Error()
+			r.Dir = filepath.Clean(path)
+			r.Path = nfc(r.Dir)
+			return r
+		}
+		abs = filepath.Join(wd, abs)
+	}
+	clean := filepath.Clean(abs)
+	resolved, err := filepath.EvalSymlinks(clean)
+	if err != nil {
+		r.FellBack, r.Reason = true, fallbackReason(err)
+		resolved = clean
+	}
+	r.Dir = resolved
+	r.Path = nfc(resolved)
+	return r
+}
+
+// Pinned returns the root for this process tree: the value of
+// TETHER_IDENTITY_ROOT when a parent already pinned one (used verbatim, never
+// recomputed), else the resolved working directory.
+func Pinned(getenv func(string) string) Root {
+	if v := getenv(EnvRoot); v != "" {
+		return Root{Raw: v, Path: v, Dir: v, Pinned: true}
+	}
+	// PWD keeps the spelling the user typed (through symlinks), which is
+	// what they see; Resolve canonicalises it anyway. Getwd is the fallback
+	// when PWD is unset or stale.
+	wd := getenv("PWD")
+	if wd == "" || !sameFile(wd, ".") {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			wd = "."
+		}
+	}
+	return Resolve(wd)
+}
+
+// Equal reports whether two paths name the same identity root.
+func Equal(a, b string) bool {
+	return Resolve(a).Path == Resolve(b).Path
+}
+
+func nfc(s string) string { return norm.NFC.String(s) }
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+func fallbackReason(err error) string {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "path does not exist"
+	case errors.Is(err, os.ErrPermission):
+		return "permission denied"
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s: %v", pe.Op, pe.Err)
+	}
+	return err.Error()
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Build tether from this checkout and install it, then run it once.
+#
+#   ./install.sh                 install into ~/.local/bin
+#   ./install.sh --prefix DIR    install into DIR/bin
+#   ./install.sh --uninstall     remove what install put there
+#
+# It never edits shell rc files. Running it again rebuilds and replaces the
+# binary in place.
+set -euo pipefail
+
+prefix="${HOME}/.local"
+action=install
+run_after=1
+
+usage() {
+	sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+	cat <<'USAGE'
+Options:
+  --prefix DIR   install into DIR/bin (default ~/.local)
+  --uninstall    remove the installed binary
+  --no-run       do not run tether after installing
+  -h, --help     show this help
+USAGE
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--prefix)
+		[ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
+		prefix="$2"
+		shift 2
+		;;
+	--prefix=*)
+		prefix="${1#--prefix=}"
+		shift
+		;;
+	--uninstall) action=uninstall; shift ;;
+	--no-run) run_after=0; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*)
+		echo "install.sh: unknown option: $1 (see ./install.sh --help)" >&2
+		exit 2
+		;;
+	esac
+done
+
+bindir="${prefix%/}/bin"
+target="${bindir}/tether"
+src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+if [ "$action" = uninstall ]; then
+	if [ -e "$target" ]; then
+		rm -f -- "$target"
+		echo "install.sh: removed ${target}" >&2
+	else
+		echo "install.sh: nothing to remove at ${target}" >&2
+	fi
+	exit 0
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "install.sh: go not found on PATH; install Go 1.26 or newer (https://go.dev/dl/)" >&2
+	exit 1
+fi
+
+version="$(git -C "$src" describe --tags --always --dirty 2>/dev/null || echo dev)"
+mkdir -p -- "$bindir"
+tmp="$(mktemp "${bindir}/.tether.XXXXXX")"
+trap 'rm -f -- "$tmp"' EXIT
+echo "install.sh: building tether ${version}" >&2
+(cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=${version}" -o "$tmp" ./cmd/tether)
+chmod 0755 "$tmp"
+mv -f -- "$tmp" "$target"
+trap - EXIT
+echo "install.sh: installed ${target}" >&2
+
+case ":${PATH}:" in
+*":${bindir}:"*) ;;
+*) echo "install.sh: ${bindir} is not on your PATH; add it, e.g.: export PATH=\"${bindir}:\$PATH\"" >&2 ;;
+esac
+
+if [ "$run_after" = 1 ]; then
+	echo "install.sh: running: tether identity" >&2
+	"$target" identity
+fi

@@ -1,0 +1,169 @@
+// Package app is tether's command line: the command tree, the shared
+// dependencies every command gets, and the mapping from errors to exit
+// statuses. Each command has an options struct and a runX function that
+// takes it, so commands are tested without a process or a terminal.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/locations"
+)
+
+// App holds what every command needs. Fields are set by New (or by tests);
+// the lazily computed ones are reached through methods.
+type App struct {
+	IO      *iostreams.IOStreams
+	Getenv  func(string) string
+	Now     func() time.Time
+	Version string
+	Loc     locations.Locations
+
+	cfgOnce sync.Once
+	cfg     config.Config
+	cfgErr  error
+
+	rootOnce sync.Once
+	root     identity.Root
+
+	logOnce sync.Once
+	log     *eventlog.Log
+}
+
+// New returns an App for this process.
+func New(version string) *App {
+	return &App{
+		IO:      iostreams.System(),
+		Getenv:  os.Getenv,
+		Now:     time.Now,
+		Version: version,
+		Loc:     locations.FromEnv(os.Getenv),
+	}
+}
+
+// Config returns the configuration file's settings, loaded once.
+func (a *App) Config() (config.Config, error) {
+	a.cfgOnce.Do(func() { a.cfg, a.cfgErr = config.Load(a.Loc.ConfigFile) })
+	return a.cfg, a.cfgErr
+}
+
+// Root returns the identity root of this process tree, computed once.
+func (a *App) Root() identity.Root {
+	a.rootOnce.Do(func() { a.root = identity.Pinned(a.Getenv) })
+	return a.root
+}
+
+// Log returns the lifecycle log. It never fails: with an unreadable config
+// it uses the defaults, and a log that cannot be written drops records.
+func (a *App) Log() *eventlog.Log {
+	a.logOnce.Do(func() {
+		cfg, _ := a.Config()
+		levelName := cfg.Log.Level
+		if v := a.Getenv("TETHER_LOG_LEVEL"); v != "" {
+			levelName = v
+		}
+		level, err := eventlog.ParseLevel(levelName)
+		if err != nil {
+			level = slog.LevelInfo
+		}
+		a.log = eventlog.Open(eventlog.Options{
+			Path:         a.Loc.EventLog(),
+			Level:        level,
+			MaxSize:      int64(cfg.Log.MaxSizeMB) << 20,
+			IdentityRoot: a.Root().Path,
+		})
+		if a.Root().FellBack {
+			a.log.Debug("identity_fallback", "", slog.String("raw", a.Root().Raw), slog.String("reason", a.Root().Reason))
+		}
+	})
+	return a.log
+}
+
+// Main runs tether with args (os.Args) and returns the process exit status.
+func Main(version string, args []string) int {
+	ctx, stop := signalContext()
+	defer stop()
+	return New(version).Run(ctx, args)
+}
+
+// Run executes one command line and prints its error, once, as
+// "tether: <message>".
+func (a *App) Run(ctx context.Context, args []string) int {
+	err := a.Command().Run(ctx, args)
+	if err != nil {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(a.IO.ErrOut, "tether: %s\n", msg)
+		}
+	}
+	return exitcode.Of(err)
+}
+
+// Command builds the command tree.
+func (a *App) Command() *cli.Command {
+	root := &cli.Command{
+		Name:    "tether",
+		Usage:   "keep Claude Code and Codex sessions findable, resumable and healthy",
+		Version: a.Version,
+		Description: "tether keys every agent session on one canonical spelling of the directory it\n" +
+			"belongs to (the identity root), logs its lifecycle, and helps find and resume it.\n\n" +
+			"Start with 'tether identity' to see how tether sees the current directory, and\n" +
+			"'tether doctor' to check the installation. Exit statuses: 0 ok, 1 error, 2 usage,\n" +
+			"3 not found, 4 refused.",
+		Reader:    a.IO.In,
+		Writer:    a.IO.Out,
+		ErrWriter: a.IO.ErrOut,
+		Commands: []*cli.Command{
+			a.identityCommand(),
+			a.logCommand(),
+			a.doctorCommand(),
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usageErr(fmt.Errorf("unknown command %q (see 'tether --help')", cmd.Args().First()))
+			}
+			return cli.ShowRootCommandHelp(cmd)
+		},
+	}
+	setErrorHandling(root)
+	return root
+}
+
+// setErrorHandling makes every command report usage errors the same way:
+// one line, exit status 2, no help dump.
+func setErrorHandling(cmd *cli.Command) {
+	cmd.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
+		return usageErr(fmt.Errorf("%s (see '%s --help')", strings.TrimSpace(err.Error()), c.FullName()))
+	}
+	cmd.ExitErrHandler = func(context.Context, *cli.Command, error) {}
+	for _, sub := range cmd.Commands {
+		setErrorHandling(sub)
+	}
+}
+
+func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
+
+// DefaultVersion is the module version from build info, for builds made
+// without -ldflags.
+func DefaultVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// notFound marks errors that exit with status 3.
+func notFound(err error) error { return exitcode.With(exitcode.NotFound, err) }

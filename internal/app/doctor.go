@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/locations"
+)
+
+type doctorOptions struct {
+	IO       *iostreams.IOStreams
+	Loc      locations.Locations
+	Root     identity.Root
+	LoadConf func() (config.Config, error)
+	// Executable and LookPath locate this binary and the one on PATH.
+	Executable func() (string, error)
+	LookPath   func(string) (string, error)
+}
+
+func (a *App) doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check tether's installation and the current directory's sessions",
+		Description: "Runs every check and prints one line each: ok, warn (works, but worth a look) or\n" +
+			"fail (something tether needs is broken), with how to fix it. Exits 1 when any\n" +
+			"check fails.",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return runDoctor(doctorOptions{
+				IO: a.IO, Loc: a.Loc, Root: a.Root(), LoadConf: a.Config,
+				Executable: os.Executable, LookPath: exec.LookPath,
+			})
+		},
+	}
+}
+
+type check struct {
+	status string // ok, warn, fail
+	name   string
+	detail string
+}
+
+func runDoctor(opts doctorOptions) error {
+	var checks []check
+	add := func(status, name, format string, args ...any) {
+		checks = append(checks, check{status, name, fmt.Sprintf(format, args...)})
+	}
+
+	if cfg, err := opts.LoadConf(); err != nil {
+		add("fail", "config", "%v — fix the file or move it away", err)
+	} else if cfg.Path == "" {
+		add("ok", "config", "no file at %s (defaults in use)", opts.Loc.ConfigFile)
+	} else if len(cfg.Unknown) > 0 {
+		add("warn", "config", "%s: unknown keys ignored: %v", cfg.Path, cfg.Unknown)
+	} else {
+		add("ok", "config", "%s", cfg.Path)
+	}
+
+	if err := probeWritable(opts.Loc.StateDir); err != nil {
+		add("fail", "state dir", "%s is not writable: %v — the lifecycle log and session state need it", opts.Loc.StateDir, err)
+	} else {
+		add("ok", "state dir", "%s", opts.Loc.StateDir)
+	}
+
+	self, selfErr := opts.Executable()
+	onPath, pathErr := opts.LookPath("tether")
+	switch {
+	case pathErr != nil:
+		add("warn", "on PATH", "tether is not on PATH — add the install directory (e.g. ~/.local/bin) to PATH")
+	case selfErr == nil && !sameFile(self, onPath):
+		add("warn", "on PATH", "%s is another tether than this one (%s)", onPath, self)
+	default:
+		add("ok", "on PATH", "%s", onPath)
+	}
+
+	for _, d := range []struct{ name, path string }{{"claude dir", opts.Loc.ClaudeDir}, {"codex dir", opts.Loc.CodexDir}} {
+		if st, err := os.Stat(d.path); err == nil && st.IsDir() {
+			add("ok", d.name, "%s", d.path)
+		} else {
+			add("warn", d.name, "%s does not exist (no sessions of that harness yet)", d.path)
+		}
+	}
+
+	root := opts.Root
+	if root.FellBack {
+		add("warn", "identity", "%s (fell back: %s)", root.Path, root.Reason)
+	} else {
+		add("ok", "identity", "%s", root.Path)
+	}
+	if dirs, err := identity.FindProjectDirs(opts.Loc.ClaudeProjects(), root); err != nil {
+		add("fail", "stranded", "cannot read %s: %v", opts.Loc.ClaudeProjects(), err)
+	} else {
+		n := 0
+		for _, d := range dirs {
+			if d.Match != identity.MatchExact {
+				n += len(d.Sessions)
+			}
+		}
+		if n > 0 {
+			add("warn", "stranded", "%d %s for this directory live under other project directories — see 'tether identity'", n, plural(n, "session", "sessions"))
+		} else {
+			add("ok", "stranded", "no stranded sessions for this directory")
+		}
+	}
+
+	failed := 0
+	for _, c := range checks {
+		if c.status == "fail" {
+			failed++
+		}
+		fmt.Fprintf(opts.IO.Out, "%-4s  %-10s %s\n", c.status, c.name, c.detail)
+	}
+	if failed > 0 {
+		return exitcode.With(exitcode.Error, fmt.Errorf("doctor: %d %s failed", failed, plural(failed, "check", "checks")))
+	}
+	return nil
+}
+
+// probeWritable creates dir if needed and a file in it, then removes the
+// file.
+func probeWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func sameFile(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	sa, err1 := os.Stat(ra)
+	sb, err2 := os.Stat(rb)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/iostreams"
+)
+
+type logOptions struct {
+	IO      *iostreams.IOStreams
+	Path    string
+	Session string
+	Event   string
+	Since   time.Duration
+	JSON    bool
+	Follow  bool
+	Now     func() time.Time
+	// Poll is how often --follow looks for new records.
+	Poll time.Duration
+}
+
+func (a *App) logCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "log",
+		Usage: "read the lifecycle log (spawns, resumes, failures, context usage)",
+		Description: "Prints the events tether recorded in $XDG_STATE_HOME/tether/events.jsonl, oldest\n" +
+			"first. The log holds metadata only: ids, paths, counts, sizes and errors.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "only events of this session (full id, prefix, or same body)"},
+			&cli.StringFlag{Name: "event", Usage: "only events with this name"},
+			&cli.StringFlag{Name: "since", Usage: "only events newer than this `DURATION` (e.g. 90m, 24h, 7d)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the raw JSON lines"},
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new events as they arrive"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usageErr(fmt.Errorf("log takes no arguments, got %q", cmd.Args().First()))
+			}
+			opts := logOptions{
+				IO: a.IO, Path: a.Loc.EventLog(), Session: cmd.String("session"), Event: cmd.String("event"),
+				JSON: cmd.Bool("json"), Follow: cmd.Bool("follow"), Now: a.Now, Poll: 250 * time.Millisecond,
+			}
+			if s := cmd.String("since"); s != "" {
+				d, err := parseDuration(s)
+				if err != nil {
+					return usageErr(fmt.Errorf("--since: %w", err))
+				}
+				opts.Since = d
+			}
+			return runLog(ctx, opts)
+		},
+	}
+}
+
+// parseDuration accepts Go durations plus a "d" suffix for days.
+func parseDuration(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(n, 64)
+		if err != nil || days < 0 {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		return time.Duration(days * float64(24*time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid duration %q (use e.g. 30m, 24h, 7d)", s)
+	}
+	return d, nil
+}
+
+func runLog(ctx context.Context, opts logOptions) error {
+	var cutoff time.Time
+	if opts.Since > 0 {
+		cutoff = opts.Now().Add(-opts.Since)
+	}
+	match := func(r eventlog.Record) bool {
+		if opts.Event != "" && r.Event != opts.Event {
+			return false
+		}
+		if opts.Session != "" && !strings.HasPrefix(r.SessionID, opts.Session) && !identity.SameSession(r.SessionID, opts.Session) {
+			return false
+		}
+		return cutoff.IsZero() || !r.Time.Before(cutoff)
+	}
+	p := newLogPrinter(opts)
+	follower, err := eventlog.ReadAll(opts.Path, func(r eventlog.Record) {
+		if match(r) {
+			p.print(r)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("read log: %w", err)
+	}
+	p.flush()
+	if !opts.Follow {
+		if !p.any && !opts.JSON {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: no matching events in %s\n", opts.Path)
+		}
+		return nil
+	}
+	t := time.NewTicker(opts.Poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := follower.Poll(func(r eventlog.Record) {
+			if match(r) {
+				p.print(r)
+			}
+		}); err != nil {
+			return fmt.Errorf("follow log: %w", err)
+		}
+		p.flush()
+	}
+}
+
+type logPrinter struct {
+	opts logOptions
+	tw   *tabwriter.Writer
+	any  bool
+	head bool
+}
+
+func newLogPrinter(opts logOptions) *logPrinter {
+	return &logPrinter{opts: opts, tw: tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)}
+}
+
+func (p *logPrinter) print(r eventlog.Record) {
+	p.any = true
+	if p.opts.JSON {
+		p.opts.IO.Out.Write(append(r.Raw, '\n'))
+		return
+	}
+	if !p.head {
+		fmt.Fprintln(p.tw, "TIME\tLEVEL\tEVENT\tSESSION\tHARNESS\tDETAILS")
+		p.head = true
+	}
+	fmt.Fprintf(p.tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"),
+		r.Level, r.Event, shortID(r.SessionID), dash(r.Harness), details(r))
+}
+
+func (p *logPrinter) flush() {
+	if !p.opts.JSON {
+		p.tw.Flush()
+	}
+}
+
+func details(r eventlog.Record) string {
+	var b strings.Builder
+	r.Fields(func(k string, v gjson.Result) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		val := v.String()
+		if v.Type == gjson.JSON {
+			val = v.Raw
+		}
+		if strings.ContainsAny(val, " \t\n\"") || val == "" {
+			val = strconv.Quote(val)
+		}
+		b.WriteString(val)
+	})
+	return b.String()
+}
+
+// shortID is the first eight characters of an id's body, enough to tell
+// sessions apart in a table.
+func shortID(id string) string {
+	if id == "" {
+		return "-"
+	}
+	body := identity.SessionBody(id)
+	if len(body) > 8 {
+		return body[:8]
+	}
+	return body
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteReplacesAndBacksUp(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(p, []byte("old"), 0o644)
+	if err := WriteBytes(p, []byte("new"), Options{Backup: ".bak"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Errorf("content %q", b)
+	}
+	if b, _ := os.ReadFile(p + ".bak"); string(b) != "old" {
+		t.Errorf("backup %q", b)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode changed to %v", st.Mode().Perm())
+	}
+	assertNoTemp(t, filepath.Dir(p))
+}
+
+func TestNewFileMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.json")
+	if err := WriteBytes(p, []byte("{}"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+func TestFailuresLeaveOriginal(t *testing.T) {
+	boom := errors.New("boom")
+	for name, inject := range map[string]func(){
+		"fill":   func() {},
+		"sync":   func() { syncFile = func(*os.File) error { return boom } },
+		"rename": func() { rename = func(string, string) error { return boom } },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() { syncFile = func(f *os.File) error { return f.Sync() }; rename = os.Rename }()
+			inject()
+			p := filepath.Join(t.TempDir(), "f")
+			os.WriteFile(p, []byte("original"), 0o600)
+			err := Write(p, Options{}, func(w io.Writer) error {
+				w.Write([]byte("half"))
+				if name == "fill" {
+					return boom
+				}
+				return nil
+			})
+			if !errors.Is(err, boom) {
+				t.Fatalf("err = %v", err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != "original" {
+				t.Errorf("original changed: %q", b)
+			}
+			assertNoTemp(t, filepath.Dir(p))
+		})
+	}
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if len(e.Name()) > 0 && e.Name()[0] == '.' {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}

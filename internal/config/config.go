@@ -1,0 +1,95 @@
+// Package config reads tether's optional TOML configuration file.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the whole configuration. Every field has a working default, so
+// a missing file is the same as an empty one.
+type Config struct {
+	Log Log `toml:"log"`
+
+	// Path is the file the configuration came from ("" when none existed).
+	Path string `toml:"-"`
+	// Unknown lists keys the file sets that this version does not know;
+	// they are ignored (a newer tether may know them) and shown by doctor.
+	Unknown []string `toml:"-"`
+}
+
+// Log configures the lifecycle log.
+type Log struct {
+	// Level is the minimum level written: debug, info, warn or error.
+	// TETHER_LOG_LEVEL overrides it.
+	Level string `toml:"level"`
+	// MaxSizeMB is the size at which events.jsonl is rotated (one previous
+	// file is kept).
+	MaxSizeMB int `toml:"max_size_mb"`
+}
+
+// Default returns the configuration used when no file sets anything.
+func Default() Config {
+	return Config{Log: Log{Level: "info", MaxSizeMB: 10}}
+}
+
+// Load reads path over the defaults. A missing file is not an error; a file
+// that cannot be read or parsed is, and the error names the file and, for
+// syntax errors, the line.
+func Load(path string) (Config, error) {
+	cfg := Default()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, unwrapPath(err))
+	}
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return Default(), fmt.Errorf("config %s: line %d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	cfg.Path = path
+	for _, k := range md.Undecoded() {
+		// An unknown table lists itself and every key in it: name the table.
+		if n := len(cfg.Unknown); n > 0 && strings.HasPrefix(k.String(), cfg.Unknown[n-1]+".") {
+			continue
+		}
+		cfg.Unknown = append(cfg.Unknown, k.String())
+	}
+	if err := cfg.validate(); err != nil {
+		return Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func (c Config) validate() error {
+	switch strings.ToLower(c.Log.Level) {
+	case "debug", "info", "warn", "warning", "error":
+	default:
+		return fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	if c.Log.MaxSizeMB < 1 {
+		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)
+	}
+	return nil
+}
+
+// unwrapPath drops the *PathError wrapper, whose text repeats the path the
+// caller already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

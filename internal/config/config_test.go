@@ -1,0 +1,69 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestMissingFileIsDefaults(t *testing.T) {
+	cfg, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Log.Level != "info" || cfg.Log.MaxSizeMB != 10 || cfg.Path != "" {
+		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+func TestLoadOverridesAndUnknownKeys(t *testing.T) {
+	p := write(t, "[log]\nlevel = \"debug\"\n\n[future]\nthing = 1\nother = 2\n")
+	cfg, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Log.Level != "debug" || cfg.Log.MaxSizeMB != 10 || cfg.Path != p {
+		t.Errorf("cfg: %+v", cfg)
+	}
+	if len(cfg.Unknown) != 1 || cfg.Unknown[0] != "future" {
+		t.Errorf("unknown: %v", cfg.Unknown)
+	}
+}
+
+func TestMalformedNamesFileAndLine(t *testing.T) {
+	p := write(t, "[log]\nlevel = \"debug\"\nmax_size_mb = = 3\n")
+	_, err := Load(p)
+	if err == nil {
+		t.Fatal("want error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, p) || !strings.Contains(msg, "line 3") || strings.Contains(msg, "\n") {
+		t.Errorf("error %q should name the file and line 3 on one line", msg)
+	}
+}
+
+func TestInvalidValues(t *testing.T) {
+	for _, body := range []string{"[log]\nlevel = \"loud\"\n", "[log]\nmax_size_mb = 0\n", "[log]\nlevel = 3\n"} {
+		if _, err := Load(write(t, body)); err == nil || !strings.Contains(err.Error(), "config ") {
+			t.Errorf("%q: err = %v", body, err)
+		}
+	}
+}
+
+func TestUnreadable(t *testing.T) {
+	dir := t.TempDir() // a directory cannot be read as a file, even by root
+	_, err := Load(dir)
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,210 @@
+// Package eventlog writes and reads tether's lifecycle log: one JSON object
+// a line in $XDG_STATE_HOME/tether/events.jsonl.
+//
+// Many processes append at once (every hook invocation is one), so each
+// record is a single write(2) on a file opened with O_APPEND, which the
+// kernel keeps whole. Rotation takes a non-blocking lock and is skipped when
+// another process holds it: logging must never wait. Records carry metadata
+// only (ids, paths, counts, sizes, errors), never prompt or response text.
+package eventlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Standard keys every record has.
+const (
+	KeyTime         = "time"
+	KeyLevel        = "level"
+	KeyEvent        = "event"
+	KeySessionID    = "session_id"
+	KeyHarness      = "harness"
+	KeyIdentityRoot = "identity_root"
+)
+
+// Harness names.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+)
+
+// Options configure a Log.
+type Options struct {
+	Path         string
+	Level        slog.Level
+	MaxSize      int64 // bytes; 0 means 10 MiB
+	Harness      string
+	IdentityRoot string
+}
+
+// Log appends lifecycle events. The zero value discards everything. It is
+// safe for concurrent use. Writing never fails the caller: the last write
+// error is kept for Err.
+type Log struct {
+	logger *slog.Logger
+	w      *appendWriter
+}
+
+// Open returns a log that appends to opts.Path. Nothing is opened until the
+// first record, so a log that is never written costs nothing.
+func Open(opts Options) *Log {
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = 10 << 20
+	}
+	w := &appendWriter{path: opts.Path, maxSize: opts.MaxSize}
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
+		Level: opts.Level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.MessageKey {
+				a.Key = KeyEvent
+			}
+			if len(groups) == 0 && a.Key == slog.LevelKey {
+				a.Value = slog.StringValue(strings.ToLower(a.Value.String()))
+			}
+			return a
+		},
+	})
+	l := slog.New(h).With(KeyHarness, opts.Harness, KeyIdentityRoot, opts.IdentityRoot)
+	return &Log{logger: l, w: w}
+}
+
+// With returns a log whose records name a different harness and root.
+func (l *Log) With(harness, identityRoot string) *Log {
+	if l == nil || l.logger == nil {
+		return l
+	}
+	return Open(Options{Path: l.w.path, MaxSize: l.w.maxSize, Level: l.level(), Harness: harness, IdentityRoot: identityRoot})
+}
+
+func (l *Log) level() slog.Level {
+	for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn} {
+		if l.logger.Enabled(context.Background(), lv) {
+			return lv
+		}
+	}
+	return slog.LevelError
+}
+
+// Emit writes one event record.
+func (l *Log) Emit(level slog.Level, event, sessionID string, attrs ...slog.Attr) {
+	if l == nil || l.logger == nil {
+		return
+	}
+	all := make([]slog.Attr, 0, len(attrs)+1)
+	all = append(all, slog.String(KeySessionID, sessionID))
+	all = append(all, attrs...)
+	l.logger.LogAttrs(context.Background(), level, event, all...)
+}
+
+// Debug, Info, Warn and Error are Emit at that level.
+func (l *Log) Debug(event, sessionID string, attrs ...slog.Attr) {
+	l.Emit(slog.LevelDebug, event, sessionID, attrs...)
+}
+func (l *Log) Info(event, sessionID string, attrs ...slog.Attr) {
+	l.Emit(slog.LevelInfo, event, sessionID, attrs...)
+}
+func (l *Log) Warn(event, sessionID string, attrs ...slog.Attr) {
+	l.Emit(slog.LevelWarn, event, sessionID, attrs...)
+}
+func (l *Log) Error(event, sessionID string, attrs ...slog.Attr) {
+	l.Emit(slog.LevelError, event, sessionID, attrs...)
+}
+
+// Err returns the last error writing the log, if any.
+func (l *Log) Err() error {
+	if l == nil || l.w == nil {
+		return nil
+	}
+	l.w.mu.Lock()
+	defer l.w.mu.Unlock()
+	return l.w.err
+}
+
+// ParseLevel parses debug, info, warn(ing) or error.
+func ParseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return slog.LevelInfo, fmt.Errorf("unknown log level %q (want debug, info, warn or error)", s)
+}
+
+// appendWriter writes each record with one write(2) on a freshly opened
+// O_APPEND descriptor, so that records land in the current file even after
+// another process rotated it.
+type appendWriter struct {
+	path    string
+	maxSize int64
+
+	mu  sync.Mutex
+	err error
+}
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	err := w.write(p)
+	w.mu.Lock()
+	w.err = err
+	w.mu.Unlock()
+	// slog would report the error to nobody; the log is best effort.
+	return len(p), nil
+}
+
+func (w *appendWriter) write(p []byte) error {
+	if w.path == "" {
+		return nil
+	}
+	w.maybeRotate(int64(len(p)))
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if mkErr := os.MkdirAll(filepath.Dir(w.path), 0o700); mkErr != nil {
+			return mkErr
+		}
+		f, err = os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(p)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// maybeRotate moves the log to <path>.1 when the next record would take it
+// past maxSize. Only one process rotates; the others carry on writing.
+func (w *appendWriter) maybeRotate(next int64) {
+	st, err := os.Stat(w.path)
+	if err != nil || st.Size()+next <= w.maxSize {
+		return
+	}
+	lock, err := os.OpenFile(w.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer lock.Close()
+	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	// Another process may have rotated between our stat and the lock.
+	if st, err = os.Stat(w.path); err != nil || st.Size()+next <= w.maxSize {
+		return
+	}
+	os.Rename(w.path, w.path+".1")
+}

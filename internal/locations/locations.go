@@ -1,0 +1,60 @@
+// Package locations says where tether and the agents it watches keep their
+// files, honouring CLAUDE_CONFIG_DIR, CODEX_HOME and the XDG base
+// directories.
+package locations
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Locations are the directories and files tether uses. Fields are absolute.
+type Locations struct {
+	Home       string
+	ConfigFile string // $XDG_CONFIG_HOME/tether/config.toml
+	StateDir   string // $XDG_STATE_HOME/tether
+	CacheDir   string // $XDG_CACHE_HOME/tether
+	ClaudeDir  string // $CLAUDE_CONFIG_DIR or ~/.claude
+	CodexDir   string // $CODEX_HOME or ~/.codex
+}
+
+// EventLog is the lifecycle log.
+func (l Locations) EventLog() string { return filepath.Join(l.StateDir, "events.jsonl") }
+
+// ClaudeProjects is where Claude Code keeps transcripts.
+func (l Locations) ClaudeProjects() string { return filepath.Join(l.ClaudeDir, "projects") }
+
+// FromEnv computes the locations from an environment lookup. Relative XDG
+// values are ignored, as the XDG spec requires.
+func FromEnv(getenv func(string) string) Locations {
+	home := getenv("HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = h
+		}
+	}
+	xdg := func(name, def string) string {
+		if v := getenv(name); v != "" && filepath.IsAbs(v) {
+			return v
+		}
+		return filepath.Join(home, def)
+	}
+	orHome := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return filepath.Clean(v)
+		}
+		return filepath.Join(home, def)
+	}
+	configFile := filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "tether", "config.toml")
+	if v := getenv("TETHER_CONFIG"); v != "" {
+		configFile = v
+	}
+	return Locations{
+		Home:       home,
+		ConfigFile: configFile,
+		StateDir:   filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
+		CacheDir:   filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
+		ClaudeDir:  orHome("CLAUDE_CONFIG_DIR", ".claude"),
+		CodexDir:   orHome("CODEX_HOME", ".codex"),
+	}
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Run every test: formatting, vet, unit tests, and the end-to-end suite
+# against the real Claude Code and Codex CLIs (installed from npm on first
+# use into .cache/).
+#
+#   ./test.sh           everything
+#   ./test.sh --quick   skip the end-to-end suite
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+quick=0
+for arg in "$@"; do
+	case "$arg" in
+	--quick) quick=1 ;;
+	-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "test.sh: unknown option: $arg" >&2; exit 2 ;;
+	esac
+done
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "gofmt"
+unformatted="$(find . -name '*.go' -not -path './.cache/*' -print0 | xargs -0 gofmt -l)"
+if [ -n "$unformatted" ]; then
+	echo "test.sh: not gofmt-formatted:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+step "go vet"
+go vet ./...
+go vet -tags e2e ./...
+
+if command -v shellcheck >/dev/null 2>&1; then
+	step "shellcheck"
+	shellcheck install.sh test.sh .ci/run scripts/*.sh
+else
+	echo "test.sh: shellcheck not installed; skipping script lint" >&2
+fi
+
+step "unit tests"
+go test -count=1 ./...
+
+if [ "$quick" = 1 ]; then
+	echo "test.sh: --quick: end-to-end suite skipped" >&2
+	exit 0
+fi
+
+step "end-to-end suite (real CLIs, fake model API)"
+go test -count=1 -tags e2e -timeout 15m -v ./e2e/...
