@@ -174,4 +174,3 @@ func looksLikeID(s string) bool {
 	}
 	return true
 }
-
