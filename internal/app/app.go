@@ -22,6 +22,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -46,6 +47,10 @@ type App struct {
 
 	// exec runs wrapped programs; nil means wrap.Exec. Tests replace it.
 	exec wrap.ExecFunc
+
+	// indexSource lists the sessions for the completion index; nil means
+	// the catalog. Tests replace it.
+	indexSource func(context.Context) ([]shellinit.IndexEntry, error)
 }
 
 // New returns an App for this process.
@@ -135,6 +140,9 @@ func (a *App) Command() *cli.Command {
 			a.logCommand(),
 			a.doctorCommand(),
 			a.runCommand(),
+			a.initCommand(),
+			a.promptCommand(),
+			a.completeCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

@@ -14,7 +14,8 @@ import (
 // Config is the whole configuration. Every field has a working default, so
 // a missing file is the same as an empty one.
 type Config struct {
-	Log Log `toml:"log"`
+	Log    Log    `toml:"log"`
+	Prompt Prompt `toml:"prompt"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -35,7 +36,7 @@ type Log struct {
 
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
-	return Config{Log: Log{Level: "info", MaxSizeMB: 10}}
+	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Prompt: DefaultPrompt()}
 }
 
 // Load reads path over the defaults. A missing file is not an error; a file
@@ -80,6 +81,9 @@ func (c Config) validate() error {
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)
+	}
+	if err := c.Prompt.validate(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -1,0 +1,200 @@
+package shellinit
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tether-dev/tether/internal/atomicfile"
+)
+
+// The completion index is a small tab-separated file in the cache
+// directory that `tether complete` reads on every TAB, so that completing a
+// session id never waits for a scan of the transcripts. Whatever lists the
+// sessions (`tether sessions list`, the background refresh) rewrites it.
+//
+//	# tether complete index v1
+//	claude-code<TAB>3f2a…<TAB>1764500000<TAB>/home/example/src/project<TAB>fix the login bug
+const indexHeader = "# tether complete index v1"
+
+// IndexFile is the index's name under the cache directory.
+const IndexFile = "complete.tsv"
+
+// IndexPath is the completion index under cacheDir.
+func IndexPath(cacheDir string) string { return filepath.Join(cacheDir, IndexFile) }
+
+// IndexEntry is one session in the completion index.
+type IndexEntry struct {
+	Harness      string
+	ID           string
+	LastActivity time.Time
+	// Root is the session's identity root, to put the current directory's
+	// sessions first.
+	Root  string
+	Title string
+}
+
+// WriteIndex replaces the index at path with entries, atomically and
+// mode 0600 (titles come from prompts).
+func WriteIndex(path string, entries []IndexEntry) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, atomicfile.Options{Perm: 0o600}, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		fmt.Fprintln(bw, indexHeader)
+		for _, e := range entries {
+			if e.ID == "" || e.Harness == "" {
+				continue
+			}
+			fmt.Fprintf(bw, "%s\t%s\t%d\t%s\t%s\n", field(e.Harness), field(e.ID), e.LastActivity.Unix(), field(e.Root), field(e.Title))
+		}
+		return bw.Flush()
+	})
+}
+
+// field keeps a value on one line and in one column.
+func field(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// ReadIndex reads the index at path. Lines it does not understand are
+// skipped; a file without the header is an error (it is not an index).
+func ReadIndex(path string) ([]IndexEntry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	head, rest, _ := bytes.Cut(data, []byte("\n"))
+	if string(head) != indexHeader {
+		return nil, fmt.Errorf("%s: not a tether completion index", path)
+	}
+	entries := make([]IndexEntry, 0, bytes.Count(rest, []byte("\n")))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		f := strings.SplitN(string(line), "\t", 5)
+		if len(f) != 5 || f[0] == "" || f[1] == "" {
+			continue
+		}
+		sec, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			continue
+		}
+		entries = append(entries, IndexEntry{Harness: f[0], ID: f[1], LastActivity: time.Unix(sec, 0), Root: f[3], Title: f[4]})
+	}
+	return entries, nil
+}
+
+// Candidate is one completion: a value and what zsh and fish show beside
+// it.
+type Candidate struct {
+	Value string
+	Desc  string
+}
+
+// SessionQuery selects the session ids to offer.
+type SessionQuery struct {
+	// Harnesses in the order to offer them (claude-code before codex when
+	// completing claude).
+	Harnesses []string
+	// Root is the current identity root: its sessions come first within
+	// each harness.
+	Root   string
+	Prefix string
+	Now    time.Time
+	// Limit caps the candidates (0: no cap).
+	Limit int
+}
+
+// SessionCandidates picks and orders the entries q asks for, newest first
+// within each group, described by relative time and title.
+func SessionCandidates(entries []IndexEntry, q SessionQuery) []Candidate {
+	rank := map[string]int{}
+	for i, h := range q.Harnesses {
+		rank[h] = i
+	}
+	var picked []IndexEntry
+	for _, e := range entries {
+		if _, ok := rank[e.Harness]; ok && strings.HasPrefix(e.ID, q.Prefix) {
+			picked = append(picked, e)
+		}
+	}
+	sort.SliceStable(picked, func(i, j int) bool {
+		a, b := picked[i], picked[j]
+		if rank[a.Harness] != rank[b.Harness] {
+			return rank[a.Harness] < rank[b.Harness]
+		}
+		if ah, bh := a.Root == q.Root, b.Root == q.Root; ah != bh {
+			return ah
+		}
+		return a.LastActivity.After(b.LastActivity)
+	})
+	if q.Limit > 0 && len(picked) > q.Limit {
+		picked = picked[:q.Limit]
+	}
+	out := make([]Candidate, 0, len(picked))
+	for _, e := range picked {
+		desc := RelTime(q.Now, e.LastActivity) + " · " + e.Title
+		if len(q.Harnesses) > 1 {
+			desc = e.Harness + " · " + desc
+		}
+		if e.Root != q.Root && e.Root != "" {
+			desc += " (" + filepath.Base(e.Root) + ")"
+		}
+		out = append(out, Candidate{Value: e.ID, Desc: printable(desc)})
+	}
+	return out
+}
+
+// RelTime says how long ago t was, briefly.
+func RelTime(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	case d < 14*24*time.Hour:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+	case d < 365*24*time.Hour:
+		return strconv.Itoa(int(d/(7*24*time.Hour))) + "w ago"
+	}
+	return t.Format("2006-01-02")
+}
+
+// FormatCandidates writes candidates the way the shell's completion
+// function reads them: bash one value a line; zsh value:description for
+// _describe (colons in the value escaped); fish value<TAB>description.
+func FormatCandidates(w io.Writer, shell string, cands []Candidate) error {
+	bw := bufio.NewWriter(w)
+	for _, c := range cands {
+		v, d := printable(c.Value), printable(c.Desc)
+		switch shell {
+		case "zsh":
+			v = strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), ":", `\:`)
+			if d != "" {
+				v += ":" + d
+			}
+		case "fish":
+			if d != "" {
+				v += "\t" + d
+			}
+		}
+		bw.WriteString(v)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,189 @@
+package shellinit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+)
+
+// Usage is what the prompt segment shows: the context use of the latest
+// session of an identity root.
+type Usage struct {
+	Harness string
+	Model   string
+	Tokens  int64
+	Window  int64
+	Percent float64
+}
+
+// DefaultFormat is the segment's format unless --format says otherwise.
+const DefaultFormat = "ctx {pct}%"
+
+// SegmentOptions say how to draw the segment.
+type SegmentOptions struct {
+	// Format holds text and the placeholders {pct} {bar} {tokens} {window}
+	// {model} {harness}.
+	Format string
+	// Shell is bash, zsh, fish or plain: how colour escapes are wrapped so
+	// the shell can measure the prompt.
+	Shell string
+	Color bool
+	// Warn and Crit are the percentages from which the segment turns
+	// yellow and red.
+	Warn, Crit float64
+}
+
+// Segment renders u. Values that come from a state file are stripped of
+// control characters, so nothing in it can drive the terminal.
+func Segment(u Usage, o SegmentOptions) string {
+	format := o.Format
+	if format == "" {
+		format = DefaultFormat
+	}
+	pct := int(math.Round(u.Percent))
+	text := strings.NewReplacer(
+		"{pct}", strconv.Itoa(pct),
+		"{bar}", Bar(u.Percent, 5),
+		"{tokens}", humanTokens(u.Tokens),
+		"{window}", humanTokens(u.Window),
+		"{model}", u.Model,
+		"{harness}", u.Harness,
+	).Replace(format)
+	text = printable(text)
+	color := "green"
+	switch {
+	case u.Percent >= o.Crit:
+		color = "red"
+	case u.Percent >= o.Warn:
+		color = "yellow"
+	}
+	return wrapColor(text, color, o.Shell, o.Color)
+}
+
+var ansi = map[string]string{"green": "\x1b[32m", "yellow": "\x1b[33m", "red": "\x1b[31m"}
+
+func wrapColor(text, color, shell string, on bool) string {
+	if shell == "zsh" {
+		text = strings.ReplaceAll(text, "%", "%%")
+		if on {
+			return "%F{" + color + "}" + text + "%f"
+		}
+		return text
+	}
+	if !on {
+		return text
+	}
+	start, end := ansi[color], "\x1b[0m"
+	if shell == "bash" {
+		// Readline's markers for invisible characters (\[ \] are not
+		// decoded in the output of a command substitution).
+		start, end = "\x01"+start+"\x02", "\x01"+end+"\x02"
+	}
+	return start + text + end
+}
+
+// Bar is a cells-wide gauge of pct.
+func Bar(pct float64, cells int) string {
+	full := int(math.Round(math.Max(0, math.Min(100, pct)) / 100 * float64(cells)))
+	return strings.Repeat("▰", full) + strings.Repeat("▱", cells-full)
+}
+
+func humanTokens(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return strings.TrimSuffix(strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64), ".0") + "M"
+	case n >= 1000:
+		return strconv.FormatInt((n+500)/1000, 10) + "k"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// StampPath is the file whose mtime the shell compares with the state
+// file's: one per shell process, so that one shell's refresh never hides a
+// change from another.
+func StampPath(cacheDir, shellPID string) (string, error) {
+	if _, err := strconv.ParseUint(shellPID, 10, 32); err != nil {
+		return "", fmt.Errorf("stamp id %q is not a process id", shellPID)
+	}
+	return filepath.Join(cacheDir, "prompt", shellPID+".stamp"), nil
+}
+
+// racyWindow is how recent a state file's mtime may be before the stamp is
+// deliberately set apart from it: on a file system with coarse timestamps
+// a second write within the same tick would otherwise look like no change.
+const racyWindow = 2 * time.Second
+
+// SyncStamp makes stamp describe statePath for the shell's cache: absent
+// when the state file is, else carrying the state file's mtime — or a
+// different one while that mtime is too recent to trust, so the shell asks
+// again at the next prompt.
+func SyncStamp(stamp, statePath string, now time.Time) error {
+	st, err := os.Stat(statePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(stamp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	mtime := st.ModTime()
+	if now.Sub(mtime) < racyWindow {
+		mtime = mtime.Add(-time.Second)
+	}
+	if err := os.Chtimes(stamp, mtime, mtime); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(stamp), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(stamp, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	removeDeadStamps(filepath.Dir(stamp))
+	return os.Chtimes(stamp, mtime, mtime)
+}
+
+// removeDeadStamps deletes the stamps of shells that have exited. It runs
+// only when a new shell makes its first stamp.
+func removeDeadStamps(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := strings.CutSuffix(e.Name(), ".stamp")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(pid)
+		if err != nil || n <= 0 {
+			continue
+		}
+		if syscall.Kill(n, 0) == syscall.ESRCH {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package shellinit
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var hostile = []string{
+	"plain",
+	"",
+	"with space",
+	"it's",
+	`"double"`,
+	"$(touch pwned)",
+	"`touch pwned`",
+	"$HOME ${HOME} $((1+1))",
+	"new\nline",
+	"*?[a-z]",
+	`back\slash\'`,
+	"~user",
+	"a;b&c|d>e<f",
+	"{a,b}",
+	"-n",
+	"trailing\\",
+	"ünïcödé ☃",
+	"\t tab",
+	"%F{red}% %%",
+}
+
+func need(t *testing.T, prog string) string {
+	t.Helper()
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		t.Skipf("%s not installed", prog)
+	}
+	return p
+}
+
+// TestQuoteRoundTrips hands each quoted value to the real shell and checks
+// it comes back byte for byte, and that nothing in it ran.
+func TestQuoteRoundTrips(t *testing.T) {
+	cases := []struct {
+		sh   Shell
+		prog string
+		cmd  func(q string) []string
+	}{
+		{Bash{}, "bash", func(q string) []string { return []string{"--norc", "--noprofile", "-c", "printf %s " + q} }},
+		{Zsh{}, "zsh", func(q string) []string { return []string{"-f", "-c", "printf %s " + q} }},
+		{Fish{}, "fish", func(q string) []string { return []string{"--no-config", "-c", "printf %s " + q} }},
+	}
+	for _, c := range cases {
+		t.Run(c.sh.Name(), func(t *testing.T) {
+			bin := need(t, c.prog)
+			dir := t.TempDir()
+			for _, v := range hostile {
+				q := c.sh.Quote(v)
+				cmd := exec.Command(bin, c.cmd(q)...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), "HOME="+dir)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Errorf("%q quoted as %s: %v: %s", v, q, err, out)
+					continue
+				}
+				if string(out) != v {
+					t.Errorf("%q quoted as %s came back as %q", v, q, out)
+				}
+			}
+			noPwned(t, dir)
+		})
+	}
+}
+
+func allOptions(bin string) []Options {
+	var out []Options
+	for i := 0; i < 8; i++ {
+		out = append(out, Options{Bin: bin, Wrap: i&1 != 0, Prompt: i&2 != 0, Completion: i&4 != 0})
+	}
+	return out
+}
+
+func (o Options) String() string {
+	return fmt.Sprintf("wrap=%v,prompt=%v,completion=%v", o.Wrap, o.Prompt, o.Completion)
+}
+
+// TestRenderEveryCombination checks every shell and option combination,
+// with a hostile tether path: the syntax checkers of the real shells and
+// shellcheck accept it, and evaluating it in a non-interactive shell (bash
+// with set -euo pipefail) prints nothing and fails nothing.
+func TestRenderEveryCombination(t *testing.T) {
+	bins := []string{"/usr/local/bin/tether", "/tmp/odd dir/$(touch pwned)/it's `x`/\n/tether"}
+	for _, name := range Names() {
+		sh, _ := ByName(name)
+		t.Run(name, func(t *testing.T) {
+			prog := need(t, name)
+			for _, bin := range bins {
+				for _, o := range allOptions(bin) {
+					script, err := Render(sh, o)
+					if err != nil {
+						t.Fatalf("%v: %v", o, err)
+					}
+					checkScript(t, name, prog, o, script)
+				}
+			}
+		})
+	}
+}
+
+func checkScript(t *testing.T, name, prog string, o Options, script string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "init."+name)
+	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(script, "#{{") {
+		t.Errorf("%s %v: a template directive was left in the output", name, o)
+	}
+	run := func(what string, args ...string) {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir}
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil || out.Len() != 0 {
+			t.Errorf("%s %v: %s: err %v, output %q\n%s", name, o, what, err, out.String(), script)
+		}
+	}
+	switch name {
+	case "bash":
+		run("bash -n", prog, "-n", path)
+		if sc, err := exec.LookPath("shellcheck"); err == nil {
+			run("shellcheck", sc, "-s", "bash", path)
+		}
+		run("eval under set -euo pipefail", prog, "--norc", "--noprofile", "-c", `set -euo pipefail; eval "$(cat "$1")"`, "x", path)
+	case "zsh":
+		run("zsh -n", prog, "-n", path)
+		run("eval under set -euo pipefail", prog, "-f", "-c", `set -euo pipefail; eval "$(<$1)"`, "x", path)
+	case "fish":
+		run("fish --no-execute", prog, "--no-execute", path)
+		run("source", prog, "--no-config", "-c", "source $argv[1]", path)
+	}
+	noPwned(t, dir)
+}
+
+// noPwned fails when a hostile value ran `touch pwned` anywhere under dir.
+func noPwned(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "pwned" {
+			t.Errorf("a quoted value was executed: %s exists", p)
+		}
+		return nil
+	})
+}
+
+func TestRenderEndsWithEvalLine(t *testing.T) {
+	for name, want := range map[string]string{
+		"bash": `#   eval "$(tether init bash --no-prompt)"`,
+		"zsh":  `#   eval "$(tether init zsh --no-prompt)"`,
+		"fish": `#   tether init fish --no-prompt | source`,
+	} {
+		sh, _ := ByName(name)
+		s, err := Render(sh, Options{Bin: "/x/tether", Wrap: true, Completion: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(s, want+"\n") {
+			t.Errorf("%s: script does not end with %q:\n%s", name, want, s[max(0, len(s)-200):])
+		}
+	}
+}
+
+func TestRenderRefusesNUL(t *testing.T) {
+	if _, err := Render(Bash{}, Options{Bin: "/x\x00y"}); err == nil {
+		t.Error("a NUL byte in the path was accepted")
+	}
+	if _, err := ByName("tcsh"); err == nil {
+		t.Error("tcsh accepted")
+	}
+}
+
+// TestNoWrapDefinesNoWrappers: --no-wrap leaves claude and codex alone,
+// and the wrappers preserve arguments and exit status.
+func TestWrapperArgsAndStatus(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "tether")
+	// A fake tether that prints its arguments one per line and exits 7.
+	os.WriteFile(fake, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\nexit 7\n"), 0o755)
+	args := []string{"-r", "a b", "", "$(touch pwned)", "*", "it's"}
+	want := "<run>\n<claude>\n<-r>\n<a b>\n<>\n<$(touch pwned)>\n<*>\n<it's>\nstatus=7\n"
+	for _, name := range Names() {
+		prog := need(t, name)
+		sh, _ := ByName(name)
+		script, _ := Render(sh, Options{Bin: fake, Wrap: true})
+		var cmd *exec.Cmd
+		switch name {
+		case "fish":
+			cmd = exec.Command(prog, "--no-config", "-c", script+"\nclaude $argv; echo status=$status", "--")
+			cmd.Args = append(cmd.Args, args...)
+		default:
+			cmd = exec.Command(prog, "-c", script+"\nclaude \"$@\"; echo status=$?", "x")
+			cmd.Args = append(cmd.Args, args...)
+		}
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput()
+		if string(out) != want {
+			t.Errorf("%s: got\n%s\nwant\n%s", name, out, want)
+		}
+		script, _ = Render(sh, Options{Bin: fake})
+		if strings.Contains(script, "function claude") {
+			t.Errorf("%s: --no-wrap still defines claude", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("an argument was executed")
+	}
+}

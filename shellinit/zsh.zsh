@@ -1,0 +1,115 @@
+# tether shell integration for zsh, printed by `tether init zsh`.
+# Internal names start with __tether_. Sourcing it again replaces what it
+# defined and never registers a hook twice.
+#{{/* The #{{ }} lines are template directives; rendering removes them. */}}
+
+typeset -g __tether_bin=#{{.Bin}}
+
+#{{if .Wrap}}
+# The wrappers: everything goes to `tether run` untouched, and its exit
+# status is the function's.
+function claude { \command "$__tether_bin" run claude "$@"; }
+function codex { \command "$__tether_bin" run codex "$@"; }
+#{{end}}
+
+#{{if .Prompt}}
+# The prompt segment, in TETHER_PROMPT with zsh prompt escapes (%F{…}):
+#   setopt prompt_subst; RPROMPT='${TETHER_PROMPT}'
+# __tether_prompt_update runs as a precmd hook and asks tether only when the
+# directory changed or the session state file's mtime no longer matches the
+# stamp tether left for this shell.
+typeset -g TETHER_PROMPT=${TETHER_PROMPT-}
+typeset -g __tether_prompt_key= __tether_prompt_state= __tether_prompt_stamp=
+
+function __tether_prompt {
+	\builtin local __tether_status=$?
+	\builtin print -rn -- "${TETHER_PROMPT-}"
+	\builtin return $__tether_status
+}
+
+function __tether_prompt_changed {
+	if [[ -e $__tether_prompt_state ]]; then
+		[[ ! -e $__tether_prompt_stamp || $__tether_prompt_state -nt $__tether_prompt_stamp || $__tether_prompt_state -ot $__tether_prompt_stamp ]]
+	else
+		[[ -e $__tether_prompt_stamp ]]
+	fi
+}
+
+function __tether_prompt_update {
+	\builtin local __tether_status=$? __tether_key __tether_out
+	\builtin local -a __tether_lines
+	__tether_key=$PWD$'\n'${TETHER_IDENTITY_ROOT-}
+	if [[ $__tether_key != "$__tether_prompt_key" || -z $__tether_prompt_state ]] || __tether_prompt_changed; then
+		__tether_out=$(\command "$__tether_bin" prompt --shell zsh --stamp-id $$ 2>/dev/null) || __tether_out=
+		__tether_lines=("${(@f)__tether_out}")
+		if (( ${#__tether_lines} < 3 )); then
+			__tether_lines=('' '' '')
+		fi
+		TETHER_PROMPT=$__tether_lines[1]
+		__tether_prompt_state=$__tether_lines[2]
+		__tether_prompt_stamp=$__tether_lines[3]
+		__tether_prompt_key=$__tether_key
+	fi
+	\builtin return $__tether_status
+}
+#{{end}}
+
+#{{if .Completion}}
+# Completion: `tether complete` answers from its index in milliseconds. When
+# it has no opinion (exit status 1) the completion that was registered for
+# the command before this script ran, or the default, takes over.
+typeset -gA __tether_prev_comps
+
+function __tether_complete {
+	\builtin local __tether_out __tether_prev
+	\builtin local -a __tether_lines
+	if ! __tether_out=$(\command "$__tether_bin" complete --shell zsh -- "${(@)words[1,CURRENT]}" 2>/dev/null); then
+		__tether_prev=${__tether_prev_comps[$service]-}
+		if [[ -n $__tether_prev ]] && (( $+functions[$__tether_prev] )); then
+			"$__tether_prev" "$@"
+		else
+			_default "$@"
+		fi
+		\builtin return
+	fi
+	[[ -n $__tether_out ]] || \builtin return 1
+	__tether_lines=("${(@f)__tether_out}")
+	if [[ $PREFIX == -*=* ]]; then
+		compset -P '*='
+	fi
+	_describe -V -t tether 'candidates' __tether_lines
+}
+
+function __tether_register_completion {
+	\builtin local __tether_cmd
+	(( $+functions[compdef] )) || \builtin return 1
+	for __tether_cmd in tether claude codex; do
+		if [[ ${_comps[$__tether_cmd]-} != __tether_complete ]]; then
+			__tether_prev_comps[$__tether_cmd]=${_comps[$__tether_cmd]-}
+		fi
+		compdef __tether_complete $__tether_cmd
+	done
+}
+
+# When compinit has not run yet, register at the first prompt instead.
+function __tether_register_completion_later {
+	if __tether_register_completion; then
+		add-zsh-hook -d precmd __tether_register_completion_later
+	fi
+}
+#{{end}}
+
+if [[ -o interactive ]]; then
+	\builtin export TETHER_SHELL=zsh TETHER_SHELL_PID=$$ TETHER_SHELL_FEATURES=#{{.Features}}
+	\builtin autoload -Uz add-zsh-hook
+#{{if .Prompt}}
+	add-zsh-hook precmd __tether_prompt_update
+#{{end}}
+#{{if .Completion}}
+	__tether_register_completion || add-zsh-hook precmd __tether_register_completion_later
+#{{end}}
+	:
+fi
+
+# Add this line to ~/.zshrc:
+#   #{{.EvalLine}}
