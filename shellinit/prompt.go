@@ -162,20 +162,20 @@ func SyncStamp(stamp, statePath string, now time.Time) error {
 		return err
 	}
 	f.Close()
-	removeDeadStamps(filepath.Dir(stamp))
+	removeDeadStamps(filepath.Dir(stamp), filepath.Base(stamp))
 	return os.Chtimes(stamp, mtime, mtime)
 }
 
 // removeDeadStamps deletes the stamps of shells that have exited. It runs
 // only when a new shell makes its first stamp.
-func removeDeadStamps(dir string) {
+func removeDeadStamps(dir, keep string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		pid, ok := strings.CutSuffix(e.Name(), ".stamp")
-		if !ok {
+		if !ok || e.Name() == keep {
 			continue
 		}
 		n, err := strconv.Atoi(pid)

@@ -97,6 +97,7 @@ func TestRenderEveryCombination(t *testing.T) {
 	for _, name := range Names() {
 		sh, _ := ByName(name)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			prog := need(t, name)
 			for _, bin := range bins {
 				for _, o := range allOptions(bin) {

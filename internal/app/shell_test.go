@@ -1,0 +1,324 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/shellinit"
+)
+
+// writeRootState writes the hooks' state file for root, as the hooks do.
+func writeRootState(t testing.TB, stateDir, root string, pct float64, known bool) string {
+	t.Helper()
+	data, _ := json.Marshal(map[string]any{
+		"session_id": "3f2a1b4c-0000-4000-8000-000000000001", "harness": "claude-code",
+		"identity_root": root, "model": "claude-sonnet-4-5", "tokens": 124000, "window": 200000,
+		"percent": pct, "usage_known": known, "updated": "2026-11-30T10:00:00Z",
+	})
+	path := rootStatePath(stateDir, root)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// promptApp is a test app whose identity root is a project directory.
+func promptApp(t *testing.T) (*testApp, string) {
+	ta := newTestApp(t)
+	root := filepath.Join(ta.home, "src", "project")
+	ta.env["TETHER_IDENTITY_ROOT"] = root
+	return ta, root
+}
+
+func TestPromptPlain(t *testing.T) {
+	ta, root := promptApp(t)
+	if code := ta.run("prompt"); code != 0 || ta.out.Len() != 0 || ta.err.Len() != 0 {
+		t.Fatalf("no session: code %d out %q err %q", code, ta.out, ta.err)
+	}
+	writeRootState(t, ta.Loc.StateDir, root, 62.4, true)
+	if code := ta.run("prompt"); code != 0 || ta.out.String() != "ctx 62%\n" {
+		t.Fatalf("code %d out %q err %q", code, ta.out, ta.err)
+	}
+	ta.out.Reset()
+	ta.run("prompt", "--format", "{harness} {model} {tokens}/{window} {bar} {pct}%")
+	if got := ta.out.String(); got != "claude-code claude-sonnet-4-5 124k/200k ▰▰▰▱▱ 62%\n" {
+		t.Errorf("format: %q", got)
+	}
+}
+
+func TestPromptColourAndThresholds(t *testing.T) {
+	for _, c := range []struct {
+		pct   float64
+		shell string
+		want  string
+	}{
+		{10, "zsh", "%F{green}ctx 10%%%f"},
+		{62, "zsh", "%F{yellow}ctx 62%%%f"},
+		{95, "zsh", "%F{red}ctx 95%%%f"},
+		{62, "bash", "\x01\x1b[33m\x02ctx 62%\x01\x1b[0m\x02"},
+		{62, "fish", "\x1b[33mctx 62%\x1b[0m"},
+	} {
+		ta, root := promptApp(t)
+		writeRootState(t, ta.Loc.StateDir, root, c.pct, true)
+		ta.run("prompt", "--shell", c.shell, "--stamp-id", "4242", "--color", "always")
+		lines := strings.Split(ta.out.String(), "\n")
+		if len(lines) != 4 || lines[0] != c.want {
+			t.Errorf("%v %s: got %q, want first line %q", c.pct, c.shell, ta.out, c.want)
+		}
+	}
+}
+
+// TestPromptNothingOnTrouble: a corrupt or foreign state file, unknown
+// usage or a broken config never print an error into the prompt.
+func TestPromptNothingOnTrouble(t *testing.T) {
+	ta, root := promptApp(t)
+	writeRootState(t, ta.Loc.StateDir, root, 50, false)
+	if ta.run("prompt"); ta.out.Len() != 0 {
+		t.Errorf("unknown usage shown: %q", ta.out)
+	}
+	os.WriteFile(rootStatePath(ta.Loc.StateDir, root), []byte("{not json"), 0o600)
+	if code := ta.run("prompt"); code != 0 || ta.out.Len() != 0 || ta.err.Len() != 0 {
+		t.Errorf("corrupt: code %d out %q err %q", code, ta.out, ta.err)
+	}
+	writeRootState(t, ta.Loc.StateDir, "/somewhere/else", 50, true)
+	os.Rename(rootStatePath(ta.Loc.StateDir, "/somewhere/else"), rootStatePath(ta.Loc.StateDir, root))
+	if ta.run("prompt"); ta.out.Len() != 0 {
+		t.Errorf("another root's state shown: %q", ta.out)
+	}
+	writeRootState(t, ta.Loc.StateDir, root, 50, true)
+	os.MkdirAll(filepath.Dir(ta.Loc.ConfigFile), 0o700)
+	os.WriteFile(ta.Loc.ConfigFile, []byte("[prompt\n"), 0o600)
+	if code := ta.run("prompt"); code != 0 || ta.out.String() != "ctx 50%\n" {
+		t.Errorf("broken config: code %d out %q err %q", code, ta.out, ta.err)
+	}
+}
+
+// TestPromptStamp: for the init scripts tether prints the segment, the
+// state file and a per-shell stamp whose mtime equals the state's once the
+// state is old enough to trust, and is removed when there is no state.
+func TestPromptStamp(t *testing.T) {
+	ta, root := promptApp(t)
+	state := writeRootState(t, ta.Loc.StateDir, root, 62, true)
+	old := time.Now().Add(-time.Minute).Truncate(time.Second)
+	os.Chtimes(state, old, old)
+	ta.run("prompt", "--shell", "bash", "--stamp-id", "4242", "--color", "never")
+	lines := strings.Split(strings.TrimSuffix(ta.out.String(), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "ctx 62%" || lines[1] != state {
+		t.Fatalf("got %q", lines)
+	}
+	st, err := os.Stat(lines[2])
+	if err != nil || !st.ModTime().Equal(old) {
+		t.Fatalf("stamp %s: %v, mtime %v want %v", lines[2], err, st, old)
+	}
+	// A state written just now: the stamp is set apart so the shell asks
+	// again at the next prompt.
+	writeRootState(t, ta.Loc.StateDir, root, 70, true)
+	ta.out.Reset()
+	ta.run("prompt", "--shell", "bash", "--stamp-id", "4242", "--color", "never")
+	sst, _ := os.Stat(state)
+	st, _ = os.Stat(lines[2])
+	if st.ModTime().Equal(sst.ModTime()) {
+		t.Error("stamp matches a state file written this very moment")
+	}
+	os.Remove(state)
+	ta.out.Reset()
+	ta.run("prompt", "--shell", "bash", "--stamp-id", "4242")
+	if _, err := os.Stat(lines[2]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stamp kept without a state file: %v", err)
+	}
+	if ta.out.String() != "\n"+state+"\n"+lines[2]+"\n" {
+		t.Errorf("no session: %q", ta.out)
+	}
+	for _, bad := range [][]string{{"--shell", "bash"}, {"--shell", "tcsh", "--stamp-id", "1"}, {"--color", "sometimes"}} {
+		if code := ta.run(append([]string{"prompt"}, bad...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+	if code := ta.run("prompt", "--shell", "bash", "--stamp-id", "../../etc/x"); code != 0 || strings.Contains(ta.out.String(), "etc") {
+		t.Errorf("a path as stamp id: code %d out %q", code, ta.out)
+	}
+}
+
+func TestInitCommand(t *testing.T) {
+	ta := newTestApp(t)
+	if code := ta.run("init", "zsh", "--no-wrap", "--cmd", "tether"); code != 0 {
+		t.Fatalf("code %d err %q", code, ta.err)
+	}
+	out := ta.out.String()
+	if !strings.Contains(out, "__tether_bin='tether'") || strings.Contains(out, "function claude") ||
+		!strings.HasSuffix(out, "eval \"$(tether init zsh --no-wrap)\"\n") {
+		t.Errorf("unexpected script:\n%s", out)
+	}
+	for _, bad := range [][]string{{"init"}, {"init", "tcsh"}, {"init", "bash", "zsh"}} {
+		if code := ta.run(bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+// completeApp has an index of two Claude sessions (one here, one
+// elsewhere) and one Codex session.
+func completeApp(t *testing.T) (*testApp, string) {
+	ta, root := promptApp(t)
+	now := time.Now()
+	err := shellinit.WriteIndex(shellinit.IndexPath(ta.Loc.CacheDir), []shellinit.IndexEntry{
+		{Harness: "codex", ID: "0199aaaa-codex", LastActivity: now.Add(-time.Minute), Root: root, Title: "codex work"},
+		{Harness: "claude-code", ID: "bbbb-elsewhere", LastActivity: now.Add(-2 * time.Minute), Root: "/home/example/src/other", Title: "other\tproject"},
+		{Harness: "claude-code", ID: "aaaa-here", LastActivity: now.Add(-3 * time.Hour), Root: root, Title: "fix: the login bug"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta.Now = func() time.Time { return now }
+	return ta, root
+}
+
+func completeOut(t *testing.T, ta *testApp, args ...string) (string, int) {
+	t.Helper()
+	ta.out.Reset()
+	ta.err.Reset()
+	code := ta.run(append([]string{"complete"}, args...)...)
+	return ta.out.String(), code
+}
+
+func TestCompleteSessionIDs(t *testing.T) {
+	ta, _ := completeApp(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// Claude ids first, this directory's first; then Codex.
+		{[]string{"--shell", "bash", "--", "claude", "--resume", ""}, "aaaa-here\nbbbb-elsewhere\n0199aaaa-codex\n"},
+		{[]string{"--shell", "bash", "--line", "claude -r "}, "aaaa-here\nbbbb-elsewhere\n0199aaaa-codex\n"},
+		{[]string{"--shell", "bash", "--", "claude", "-r", "b"}, "bbbb-elsewhere\n"},
+		{[]string{"--shell", "bash", "--", "codex", "resume", ""}, "0199aaaa-codex\n"},
+		{[]string{"--shell", "zsh", "--", "claude", "--resume", "a"},
+			"aaaa-here:claude-code · 3h ago · fix: the login bug\n"},
+		{[]string{"--shell", "fish", "--", "codex", "resume", ""}, "0199aaaa-codex\t1m ago · codex work\n"},
+		{[]string{"--shell", "bash", "--", "claude", "--resume=aa"}, "aaaa-here\n"},
+		{[]string{"--shell", "fish", "--", "claude", "--resume=aa"}, "--resume=aaaa-here\tclaude-code · 3h ago · fix: the login bug\n"},
+		{[]string{"--shell", "bash", "--", "tether", "log", "--session", "0"}, "0199aaaa-codex\n"},
+		{[]string{"--shell", "zsh", "--", "tether", "log", "--session=bb"}, "bbbb-elsewhere:claude-code · 2m ago · other project (other)\n"},
+	} {
+		out, code := completeOut(t, ta, c.args...)
+		if code != 0 || out != c.want {
+			t.Errorf("%q: code %d\n got %q\nwant %q", c.args, code, out, c.want)
+		}
+	}
+}
+
+// TestCompleteFallsBack: where tether has nothing to say it exits 1 with no
+// output, and the shell's own completion takes over.
+func TestCompleteFallsBack(t *testing.T) {
+	ta, _ := completeApp(t)
+	for _, args := range [][]string{
+		{"--", "claude", ""},
+		{"--", "claude", "--model", ""},
+		{"--", "codex", "exec", ""},
+		{"--", "tether", "identity", ""},
+		{"--", "tether", "log", "--since", ""},
+		{},
+	} {
+		out, code := completeOut(t, ta, args...)
+		if code != 1 || out != "" || ta.err.Len() != 0 {
+			t.Errorf("%q: code %d out %q err %q", args, code, out, ta.err)
+		}
+	}
+}
+
+// TestCompleteCommandTree: commands and flags come from the command tree,
+// hidden commands stay hidden.
+func TestCompleteCommandTree(t *testing.T) {
+	ta, _ := completeApp(t)
+	out, _ := completeOut(t, ta, "--shell", "bash", "--", "tether", "")
+	got := strings.Fields(out)
+	for _, c := range ta.Command().Commands {
+		if c.Hidden != !containsStr(got, c.Name) {
+			t.Errorf("command %s (hidden %v) offered: %v", c.Name, c.Hidden, got)
+		}
+	}
+	out, _ = completeOut(t, ta, "--shell", "zsh", "--", "tether", "init", "--no-")
+	want := "--no-wrap:do not define the claude and codex wrapper functions\n" +
+		"--no-prompt:do not set up the prompt segment\n--no-completion:do not set up completion\n"
+	if out != want {
+		t.Errorf("init flags: %q", out)
+	}
+	out, _ = completeOut(t, ta, "--shell", "bash", "--", "tether", "--v")
+	if out != "--version\n" {
+		t.Errorf("root flags: %q", out)
+	}
+	out, _ = completeOut(t, ta, "--shell", "bash", "--line", "tether log --since 1d --j")
+	if out != "--json\n" {
+		t.Errorf("after a flag value: %q", out)
+	}
+}
+
+func containsStr(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCompleteRefreshesStaleOrMissingIndex(t *testing.T) {
+	ta, _ := promptApp(t)
+	ran := 0
+	ta.indexSource = func(context.Context) ([]shellinit.IndexEntry, error) {
+		ran++
+		return []shellinit.IndexEntry{{Harness: "claude-code", ID: "fresh-id", LastActivity: time.Now(), Title: "t"}}, nil
+	}
+	spawned := 0
+	opts := completeOptions{
+		Out: ta.out, Shell: "bash", Words: []string{"claude", "-r", ""}, Tree: ta.Command(),
+		IndexPath: shellinit.IndexPath(ta.Loc.CacheDir), Now: time.Now(), Refresh: func() { spawned++ },
+	}
+	if err := runComplete(opts); err != nil || ta.out.Len() != 0 || spawned != 1 {
+		t.Fatalf("missing index: err %v out %q spawned %d", err, ta.out, spawned)
+	}
+	if code := ta.run("complete", "--refresh-index"); code != 0 || ran != 1 {
+		t.Fatalf("refresh: code %d ran %d err %q", code, ran, ta.err)
+	}
+	if err := runComplete(opts); err != nil || ta.out.String() != "fresh-id\n" || spawned != 1 {
+		t.Fatalf("fresh index: err %v out %q spawned %d", err, ta.out, spawned)
+	}
+	ta.out.Reset()
+	opts.Now = time.Now().Add(time.Hour)
+	if err := runComplete(opts); err != nil || ta.out.String() != "fresh-id\n" || spawned != 2 {
+		t.Fatalf("stale index answers and refreshes: err %v out %q spawned %d", err, ta.out, spawned)
+	}
+	// A refresh already running (fresh lock) is not doubled.
+	os.WriteFile(shellinit.IndexPath(ta.Loc.CacheDir)+".lock", nil, 0o600)
+	if code := ta.run("complete", "--refresh-index"); code != 0 || ran != 1 {
+		t.Errorf("refresh under a live lock ran: %d", ran)
+	}
+	st, _ := os.Stat(shellinit.IndexPath(ta.Loc.CacheDir))
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("index mode %v, want 0600 (titles come from prompts)", st.Mode().Perm())
+	}
+}
+
+func TestSplitLine(t *testing.T) {
+	for line, want := range map[string][]string{
+		"":                      {""},
+		"claude -r ":            {"claude", "-r", ""},
+		"claude -r ab":          {"claude", "-r", "ab"},
+		`tether log "a b" 'c d`: {"tether", "log", "a b", "c d"},
+		`x a\ b`:                {"x", "a b"},
+	} {
+		if got := splitLine(line); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q, want %q", line, got, want)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package shellinit
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestSegmentStripsControlCharacters(t *testing.T) {
+	u := Usage{Model: "evil\x1b]0;title\x07\nmodel", Percent: 50}
+	got := Segment(u, SegmentOptions{Format: "{model} {pct}%", Shell: "plain", Warn: 60, Crit: 80})
+	if got != "evil]0;titlemodel 50%" {
+		t.Errorf("%q", got)
+	}
+	if got := Segment(Usage{Percent: 99.6, Tokens: 1_250_000, Window: 1_000_000}, SegmentOptions{Format: "{tokens}/{window} {bar} {pct}", Shell: "zsh", Warn: 60, Crit: 80}); got != "1.2M/1M ▰▰▰▰▰ 100" {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestStampGarbageCollection(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	os.WriteFile(state, nil, 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(state, old, old)
+	// A stamp of a process that has exited, and one of a live process.
+	dead := filepath.Join(dir, "prompt", "2147483646.stamp")
+	live := filepath.Join(dir, "prompt", strconv.Itoa(os.Getppid())+".stamp")
+	os.MkdirAll(filepath.Dir(dead), 0o700)
+	os.WriteFile(dead, nil, 0o600)
+	os.WriteFile(live, nil, 0o600)
+	mine, err := StampPath(dir, strconv.Itoa(os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SyncStamp(mine, state, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("a dead shell's stamp was kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("a live shell's stamp was removed")
+	}
+	if st, err := os.Stat(mine); err != nil || !st.ModTime().Equal(old) {
+		t.Errorf("own stamp: %v %v", err, st)
+	}
+	for _, bad := range []string{"", "-1", "../x", "1/2", "abc"} {
+		if _, err := StampPath(dir, bad); err == nil {
+			t.Errorf("stamp id %q accepted", bad)
+		}
+	}
+}
+
+func TestIndexRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c", IndexFile)
+	at := time.Unix(1764500000, 0)
+	in := []IndexEntry{
+		{Harness: "claude-code", ID: "a", LastActivity: at, Root: "/r", Title: "tab\there\nnewline"},
+		{Harness: "", ID: "skipped"},
+	}
+	if err := WriteIndex(path, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadIndex(path)
+	if err != nil || len(out) != 1 || out[0].Title != "tab here newline" || !out[0].LastActivity.Equal(at) {
+		t.Fatalf("%v %+v", err, out)
+	}
+	os.WriteFile(path, []byte("something else\n"), 0o600)
+	if _, err := ReadIndex(path); err == nil {
+		t.Error("a file without the header was read as an index")
+	}
+}
+
+func TestRelTime(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for d, want := range map[time.Duration]string{
+		10 * time.Second: "just now", 5 * time.Minute: "5m ago", 3 * time.Hour: "3h ago",
+		72 * time.Hour: "3d ago", 21 * 24 * time.Hour: "3w ago", 400 * 24 * time.Hour: "2025-10-26",
+	} {
+		if got := RelTime(now, now.Add(-d)); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
