@@ -92,7 +92,8 @@ __tether_register_completion() {
 		if [[ $__tether_fn != __tether_complete ]]; then
 			\builtin printf -v "__tether_prev_$__tether_cmd" '%s' "$__tether_fn"
 		fi
-		\builtin complete -F __tether_complete "$__tether_cmd"
+		\builtin complete -o nosort -F __tether_complete "$__tether_cmd" 2>/dev/null ||
+			\builtin complete -F __tether_complete "$__tether_cmd"
 	done
 }
 #{{end}}

@@ -87,9 +87,13 @@ if status is-interactive
     set -gx TETHER_SHELL_FEATURES #{{.Features}}
 #{{if .Completion}}
     complete -c tether -e
-    complete -c tether -f -a '(__tether_complete)'
-    complete -c claude -n __tether_wants_id -f -a '(__tether_complete)'
-    complete -c codex -n __tether_wants_id -f -a '(__tether_complete)'
+    complete -c tether -f -k -a '(__tether_complete)'
+    # complete adds, never replaces: register the entries once per shell.
+    if not set -q __tether_completion_registered
+        set -g __tether_completion_registered 1
+        complete -c claude -n __tether_wants_id -f -k -a '(__tether_complete)'
+        complete -c codex -n __tether_wants_id -f -k -a '(__tether_complete)'
+    end
 #{{end}}
 end
 
