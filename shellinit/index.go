@@ -60,12 +60,26 @@ func WriteIndex(path string, entries []IndexEntry) error {
 	})
 }
 
-// field keeps a value on one line and in one column.
+// field keeps a value on one line and in one column: backslash, tab,
+// newline and carriage return are escaped (\\ \t \n \r), so that any
+// directory name survives the round trip.
 func field(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r") {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
 		return s
 	}
-	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+	return fieldEscaper.Replace(s)
+}
+
+var (
+	fieldEscaper   = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+	fieldUnescaper = strings.NewReplacer(`\\`, `\`, `\t`, "\t", `\n`, "\n", `\r`, "\r")
+)
+
+func unfield(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	return fieldUnescaper.Replace(s)
 }
 
 // ReadIndex reads the index at path. Lines it does not understand are
@@ -91,7 +105,7 @@ func ReadIndex(path string) ([]IndexEntry, error) {
 		if err != nil {
 			continue
 		}
-		entries = append(entries, IndexEntry{Harness: f[0], ID: f[1], LastActivity: time.Unix(sec, 0), Root: f[3], Title: f[4]})
+		entries = append(entries, IndexEntry{Harness: unfield(f[0]), ID: unfield(f[1]), LastActivity: time.Unix(sec, 0), Root: unfield(f[3]), Title: unfield(f[4])})
 	}
 	return entries, nil
 }

@@ -106,8 +106,13 @@ func humanTokens(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// printable turns tabs and line breaks into spaces and drops every other
+// control character.
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
 		if unicode.IsControl(r) {
 			return -1
 		}

@@ -1,0 +1,237 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/shellinit"
+)
+
+const shellWait = 20 * time.Second
+
+// shellCase is one shell's way of being started with a temporary rc file
+// that already has a prompt hook of its own, and of asking it things.
+type shellCase struct {
+	name string
+	// rc writes the rc file (with the user's own hook and a prompt showing
+	// [rc=$? user=<the hook's $?> ctx=<segment>]) and returns the argv.
+	rc func(t *testing.T, env *harness.Env, initLine string) []string
+	// hooks prints "n=<number of tether prompt hooks>".
+	hooks string
+	// tabs is what to press to list completions.
+	tabs []string
+}
+
+var shellCases = []shellCase{
+	{
+		name: "bash",
+		rc: func(t *testing.T, env *harness.Env, initLine string) []string {
+			rc := filepath.Join(env.Home, ".bashrc")
+			write(t, rc, "__user_hook() { __user_rc=$?; }\nPROMPT_COMMAND=__user_hook\n"+
+				"PS1='[rc=$? user=${__user_rc-} ctx=$(__tether_prompt)]\\$ '\n"+initLine+"\n"+initLine+"\n")
+			return []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
+		},
+		hooks: `echo "n=$(printf %s "$PROMPT_COMMAND" | grep -o __tether_prompt_update | wc -l)"`,
+		tabs:  []string{"Tab", "Tab"},
+	},
+	{
+		name: "zsh",
+		rc: func(t *testing.T, env *harness.Env, initLine string) []string {
+			zdot := filepath.Join(env.Home, "zdot")
+			write(t, filepath.Join(zdot, ".zshrc"), "autoload -Uz compinit && compinit -u -d $HOME/.zcompdump\n"+
+				"setopt prompt_subst\n__user_hook() { __user_rc=$?; }\nprecmd_functions+=(__user_hook)\n"+
+				"PROMPT='[rc=%? user=${__user_rc-} ctx=${TETHER_PROMPT}]%# '\n"+initLine+"\n"+initLine+"\n")
+			env.Setenv("ZDOTDIR", zdot)
+			return []string{"zsh", "-i"}
+		},
+		hooks: `echo "n=$(print -l $precmd_functions | grep -c __tether_prompt_update)"`,
+		tabs:  []string{"Tab"},
+	},
+	{
+		name: "fish",
+		rc: func(t *testing.T, env *harness.Env, initLine string) []string {
+			write(t, filepath.Join(env.Home, ".config", "fish", "config.fish"),
+				"function __user_hook --on-event fish_prompt\n    set -g __user_rc $status\nend\n"+
+					"function fish_prompt\n    set -l s $status\n    echo -n \"[rc=$s user=$__user_rc ctx=\"\n    tether_prompt\n    echo -n \"]> \"\nend\n"+
+					initLine+"\n"+initLine+"\n")
+			return []string{"fish", "-i"}
+		},
+		hooks: `echo n=(math (functions --handlers-type generic | string match -e __tether_prompt_update | count) + (complete -c claude | string match -e __tether | count) - 1)`,
+		tabs:  []string{"Tab"},
+	},
+}
+
+func write(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeState writes the state file the hooks keep for root's latest
+// session, with the given mtime.
+func writeState(t *testing.T, stateDir, root string, pct float64, mtime time.Time) {
+	t.Helper()
+	data, _ := json.Marshal(map[string]any{
+		"session_id": "3f2a1b4c-0000-4000-8000-000000000001", "harness": "claude-code", "identity_root": root,
+		"tokens": int64(pct * 2000), "window": 200000, "percent": pct, "usage_known": true,
+	})
+	sum := sha256Hex(root)
+	path := filepath.Join(stateDir, "roots", sum[:24]+".json")
+	write(t, path+".tmp", string(data))
+	if err := os.Chtimes(path+".tmp", mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShellIntegration runs each shell interactively under tmux in a
+// temporary HOME with the user's own prompt hook, and checks the prompt
+// segment follows the session state (asking tether only when something
+// changed), $? survives, re-sourcing leaves one hook, TAB offers the right
+// session ids in order, and a hostile directory name executes nothing.
+func TestShellIntegration(t *testing.T) {
+	harness.RequireTmux(t)
+	tether := harness.Tether(t)
+	for _, sc := range shellCases {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := exec.LookPath(sc.name); err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("%s not installed", sc.name)
+				}
+				t.Skipf("%s not installed", sc.name)
+			}
+			api, err := fakeapi.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(api.Close)
+			env := harness.NewEnv(t, api)
+			stateDir := filepath.Join(env.Home, ".local", "state", "tether")
+			cacheDir := filepath.Join(env.Home, ".cache", "tether")
+
+			// A tether on PATH that counts its prompt runs.
+			bin := filepath.Join(env.Home, "bin")
+			calls := filepath.Join(env.Home, "prompt-calls")
+			write(t, filepath.Join(bin, "tether"), fmt.Sprintf("#!/bin/sh\n[ \"$1\" = prompt ] && echo x >> %s\nexec %s \"$@\"\n", calls, tether))
+			os.Chmod(filepath.Join(bin, "tether"), 0o755)
+			env.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+			countCalls := func() int {
+				data, _ := os.ReadFile(calls)
+				return strings.Count(string(data), "x")
+			}
+
+			initLine := `eval "$(tether init ` + sc.name + ` --cmd tether)"`
+			if sc.name == "fish" {
+				initLine = "tether init fish --cmd tether | source"
+			}
+			argv := sc.rc(t, env, initLine)
+			project := env.ProjectDir("project")
+			root := identity.Resolve(project).Path
+			tm := env.StartTmux(project, argv[0], argv[1:]...)
+			tm.WaitFor("[rc=0 user=0 ctx=]", shellWait)
+
+			// The segment appears once a session reports.
+			writeState(t, stateDir, root, 62, time.Now().Add(-time.Minute))
+			tm.SendKeys("Enter")
+			tm.WaitFor("ctx=ctx 62%]", shellWait)
+
+			// Nothing changed: the prompt comes from the shell's cache.
+			before := countCalls()
+			for i := 0; i < 3; i++ {
+				tm.SendKeys("Enter")
+			}
+			time.Sleep(time.Second)
+			if n := countCalls(); n != before {
+				t.Errorf("tether prompt ran %d times for 3 prompts with nothing changed", n-before)
+			}
+
+			// The state changes (same directory): the segment follows.
+			writeState(t, stateDir, root, 85, time.Now().Add(-30*time.Second))
+			tm.SendKeys("Enter")
+			tm.WaitFor("ctx=ctx 85%]", shellWait)
+
+			// $? reaches the user's hook and the prompt.
+			tm.SendText("false")
+			tm.SendKeys("Enter")
+			tm.WaitFor("[rc=1 user=1 ctx=ctx 85%]", shellWait)
+
+			// Sourced twice, registered once.
+			tm.SendText(sc.hooks)
+			tm.SendKeys("Enter")
+			tm.WaitFor("\nn=1", shellWait)
+
+			// A hostile directory name executes nothing.
+			hostile := filepath.Join(env.Home, "h $(touch pwned) `touch pwned2` 'q\" ;x\nnl")
+			if err := os.MkdirAll(hostile, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeState(t, stateDir, identity.Resolve(hostile).Path, 33, time.Now().Add(-time.Minute))
+			tm.SendText(`cd "$HOME"/h\ *`)
+			tm.SendKeys("Enter")
+			tm.WaitFor("ctx=ctx 33%]", shellWait)
+			filepath.WalkDir(env.Home, func(p string, d os.DirEntry, err error) error {
+				if err == nil && strings.HasPrefix(d.Name(), "pwned") {
+					t.Errorf("a directory name was executed: %s exists", p)
+				}
+				return nil
+			})
+
+			// TAB after claude --resume: Claude ids first (this directory's
+			// first), then Codex ids.
+			now := time.Now()
+			if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), []shellinit.IndexEntry{
+				{Harness: "codex", ID: "0199c0de-codex-id", LastActivity: now, Root: root, Title: "codex thread"},
+				{Harness: "claude-code", ID: "c1a0de01-elsewhere", LastActivity: now, Root: "/home/example/other", Title: "other"},
+				{Harness: "claude-code", ID: "c1a0de02-in-hostile", LastActivity: now.Add(-time.Hour), Root: identity.Resolve(hostile).Path, Title: "fix the bug"},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			tm.SendText("claude --resume ")
+			tm.SendKeys(sc.tabs...)
+			screen, ok := tm.WaitUntil(func(s string) bool {
+				return strings.Contains(s, "c1a0de02-in-hostile") && strings.Contains(s, "c1a0de01-elsewhere") && strings.Contains(s, "0199c0de-codex-id")
+			}, shellWait)
+			if !ok {
+				t.Fatalf("completion did not offer the ids; screen:\n%s", screen)
+			}
+			last := screen[strings.Index(screen, "claude --resume"):]
+			a, b, c := strings.Index(last, "c1a0de02"), strings.Index(last, "c1a0de01"), strings.Index(last, "0199c0de")
+			if !(a < b && b < c) {
+				t.Errorf("order: want this directory's Claude id, the other Claude id, then Codex; screen:\n%s", last)
+			}
+			if sc.name != "bash" && !strings.Contains(last, "fix the bug") {
+				t.Errorf("%s shows no titles; screen:\n%s", sc.name, last)
+			}
+			// A unique prefix completes in place.
+			tm.SendKeys("C-u")
+			tm.SendText("claude --resume c1a0de02")
+			tm.SendKeys("Tab")
+			tm.WaitFor("claude --resume c1a0de02-in-hostile", shellWait)
+		})
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
