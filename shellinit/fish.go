@@ -6,7 +6,7 @@ import "strings"
 type Fish struct{}
 
 func (Fish) Name() string   { return "fish" }
-func (Fish) RCFile() string { return "fish/config.fish" }
+func (Fish) RCFile() string { return "~/.config/fish/config.fish" }
 func (Fish) file() string   { return "fish.fish" }
 func (Fish) EvalLine(flags string) string {
 	return "tether init fish" + flags + " | source"

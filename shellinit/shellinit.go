@@ -31,8 +31,7 @@ type Shell interface {
 	// extra `tether init` flags (" --no-wrap"). It names the command
 	// "tether": an rc file should not depend on where the binary is.
 	EvalLine(flags string) string
-	// RCFile is the rc file install.sh appends EvalLine to, relative to HOME
-	// (fish: relative to XDG_CONFIG_HOME).
+	// RCFile is the rc file EvalLine goes in, for messages (~/.bashrc).
 	RCFile() string
 	file() string
 }

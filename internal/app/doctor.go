@@ -24,6 +24,10 @@ type doctorOptions struct {
 	// Executable and LookPath locate this binary and the one on PATH.
 	Executable func() (string, error)
 	LookPath   func(string) (string, error)
+	// Shell is the calling shell's environment, for the shell checks.
+	Shell shellEnv
+	// Fix applies the safe fixes of failed or warned checks.
+	Fix bool
 }
 
 func (a *App) doctorCommand() *cli.Command {
@@ -32,11 +36,17 @@ func (a *App) doctorCommand() *cli.Command {
 		Usage: "check tether's installation and the current directory's sessions",
 		Description: "Runs every check and prints one line each: ok, warn (works, but worth a look) or\n" +
 			"fail (something tether needs is broken), with how to fix it. Exits 1 when any\n" +
-			"check fails.",
+			"check fails. --fix applies the safe fixes (rebuilding the completion index);\n" +
+			"it never edits shell rc files.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "fix", Usage: "apply the safe fixes"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return runDoctor(doctorOptions{
 				IO: a.IO, Loc: a.Loc, Root: a.Root(), LoadConf: a.Config,
-				Executable: os.Executable, LookPath: exec.LookPath,
+				Executable: os.Executable, LookPath: exec.LookPath, Fix: cmd.Bool("fix"),
+				Shell: shellEnv{
+					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
+					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
+				},
 			})
 		},
 	}
@@ -46,12 +56,13 @@ type check struct {
 	status string // ok, warn, fail
 	name   string
 	detail string
+	fix    func() error // what --fix does about it, if anything
 }
 
 func runDoctor(opts doctorOptions) error {
 	var checks []check
 	add := func(status, name, format string, args ...any) {
-		checks = append(checks, check{status, name, fmt.Sprintf(format, args...)})
+		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), nil})
 	}
 
 	if cfg, err := opts.LoadConf(); err != nil {
@@ -108,6 +119,23 @@ func runDoctor(opts doctorOptions) error {
 			add("warn", "stranded", "%d %s for this directory live under other project directories — see 'tether identity'", n, plural(n, "session", "sessions"))
 		} else {
 			add("ok", "stranded", "no stranded sessions for this directory")
+		}
+	}
+
+	shellChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
+		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
+	})
+
+	if opts.Fix {
+		for i, c := range checks {
+			if c.status == "ok" || c.fix == nil {
+				continue
+			}
+			err := c.fix()
+			checks[i].detail += " — " + describeFix(c.name, err)
+			if err == nil {
+				checks[i].status = "ok"
+			}
 		}
 	}
 
