@@ -2,11 +2,11 @@ package shellinit
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,9 +41,11 @@ type IndexEntry struct {
 	Title string
 }
 
-// WriteIndex replaces the index at path with entries, atomically and
-// mode 0600 (titles come from prompts).
+// WriteIndex replaces the index at path with entries, newest first,
+// atomically and mode 0600 (titles come from prompts).
 func WriteIndex(path string, entries []IndexEntry) error {
+	entries = slices.Clone(entries)
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].LastActivity.After(entries[j].LastActivity) })
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -84,23 +86,34 @@ func unfield(s string) string {
 
 // ReadIndex reads the index at path. Lines it does not understand are
 // skipped; a file without the header is an error (it is not an index).
+// It runs on every TAB: one read, one conversion to a string, and fields
+// that are substrings of it.
 func ReadIndex(path string) ([]IndexEntry, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	head, rest, _ := bytes.Cut(data, []byte("\n"))
-	if string(head) != indexHeader {
+	text := string(data)
+	head, rest, _ := strings.Cut(text, "\n")
+	if head != indexHeader {
 		return nil, fmt.Errorf("%s: not a tether completion index", path)
 	}
-	entries := make([]IndexEntry, 0, bytes.Count(rest, []byte("\n")))
+	entries := make([]IndexEntry, 0, strings.Count(rest, "\n"))
 	for len(rest) > 0 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		f := strings.SplitN(string(line), "\t", 5)
-		if len(f) != 5 || f[0] == "" || f[1] == "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		var f [5]string
+		ok := true
+		for i := 0; i < 4; i++ {
+			f[i], line, ok = strings.Cut(line, "\t")
+			if !ok {
+				break
+			}
+		}
+		if !ok || f[0] == "" || f[1] == "" {
 			continue
 		}
+		f[4] = line
 		sec, err := strconv.ParseInt(f[2], 10, 64)
 		if err != nil {
 			continue
@@ -131,42 +144,47 @@ type SessionQuery struct {
 	Limit int
 }
 
-// SessionCandidates picks and orders the entries q asks for, newest first
-// within each group, described by relative time and title.
+// SessionCandidates picks and orders the entries q asks for: by harness
+// in q's order, the current root's sessions first, newest first within
+// each group. It runs on every TAB, so it partitions instead of sorting
+// the whole index: entries are kept in the index's order (newest first,
+// as WriteIndex writes them) and each group is sorted only if it is not.
 func SessionCandidates(entries []IndexEntry, q SessionQuery) []Candidate {
-	rank := map[string]int{}
-	for i, h := range q.Harnesses {
-		rank[h] = i
-	}
-	var picked []IndexEntry
-	for _, e := range entries {
-		if _, ok := rank[e.Harness]; ok && strings.HasPrefix(e.ID, q.Prefix) {
-			picked = append(picked, e)
+	groups := make([][]*IndexEntry, 2*len(q.Harnesses))
+	for i := range entries {
+		e := &entries[i]
+		if !strings.HasPrefix(e.ID, q.Prefix) {
+			continue
+		}
+		for r, h := range q.Harnesses {
+			if e.Harness == h {
+				g := 2 * r
+				if e.Root != q.Root {
+					g++
+				}
+				groups[g] = append(groups[g], e)
+				break
+			}
 		}
 	}
-	sort.SliceStable(picked, func(i, j int) bool {
-		a, b := picked[i], picked[j]
-		if rank[a.Harness] != rank[b.Harness] {
-			return rank[a.Harness] < rank[b.Harness]
+	var out []Candidate
+	for _, g := range groups {
+		if !sort.SliceIsSorted(g, func(i, j int) bool { return g[i].LastActivity.After(g[j].LastActivity) }) {
+			sort.SliceStable(g, func(i, j int) bool { return g[i].LastActivity.After(g[j].LastActivity) })
 		}
-		if ah, bh := a.Root == q.Root, b.Root == q.Root; ah != bh {
-			return ah
+		for _, e := range g {
+			if q.Limit > 0 && len(out) == q.Limit {
+				return out
+			}
+			desc := RelTime(q.Now, e.LastActivity) + " · " + e.Title
+			if len(q.Harnesses) > 1 {
+				desc = e.Harness + " · " + desc
+			}
+			if e.Root != q.Root && e.Root != "" {
+				desc += " (" + filepath.Base(e.Root) + ")"
+			}
+			out = append(out, Candidate{Value: e.ID, Desc: printable(desc)})
 		}
-		return a.LastActivity.After(b.LastActivity)
-	})
-	if q.Limit > 0 && len(picked) > q.Limit {
-		picked = picked[:q.Limit]
-	}
-	out := make([]Candidate, 0, len(picked))
-	for _, e := range picked {
-		desc := RelTime(q.Now, e.LastActivity) + " · " + e.Title
-		if len(q.Harnesses) > 1 {
-			desc = e.Harness + " · " + desc
-		}
-		if e.Root != q.Root && e.Root != "" {
-			desc += " (" + filepath.Base(e.Root) + ")"
-		}
-		out = append(out, Candidate{Value: e.ID, Desc: printable(desc)})
 	}
 	return out
 }
