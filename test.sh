@@ -34,6 +34,8 @@ go vet -tags e2e ./...
 if command -v shellcheck >/dev/null 2>&1; then
 	step "shellcheck"
 	shellcheck install.sh test.sh .ci/run scripts/*.sh
+	# The bash template itself (the rendered scripts are checked by go test).
+	shellcheck -s bash shellinit/bash.sh
 else
 	echo "test.sh: shellcheck not installed; skipping script lint" >&2
 fi
