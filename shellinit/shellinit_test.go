@@ -222,3 +222,35 @@ func TestWrapperArgsAndStatus(t *testing.T) {
 		t.Error("an argument was executed")
 	}
 }
+
+// TestBashPromptCommandForms: the hook is prepended once to PROMPT_COMMAND
+// whether it is a string or an array, and keeps $? for what follows.
+func TestBashPromptCommandForms(t *testing.T) {
+	prog := need(t, "bash")
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "tether")
+	os.WriteFile(fake, []byte("#!/bin/sh\nprintf 'ctx 9%%\\n/nonexistent/state\\n/nonexistent/stamp\\n'\n"), 0o755)
+	script, err := Render(Bash{}, Options{Bin: fake, Prompt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "init.bash"), []byte(script), 0o600)
+	for setup, want := range map[string]string{
+		`PROMPT_COMMAND='user_a; user_b'`: `declare -- PROMPT_COMMAND="__tether_prompt_update;user_a; user_b"`,
+		`PROMPT_COMMAND=(user_a user_b)`:  `declare -a PROMPT_COMMAND=([0]="__tether_prompt_update" [1]="user_a" [2]="user_b")`,
+		`unset PROMPT_COMMAND`:            `declare -- PROMPT_COMMAND="__tether_prompt_update"`,
+	} {
+		rc := filepath.Join(dir, "rc")
+		os.WriteFile(rc, []byte(setup+"\nsource \"$D/init.bash\"\nsource \"$D/init.bash\"\n"), 0o600)
+		cmd := exec.Command(prog, "--noprofile", "--rcfile", rc, "-i", "-c",
+			`declare -p PROMPT_COMMAND; (exit 3); __tether_prompt_update; echo "status=$? prompt=$TETHER_PROMPT"`)
+		cmd.Env = []string{"D=" + dir, "HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", setup, err)
+		}
+		if got := string(out); got != want+"\nstatus=3 prompt=ctx 9%\n" {
+			t.Errorf("%s:\n got %q\nwant %q", setup, got, want)
+		}
+	}
+}
