@@ -65,7 +65,9 @@ end
 # claude and codex entries only apply where a session id goes, so the
 # completions those programs already have stay in place for the rest.
 function __tether_complete
+    # Exit status 1: tether has nothing to offer here (a file argument).
     command $__tether_bin complete --shell fish -- (commandline -opc) (commandline -ct) 2>/dev/null
+    or __fish_complete_path (commandline -ct)
 end
 
 function __tether_wants_id
