@@ -254,3 +254,34 @@ func TestBashPromptCommandForms(t *testing.T) {
 		}
 	}
 }
+
+// TestBashCompletionFallsBack: where tether has nothing to offer, the
+// completion registered before the init (even when sourced twice) runs.
+func TestBashCompletionFallsBack(t *testing.T) {
+	prog := need(t, "bash")
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "tether")
+	// A tether that offers ids after -r and has no opinion elsewhere.
+	os.WriteFile(fake, []byte("#!/bin/sh\ncase \"$5\" in *'-r ') echo id-1; echo id-2;; *) exit 1;; esac\n"), 0o755)
+	script, _ := Render(Bash{}, Options{Bin: fake, Completion: true})
+	os.WriteFile(filepath.Join(dir, "init.bash"), []byte(script), 0o600)
+	rc := filepath.Join(dir, "rc")
+	os.WriteFile(rc, []byte("_prev_claude() { COMPREPLY=(from-previous \"$2\"); }\ncomplete -F _prev_claude claude\n"+
+		"source \"$D/init.bash\"\nsource \"$D/init.bash\"\n"), 0o600)
+	complete := func(line string) string {
+		cmd := exec.Command(prog, "--noprofile", "--rcfile", rc, "-i", "-c",
+			`COMP_LINE=$1; COMP_POINT=${#1}; read -ra COMP_WORDS <<<"$1"; __tether_complete claude "${COMP_WORDS[-1]}" x; complete -p claude; printf '%s,' "${COMPREPLY[@]}"`, "x", "claude "+line)
+		cmd.Env = []string{"D=" + dir, "HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return string(out)
+	}
+	if got := complete("-r "); got != "complete -o nosort -F __tether_complete claude\nid-1,id-2," {
+		t.Errorf("ids: %q", got)
+	}
+	if got := complete("--mod"); got != "complete -o nosort -F __tether_complete claude\nfrom-previous,--mod," {
+		t.Errorf("fallback: %q", got)
+	}
+}
