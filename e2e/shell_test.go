@@ -41,6 +41,7 @@ var shellCases = []shellCase{
 		rc: func(t *testing.T, env *harness.Env, initLine string) []string {
 			rc := filepath.Join(env.Home, ".bashrc")
 			write(t, rc, "__user_hook() { __user_rc=$?; }\nPROMPT_COMMAND=__user_hook\n"+
+				"_prev_claude() { COMPREPLY=(from-previous); }\ncomplete -F _prev_claude claude\n"+
 				"PS1='[rc=$? user=${__user_rc-} ctx=$(__tether_prompt)]\\$ '\n"+initLine+"\n"+initLine+"\n")
 			return []string{"bash", "--noprofile", "--rcfile", rc, "-i"}
 		},
@@ -53,6 +54,7 @@ var shellCases = []shellCase{
 			zdot := filepath.Join(env.Home, "zdot")
 			write(t, filepath.Join(zdot, ".zshrc"), "autoload -Uz compinit && compinit -u -d $HOME/.zcompdump\n"+
 				"setopt prompt_subst\n__user_hook() { __user_rc=$?; }\nprecmd_functions+=(__user_hook)\n"+
+				"_prev_claude() { compadd from-previous; }\ncompdef _prev_claude claude\n"+
 				"PROMPT='[rc=%? user=${__user_rc-} ctx=${TETHER_PROMPT}]%# '\n"+initLine+"\n"+initLine+"\n")
 			env.Setenv("ZDOTDIR", zdot)
 			return []string{"zsh", "-i"}
@@ -65,6 +67,7 @@ var shellCases = []shellCase{
 		rc: func(t *testing.T, env *harness.Env, initLine string) []string {
 			write(t, filepath.Join(env.Home, ".config", "fish", "config.fish"),
 				"function __user_hook --on-event fish_prompt\n    set -g __user_rc $status\nend\n"+
+					"complete -c claude -f -a from-previous\n"+
 					"function fish_prompt\n    set -l s $status\n    echo -n \"[rc=$s user=$__user_rc ctx=\"\n    tether_prompt\n    echo -n \"]> \"\nend\n"+
 					initLine+"\n"+initLine+"\n")
 			return []string{"fish", "-i"}
@@ -227,6 +230,12 @@ func TestShellIntegration(t *testing.T) {
 			tm.SendText("claude --resume c1a0de02")
 			tm.SendKeys("Tab")
 			tm.WaitFor("claude --resume c1a0de02-in-hostile", shellWait)
+
+			// Elsewhere, the completion claude had before takes over.
+			tm.SendKeys("C-u")
+			tm.SendText("claude from-p")
+			tm.SendKeys("Tab")
+			tm.WaitFor("claude from-previous", shellWait)
 		})
 	}
 }
