@@ -77,6 +77,14 @@ func IsTetherCommand(command, sub string) bool {
 	return len(w) >= 2 && filepath.Base(w[0]) == "tether" && w[1] == sub
 }
 
+// Program is the program a hook command runs (unquoted).
+func Program(command string) string {
+	if w := shellWords(command); len(w) > 0 {
+		return w[0]
+	}
+	return ""
+}
+
 // shellWords splits a command line the way sh would for the simple cases
 // tether writes (plain words, single or double quotes).
 func shellWords(s string) []string {

@@ -131,6 +131,7 @@ func (a *App) Command() *cli.Command {
 			a.logCommand(),
 			a.doctorCommand(),
 			a.hookCommand(),
+			a.hooksCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
