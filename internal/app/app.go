@@ -132,6 +132,7 @@ func (a *App) Command() *cli.Command {
 			a.doctorCommand(),
 			a.hookCommand(),
 			a.hooksCommand(),
+			a.statuslineCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/hooks"
 )
 
 // fakeClaude writes a script that prints version as 'claude --version'
@@ -147,4 +149,34 @@ func TestHooksInstallCodexWithTrust(t *testing.T) {
 	if got, _ := os.ReadFile(cfgPath); string(got) != cfg {
 		t.Errorf("config.toml after uninstall: %q", got)
 	}
+}
+
+func TestStatuslineCommand(t *testing.T) {
+	ta := newTestApp(t)
+	fx := loadStatusInputs(t)
+	ta.IO.In = strings.NewReader(fx[0])
+	if code := ta.run("statusline"); code != 0 {
+		t.Fatal(ta.err)
+	}
+	if got := ta.out.String(); got != "Opus 5.5 · ctx ░░░░░░░░ 0.1% (1.1k/1M)\n" {
+		t.Errorf("line: %q", got)
+	}
+	st, err := hooks.LoadSession(ta.Loc.StateDir, "433bf38a-107f-4fdd-b991-1d498fc01eb4")
+	if err != nil || st.ReportedWindow != 1_000_000 {
+		t.Errorf("state: %+v %v", st, err)
+	}
+	// Garbage in: still one line, exit 0, the error logged.
+	ta.out.Reset()
+	ta.IO.In = strings.NewReader("not json")
+	if code := ta.run("statusline"); code != 0 || strings.Count(ta.out.String(), "\n") != 1 || ta.err.Len() != 0 {
+		t.Errorf("garbage: %d %q %q", code, ta.out, ta.err)
+	}
+}
+
+func loadStatusInputs(t *testing.T) []string {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hooks", "claude-statusline-stdin.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
