@@ -110,7 +110,9 @@ func readState(path string) (State, error) {
 
 // Save writes the session's state and, when it has an identity root, the
 // root's index, each atomically. Concurrent writers never leave a torn
-// file; the last one wins.
+// file; the last one wins. It does not fsync: the state is recomputed
+// from the transcript at the next turn, and a Stop hook should not wait
+// for the disk.
 func Save(stateDir string, s State) error {
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -118,12 +120,12 @@ func Save(stateDir string, s State) error {
 	}
 	data = append(data, '\n')
 	write := func(path string) error {
-		err := atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600})
+		err := atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600, NoSync: true})
 		if errors.Is(err, fs.ErrNotExist) || isNoDir(err) {
 			if mkErr := os.MkdirAll(filepath.Dir(path), 0o700); mkErr != nil {
 				return mkErr
 			}
-			err = atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600})
+			err = atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600, NoSync: true})
 		}
 		return err
 	}
