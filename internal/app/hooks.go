@@ -301,7 +301,7 @@ func codexExtras(opts hooksOptions, t hookTarget, old, out []byte) error {
 
 // claudeVersion runs "claude --version"; "" when it cannot.
 func claudeVersion(ctx context.Context, bin string) string {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "--version").Output()
 	if err != nil {

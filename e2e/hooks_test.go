@@ -1,0 +1,232 @@
+//go:build e2e
+
+// End-to-end scenarios of the hooks: 'tether hooks install' into the real
+// CLIs' settings, real sessions against the fake API, and the lifecycle
+// log and session state checked against what the fake reported.
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/fakeapi"
+)
+
+// buildTether builds cmd/tether into a fresh directory and returns the
+// binary's path.
+func buildTether(t *testing.T) string {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "bin", "tether")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/tether")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build tether: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// hooksEnv is a harness env with tether built and first on PATH.
+func hooksEnv(t *testing.T) (*harness.Env, *fakeapi.Server, string) {
+	api := startAPI(t)
+	env := harness.NewEnv(t, api)
+	bin := buildTether(t)
+	env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return env, api, bin
+}
+
+func runTether(t *testing.T, env *harness.Env, bin string, args ...string) harness.Result {
+	t.Helper()
+	res := env.Run(context.Background(), "tether", bin, env.Home, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("tether %v: exit %d\n%s", args, res.ExitCode, res.Stderr)
+	}
+	return res
+}
+
+// records returns the lifecycle log records of session sid, waiting up to
+// 10 s for one with the event until (hooks can finish just after the CLI
+// exits).
+func records(t *testing.T, env *harness.Env, sid, until string) []gjson.Result {
+	t.Helper()
+	path := filepath.Join(env.Home, ".local", "state", "tether", "events.jsonl")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		var out []gjson.Result
+		done := false
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			r := gjson.Parse(l)
+			if r.Get("session_id").String() != sid {
+				continue
+			}
+			out = append(out, r)
+			done = done || r.Get("event").String() == until
+		}
+		if done || time.Now().After(deadline) {
+			if !done {
+				t.Errorf("no %s record for %s; log:\n%s", until, sid, data)
+			}
+			return out
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func find(recs []gjson.Result, event string) []gjson.Result {
+	var out []gjson.Result
+	for _, r := range recs {
+		if r.Get("event").String() == event {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func settingsEvents(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []string
+	gjson.GetBytes(data, "hooks").ForEach(func(k, _ gjson.Result) bool {
+		evs = append(evs, k.Str)
+		return true
+	})
+	sort.Strings(evs)
+	return evs
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	sort.Strings(s)
+	return s
+}
+
+func TestHooksClaude(t *testing.T) {
+	clis := harness.CLIs(t)
+	for _, c := range []struct {
+		version, bin string
+		events       []string
+	}{
+		{harness.ClaudeVersion, clis.Claude, hooks.ClaudeEvents},
+		{harness.ClaudeOldVersion, clis.ClaudeOld, hooks.ClaudeClassicEvents},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			env, api, bin := hooksEnv(t)
+			env.Setenv("TETHER_CLAUDE_BIN", c.bin)
+			runTether(t, env, bin, "hooks", "install")
+			settings := filepath.Join(env.ClaudeConfigDir, "settings.json")
+			if got := settingsEvents(t, settings); strings.Join(got, ",") != strings.Join(sorted(c.events), ",") {
+				t.Fatalf("installed events %v, want %v", got, c.events)
+			}
+			status := runTether(t, env, bin, "hooks", "status")
+			if !strings.Contains(status.Stdout, "the tether on PATH") {
+				t.Errorf("status:\n%s", status.Stdout)
+			}
+
+			dir := env.ProjectDir("hooks")
+			usage := fakeapi.Usage{InputTokens: 321, CacheCreationInputTokens: 4000, CacheReadInputTokens: 50000, OutputTokens: 12}
+			api.Enqueue(fakeapi.Bash("echo hi").WithText("I'll run a command.").Then(fakeapi.Text("Done.").WithUsage(usage)))
+			res := env.Claude(context.Background(), c.bin, dir, "-p", "TOOL_BASH please", "--allowedTools", "Bash", "--output-format", "stream-json", "--verbose")
+			sid := requireClaudeOK(t, res, "Done.")
+			recs := records(t, env, sid, hooks.EvSessionEnd)
+
+			spawn := find(recs, hooks.EvSpawn)
+			if len(spawn) != 1 || spawn[0].Get("cwd").String() != dir || spawn[0].Get("identity_root").String() != dir || spawn[0].Get("harness").String() != "claude-code" {
+				t.Errorf("session_spawn: %v", spawn)
+			}
+			turns := find(recs, hooks.EvTurnEnd)
+			if len(turns) != 1 || turns[0].Get("tokens").Int() != int64(usage.ContextTokens()) {
+				t.Errorf("turn_end: %v, want tokens %d", turns, usage.ContextTokens())
+			}
+			if end := find(recs, hooks.EvSessionEnd); len(end) != 1 || end[0].Get("tokens").Int() != int64(usage.ContextTokens()) {
+				t.Errorf("session_end: %v", end)
+			}
+			st, err := hooks.LatestForRoot(filepath.Join(env.Home, ".local", "state", "tether"), dir)
+			if err != nil || st.SessionID != sid || st.Tokens != int64(usage.ContextTokens()) || !st.Ended {
+				t.Errorf("state for the root: %+v %v", st, err)
+			}
+			if c.version != harness.ClaudeVersion {
+				return
+			}
+
+			// Resume: SessionStart(resume) with the transcript's size.
+			api.Enqueue(fakeapi.Text("again").WithUsage(fakeapi.Usage{InputTokens: 7, CacheReadInputTokens: 60000, OutputTokens: 3}))
+			res = env.Claude(context.Background(), c.bin, dir, "-p", "--resume", sid, "once more", "--output-format", "stream-json", "--verbose")
+			requireClaudeOK(t, res, "again")
+			recs = records(t, env, sid, hooks.EvResume)
+			if r := find(recs, hooks.EvResume); len(r) == 0 || r[0].Get("transcript_bytes").Int() == 0 {
+				t.Errorf("session_resume: %v", r)
+			}
+			if turns = find(recs, hooks.EvTurnEnd); len(turns) < 2 || turns[len(turns)-1].Get("tokens").Int() != 60007 {
+				t.Errorf("turn_end after resume: %v", turns)
+			}
+
+			// A prompt too long: StopFailure, recognised.
+			res = env.Claude(context.Background(), c.bin, dir, "-p", "TOO_LONG", "--output-format", "stream-json", "--verbose")
+			final, _ := res.ClaudeResult()
+			fsid, _ := final["session_id"].(string)
+			if fsid == "" {
+				t.Fatalf("no session id for the failing run: %s", res.Stdout)
+			}
+			recs = records(t, env, fsid, hooks.EvTurnFailure)
+			if f := find(recs, hooks.EvTurnFailure); len(f) != 1 || !f[0].Get("prompt_too_long").Bool() {
+				t.Errorf("turn_failure: %v", f)
+			}
+		})
+	}
+}
+
+func TestHooksCodex(t *testing.T) {
+	clis := harness.CLIs(t)
+	env, api, bin := hooksEnv(t)
+	runTether(t, env, bin, "hooks", "install", "--harness", "codex", "--trust")
+	if got := settingsEvents(t, filepath.Join(env.CodexHome, "hooks.json")); strings.Join(got, ",") != strings.Join(sorted(hooks.CodexEvents), ",") {
+		t.Fatalf("installed events %v", got)
+	}
+	dir := env.ProjectDir("codex-hooks")
+	usage := fakeapi.Usage{InputTokens: 40, CacheCreationInputTokens: 500, CacheReadInputTokens: 6000, OutputTokens: 70}
+	api.Enqueue(fakeapi.Bash("echo hi").Then(fakeapi.Text("Done.").WithUsage(usage)))
+	// Trusted by --trust: no --dangerously-bypass-hook-trust needed.
+	res := env.Codex(context.Background(), clis.Codex, dir, "exec", "--skip-git-repo-check", "TOOL_BASH please")
+	if res.ExitCode != 0 {
+		t.Fatalf("codex exited %d: %s", res.ExitCode, res.Stderr)
+	}
+	rollouts := env.CodexRollouts()
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts: %v", rollouts)
+	}
+	sid := gjson.Get(firstLine(t, rollouts[0]), "payload.id").String()
+	recs := records(t, env, sid, hooks.EvTurnEnd)
+	if s := find(recs, hooks.EvSpawn); len(s) != 1 || s[0].Get("harness").String() != "codex" {
+		t.Errorf("session_spawn: %v", s)
+	}
+	turns := find(recs, hooks.EvTurnEnd)
+	if len(turns) != 1 || turns[0].Get("tokens").Int() != int64(usage.ContextTokens()) || turns[0].Get("window").Int() == 0 || turns[0].Get("window_source").String() != "transcript" {
+		t.Errorf("turn_end: %v, want tokens %d", turns, usage.ContextTokens())
+	}
+}
+
+func firstLine(t *testing.T, path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	return line
+}
