@@ -212,13 +212,18 @@ func TestHooksCodex(t *testing.T) {
 		t.Fatalf("rollouts: %v", rollouts)
 	}
 	sid := gjson.Get(firstLine(t, rollouts[0]), "payload.id").String()
-	recs := records(t, env, sid, hooks.EvTurnEnd)
+	recs := records(t, env, sid, hooks.EvSessionEnd)
 	if s := find(recs, hooks.EvSpawn); len(s) != 1 || s[0].Get("harness").String() != "codex" {
 		t.Errorf("session_spawn: %v", s)
 	}
 	turns := find(recs, hooks.EvTurnEnd)
 	if len(turns) != 1 || turns[0].Get("tokens").Int() != int64(usage.ContextTokens()) || turns[0].Get("window").Int() == 0 || turns[0].Get("window_source").String() != "transcript" {
 		t.Errorf("turn_end: %v, want tokens %d", turns, usage.ContextTokens())
+	}
+	// SessionEnd runs only if its trust record matched (Codex hashes it
+	// with its 1 s cap).
+	if end := find(recs, hooks.EvSessionEnd); len(end) != 1 || end[0].Get("reason").String() != "other" {
+		t.Errorf("session_end: %v", end)
 	}
 }
 

@@ -30,6 +30,11 @@ var (
 // in ClaudeEvents; older ones get ClaudeClassicEvents.
 const FullEventsSince = "2.1.332"
 
+// CodexTimeouts are the per-event timeouts written for Codex: it runs
+// SessionEnd and Interrupt handlers with at most 1 s (and a trust record
+// only matches a handler hashed with the timeout Codex uses).
+var CodexTimeouts = map[string]int64{"SessionEnd": 1, "Interrupt": 1}
+
 // HookTimeout is the timeout (seconds) written into each hook entry: the
 // agent kills the hook after it. tether's own budget is well under it.
 const HookTimeout = 5
@@ -254,6 +259,8 @@ type InstallOptions struct {
 	Command string // the hook command, e.g. "/usr/local/bin/tether hook"
 	Events  []string
 	Timeout int64
+	// Timeouts overrides Timeout per event.
+	Timeouts map[string]int64
 	// StatusLine, when not "", is the statusLine command to set.
 	StatusLine string
 	// Force replaces a statusLine that is not tether's.
@@ -292,17 +299,21 @@ func Install(data []byte, opts InstallOptions) ([]byte, Plan, error) {
 		have[e.Event] = e
 	}
 	for _, ev := range opts.Events {
+		timeout := opts.Timeout
+		if t, ok := opts.Timeouts[ev]; ok {
+			timeout = t
+		}
 		if e, ok := have[ev]; ok {
-			if e.Command == opts.Command && e.Timeout == opts.Timeout {
+			if e.Command == opts.Command && e.Timeout == timeout {
 				continue
 			}
 			base := fmt.Sprintf("hooks.%s.%d.hooks.%d", ev, e.Group, e.Handler)
 			if out, err = sjson.SetBytes(out, base+".command", opts.Command); err == nil {
-				out, err = sjson.SetBytes(out, base+".timeout", opts.Timeout)
+				out, err = sjson.SetBytes(out, base+".timeout", timeout)
 			}
 			plan.Updated = append(plan.Updated, ev)
 		} else {
-			group := hookGroup{Hooks: []hookHandler{{Type: "command", Command: opts.Command, Timeout: opts.Timeout}}}
+			group := hookGroup{Hooks: []hookHandler{{Type: "command", Command: opts.Command, Timeout: timeout}}}
 			out, err = sjson.SetRawBytes(out, "hooks."+ev+".-1", rawJSON(group))
 			plan.Added = append(plan.Added, ev)
 		}

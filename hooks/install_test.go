@@ -209,3 +209,14 @@ func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+func TestCodexTimeoutsPerEvent(t *testing.T) {
+	out, _, _ := Install(nil, InstallOptions{Command: "tether hook --harness codex", Events: CodexEvents, Timeout: HookTimeout, Timeouts: CodexTimeouts})
+	if gjson.GetBytes(out, "hooks.SessionEnd.0.hooks.0.timeout").Int() != 1 || gjson.GetBytes(out, "hooks.Stop.0.hooks.0.timeout").Int() != HookTimeout {
+		t.Errorf("timeouts: %s", out)
+	}
+	again, plan, _ := Install(out, InstallOptions{Command: "tether hook --harness codex", Events: CodexEvents, Timeout: HookTimeout, Timeouts: CodexTimeouts})
+	if plan.Changed() || string(again) != string(out) {
+		t.Errorf("not idempotent with per-event timeouts: %+v", plan)
+	}
+}

@@ -181,6 +181,7 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 		if t.harness == eventlog.Codex {
 			io.Command = hooks.ShellQuote(opts.Tether) + " hook --harness codex"
 			io.Events = hooks.CodexEvents
+			io.Timeouts = hooks.CodexTimeouts
 		} else {
 			io.Command = hooks.ShellQuote(opts.Tether) + " hook"
 			version := opts.ClaudeVersion
