@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +94,10 @@ func Handle(env Env, p Payload) (Result, error) {
 	if p.SessionID == "" {
 		env.Log.With(res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
 		return res, errors.New("payload has no session_id")
+	}
+	if p.TranscriptPath == "" && res.Harness == eventlog.Codex && env.CodexDir != "" {
+		// Codex's legacy notify sends no rollout path.
+		p.TranscriptPath = findRollout(env.CodexDir, p.SessionID)
 	}
 	now := env.Now()
 	st, loadErr := LoadSession(env.StateDir, p.SessionID)
@@ -306,6 +312,20 @@ func hotEvent(log *eventlog.Log, sid string, p Payload) string {
 	}
 	log.Debug(EvUnknownEvent, sid, slog.String("hook_event", p.Event))
 	return EvUnknownEvent
+}
+
+// findRollout finds a thread's rollout under sessions/YYYY/MM/DD/, newest
+// day first; "" when there is none.
+func findRollout(codexDir, id string) string {
+	if id == "" || strings.ContainsAny(id, "/*?[") {
+		return ""
+	}
+	m, _ := filepath.Glob(filepath.Join(codexDir, "sessions", "*", "*", "*", "rollout-*-"+id+".jsonl"))
+	if len(m) == 0 {
+		return ""
+	}
+	sort.Strings(m)
+	return m[len(m)-1]
 }
 
 func readUsage(env Env, harness, path string) (Usage, error) {
