@@ -177,6 +177,57 @@ func TestHooksClaude(t *testing.T) {
 				t.Errorf("turn_end after resume: %v", turns)
 			}
 
+			// A subagent: SubagentStart and SubagentStop with its id.
+			api.Enqueue(fakeapi.CallTool("Agent", map[string]any{"description": "say hi", "prompt": "say hi", "subagent_type": "general-purpose"}))
+			res = env.Claude(context.Background(), c.bin, dir, "-p", "--resume", sid, "delegate", "--allowedTools", "Agent", "--output-format", "stream-json", "--verbose")
+			for _, r := range api.Requests() {
+				t.Logf("served: %s", r.Served)
+			}
+			recs = records(t, env, sid, hooks.EvSubagentStop)
+			starts, stops := find(recs, hooks.EvSubagentStart), find(recs, hooks.EvSubagentStop)
+			if len(starts) != 1 || len(stops) != 1 || starts[0].Get("agent_id").String() == "" || stops[0].Get("agent_id").String() != starts[0].Get("agent_id").String() {
+				t.Errorf("subagent events: start %v stop %v", starts, stops)
+			}
+
+			// A manual compaction: PreCompact and PostCompact with the
+			// tokens before.
+			res = env.Claude(context.Background(), c.bin, dir, "-p", "--resume", sid, "/compact", "--output-format", "stream-json", "--verbose")
+			if res.ExitCode != 0 {
+				t.Fatalf("/compact: exit %d", res.ExitCode)
+			}
+			recs = records(t, env, sid, hooks.EvCompacted)
+			pre, post := find(recs, hooks.EvCompactStart), find(recs, hooks.EvCompactEnd)
+			if len(pre) != 1 || pre[0].Get("trigger").String() != "manual" || pre[0].Get("tokens_before").Int() == 0 {
+				t.Errorf("compact_start: %v", pre)
+			}
+			if len(post) != 1 || post[0].Get("tokens_before").Int() != pre[0].Get("tokens_before").Int() {
+				t.Errorf("compact_end: %v", post)
+			}
+			// Claude fires PostCompact and SessionStart(compact) before the
+			// compact boundary reaches the transcript, so the context after
+			// it is reported only if it is in the file (the boundary's
+			// postTokens), else marked unknown: never the stale
+			// pre-compaction usage. The next turn has the real number.
+			var postTokens int64
+			for _, r := range requireTranscript(t, env, dir, sid) {
+				if r["subtype"] == "compact_boundary" {
+					postTokens = int64(get(r, "compactMetadata", "postTokens").(float64))
+				}
+			}
+			for _, r := range append(post, find(recs, hooks.EvCompacted)...) {
+				if v := r.Get("tokens_after"); (v.Exists() && v.Int() != postTokens) || (!v.Exists() && r.Get("tokens_after_known").Bool()) {
+					t.Errorf("tokens after compaction: %s (boundary postTokens %d)", r.Raw, postTokens)
+				}
+			}
+			next := fakeapi.Usage{InputTokens: 9, CacheCreationInputTokens: 900, CacheReadInputTokens: 2000, OutputTokens: 5}
+			api.Enqueue(fakeapi.Text("after").WithUsage(next))
+			requireClaudeOK(t, env.Claude(context.Background(), c.bin, dir, "-p", "--resume", sid, "go on", "--output-format", "stream-json", "--verbose"), "after")
+			recs = records(t, env, sid, hooks.EvSessionEnd)
+			turns = find(recs, hooks.EvTurnEnd)
+			if last := turns[len(turns)-1]; last.Get("tokens").Int() != int64(next.ContextTokens()) || !last.Get("first_after_compaction").Bool() {
+				t.Errorf("first turn after compaction: %s, want tokens %d", last.Raw, next.ContextTokens())
+			}
+
 			// A prompt too long: StopFailure, recognised.
 			res = env.Claude(context.Background(), c.bin, dir, "-p", "TOO_LONG", "--output-format", "stream-json", "--verbose")
 			final, _ := res.ClaudeResult()

@@ -179,6 +179,7 @@ func Handle(env Env, p Payload) (Result, error) {
 			st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
 		case "compact":
 			res.Event = EvCompacted
+			attrs = append(attrs, afterCompaction(env, &st, res.Harness, p.TranscriptPath)...)
 		default:
 			res.Event = EvSessionStart
 		}
@@ -194,7 +195,13 @@ func Handle(env Env, p Payload) (Result, error) {
 			log.Info(res.Event, sid, slog.String("agent_id", p.AgentID), slog.String("agent_type", p.AgentType))
 			break
 		}
+		pending := st.CompactPending
 		attrs := updateUsage(env, &st, p, log)
+		if pending && st.UsageKnown {
+			// The first real number after a compaction.
+			attrs = append(attrs, slog.Bool("first_after_compaction", true))
+			st.CompactPending, st.TokensBeforeCompact = false, 0
+		}
 		log.Info(res.Event, sid, attrs...)
 		if env.SelfReport {
 			selfReport(log, sid, st, p)
@@ -211,36 +218,22 @@ func Handle(env Env, p Payload) (Result, error) {
 	case "PreCompact":
 		res.Event = EvCompactStart
 		attrs := []slog.Attr{slog.String("trigger", p.Trigger)}
+		st.CompactPending, st.TokensBeforeCompact = true, 0
 		if st.UsageKnown {
+			st.TokensBeforeCompact = st.Tokens
 			attrs = append(attrs, slog.Int64("tokens_before", st.Tokens))
 		}
 		log.Info(res.Event, sid, attrs...)
 	case "PostCompact":
 		res.Event = EvCompactEnd
-		before, beforeKnown := st.Tokens, st.UsageKnown
-		u, err := readUsage(env, res.Harness, p.TranscriptPath)
 		attrs := []slog.Attr{slog.String("trigger", p.Trigger)}
-		if u.PreTokens > 0 {
-			before, beforeKnown = u.PreTokens, true
-		}
-		if beforeKnown {
-			attrs = append(attrs, slog.Int64("tokens_before", before))
-		}
 		switch {
-		case err != nil:
-			attrs = append(attrs, slog.String("usage_error", err.Error()))
-		case u.Found:
-			attrs = append(attrs, applyUsage(env, &st, u)...)
-			attrs = append(attrs, slog.Int64("tokens_after", u.Tokens))
-		case u.PostTokens > 0:
-			u.Found, u.Tokens = true, u.PostTokens
-			applyUsage(env, &st, u)
-			attrs = append(attrs, slog.Int64("tokens_after", u.PostTokens))
-		default:
-			// Context usage restarts at the boundary; the next turn
-			// tells.
-			st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
+		case st.TokensBeforeCompact > 0:
+			attrs = append(attrs, slog.Int64("tokens_before", st.TokensBeforeCompact))
+		case st.UsageKnown && !st.CompactPending:
+			attrs = append(attrs, slog.Int64("tokens_before", st.Tokens))
 		}
+		attrs = append(attrs, afterCompaction(env, &st, res.Harness, p.TranscriptPath)...)
 		log.Info(res.Event, sid, attrs...)
 	case "SessionEnd":
 		res.Event = EvSessionEnd
@@ -326,6 +319,41 @@ func findRollout(codexDir, id string) string {
 	}
 	sort.Strings(m)
 	return m[len(m)-1]
+}
+
+// afterCompaction reads the transcript right after a compaction. Claude
+// Code fires PostCompact before it has always written the compact boundary:
+// usage found before any boundary is the pre-compaction turn's, so the
+// context after it is unknown until the boundary (its metadata has
+// preTokens and postTokens) or the next turn is in the file.
+func afterCompaction(env Env, st *State, harness, path string) []slog.Attr {
+	u, err := readUsage(env, harness, path)
+	switch {
+	case err != nil:
+		return []slog.Attr{slog.String("usage_error", err.Error())}
+	case u.Compacted && u.PostTokens > 0:
+		attrs := []slog.Attr{}
+		if u.PreTokens > 0 {
+			attrs = append(attrs, slog.Int64("compact_pre_tokens", u.PreTokens))
+		}
+		u.Found, u.Tokens = true, u.PostTokens
+		applyUsage(env, st, u)
+		st.CompactPending = false
+		return append(attrs, slog.Int64("tokens_after", u.PostTokens), slog.Int64("window", st.Window), slog.Float64("pct", st.Percent))
+	case u.Compacted:
+		// Context usage restarts at the boundary; the next turn tells.
+		st.CompactPending = true
+		st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
+		return []slog.Attr{slog.Bool("tokens_after_known", false)}
+	case u.Found:
+		// Either the boundary is not written yet or it is further back
+		// than the tail: unknown either way, until the next turn.
+		st.CompactPending = true
+		st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
+		return []slog.Attr{slog.Bool("tokens_after_known", false), slog.Bool("boundary_pending", true)}
+	}
+	st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
+	return []slog.Attr{slog.Bool("tokens_after_known", false)}
 }
 
 func readUsage(env Env, harness, path string) (Usage, error) {

@@ -196,3 +196,28 @@ func TestCodexNotifyFindsRollout(t *testing.T) {
 		t.Errorf("notify turn: %+v", res)
 	}
 }
+
+// TestPostCompactBeforeBoundaryIsWritten: Claude Code 2.1.332 fires
+// PostCompact before the compact boundary reaches the transcript; the
+// pre-compaction usage must not be reported as the context after it.
+func TestPostCompactBeforeBoundaryIsWritten(t *testing.T) {
+	h := newHandlerEnv(t)
+	tr := writeLines(t, assistant("m1", 100, 0, 1000, ""))
+	h.handle(t, `{"session_id":"s","hook_event_name":"Stop","cwd":"/p","transcript_path":"`+tr+`"}`)
+	res := h.handle(t, `{"session_id":"s","hook_event_name":"PostCompact","trigger":"manual","cwd":"/p","transcript_path":"`+tr+`"}`)
+	post := h.records(t, EvCompactEnd)
+	if len(post) != 1 || post[0].Get("tokens_after").Exists() || post[0].Get("tokens_before").Int() != 1100 || !post[0].Get("boundary_pending").Bool() {
+		t.Errorf("compact_end: %v", post)
+	}
+	if res.State.UsageKnown {
+		t.Errorf("usage still known after compaction: %+v", res.State)
+	}
+	// The boundary lands; SessionStart(compact) picks up its postTokens.
+	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual","preTokens":1110,"postTokens":2612}}` + "\n")
+	f.Close()
+	res = h.handle(t, `{"session_id":"s","hook_event_name":"SessionStart","source":"compact","cwd":"/p","transcript_path":"`+tr+`"}`)
+	if c := h.records(t, EvCompacted); len(c) != 1 || c[0].Get("tokens_after").Int() != 2612 || res.State.Tokens != 2612 {
+		t.Errorf("session_compacted: %v %+v", c, res.State)
+	}
+}

@@ -41,6 +41,10 @@ type State struct {
 	// UsageKnown is false until a turn's usage was found (and again right
 	// after a compaction, until the next turn).
 	UsageKnown bool `json:"usage_known"`
+	// CompactPending is set from PreCompact until a turn's usage after the
+	// compaction is known; TokensBeforeCompact is the usage PreCompact saw.
+	CompactPending      bool  `json:"compact_pending,omitempty"`
+	TokensBeforeCompact int64 `json:"tokens_before_compact,omitempty"`
 
 	LastEvent string    `json:"last_event"`
 	Started   time.Time `json:"started,omitzero"`
