@@ -286,3 +286,106 @@ func firstLine(t *testing.T, path string) string {
 	line, _, _ := strings.Cut(string(data), "\n")
 	return line
 }
+
+// tmuxSession runs a command line in a detached tmux session on a private
+// socket, with exactly env's environment.
+type tmuxSession struct {
+	t    *testing.T
+	sock string
+}
+
+func startTmux(t *testing.T, env *harness.Env, dir string, argv ...string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux not installed")
+		}
+		t.Skip("tmux not installed")
+	}
+	s := &tmuxSession{t: t, sock: filepath.Join(env.Home, "tmux.sock")}
+	line := "exec env -i"
+	for _, kv := range env.Environ() {
+		line += " " + hooks.ShellQuote(kv)
+	}
+	for _, a := range argv {
+		line += " " + hooks.ShellQuote(a)
+	}
+	cmd := exec.Command("tmux", "-S", s.sock, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", "-c", dir, line)
+	cmd.Env = env.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) screen() string {
+	out, _ := exec.Command("tmux", "-S", s.sock, "capture-pane", "-p", "-t", "e2e").Output()
+	return string(out)
+}
+
+func (s *tmuxSession) send(keys ...string) {
+	s.t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"-S", s.sock, "send-keys", "-t", "e2e"}, keys...)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("send-keys: %v %s", err, out)
+	}
+}
+
+// waitScreen waits up to 30 s for the screen to contain want.
+func (s *tmuxSession) waitScreen(want string) bool {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.screen(), want) {
+			return true
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.t.Errorf("screen never showed %q:\n%s", want, s.screen())
+	return false
+}
+
+// TestHooksClaudeInteractive: in an interactive Claude Code session the
+// hooks fire too, and 'tether statusline' shows and records the context.
+func TestHooksClaudeInteractive(t *testing.T) {
+	clis := harness.CLIs(t)
+	env, api, bin := hooksEnv(t)
+	env.Setenv("TETHER_CLAUDE_BIN", clis.Claude)
+	env.Setenv("NO_COLOR", "1")
+	runTether(t, env, bin, "hooks", "install", "--statusline")
+	dir := env.ProjectDir("interactive")
+	env.SeedClaudeJSON(dir)
+	usage := fakeapi.Usage{InputTokens: 1000, CacheCreationInputTokens: 99000, CacheReadInputTokens: 300000, OutputTokens: 20}
+	api.Enqueue(fakeapi.Text("Hello there.").WithUsage(usage))
+
+	s := startTmux(t, env, dir, clis.Claude)
+	time.Sleep(3 * time.Second) // let the prompt come up
+	s.send("say hello", "Enter")
+	if !s.waitScreen("Hello there.") {
+		return
+	}
+	// 400k of the 1M window claude-opus-5-5 reports: 40%.
+	s.waitScreen("40% (400k/1M)")
+	s.send("/exit", "Enter")
+
+	files, _ := filepath.Glob(filepath.Join(env.Home, ".local", "state", "tether", "sessions", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("session state files: %v", files)
+	}
+	sid := strings.TrimSuffix(filepath.Base(files[0]), ".json")
+	recs := records(t, env, sid, hooks.EvSessionEnd)
+	if len(find(recs, hooks.EvSpawn)) != 1 {
+		t.Errorf("no session_spawn: %v", recs)
+	}
+	if turns := find(recs, hooks.EvTurnEnd); len(turns) != 1 || turns[0].Get("tokens").Int() != int64(usage.ContextTokens()) || turns[0].Get("window").Int() != 1_000_000 {
+		t.Errorf("turn_end: %v", turns)
+	}
+	if end := find(recs, hooks.EvSessionEnd); len(end) != 1 || end[0].Get("reason").String() != "prompt_input_exit" || end[0].Get("duration_ms").Int() <= 0 {
+		t.Errorf("session_end: %v", end)
+	}
+
+	st, err := hooks.LoadSession(filepath.Join(env.Home, ".local", "state", "tether"), sid)
+	if err != nil || st.ReportedWindow != 1_000_000 || st.Tokens != int64(usage.ContextTokens()) || st.Percent != 40 {
+		t.Errorf("state: %+v %v", st, err)
+	}
+}
