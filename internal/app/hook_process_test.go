@@ -262,3 +262,20 @@ func BenchmarkHookStop50MB(b *testing.B) {
 	b.ReportMetric(float64(gjson.Get(last, "bytes_read").Int()), "transcript-bytes-read/op")
 	b.ReportMetric(float64(gjson.Get(last, "transcript_bytes").Int()), "transcript-bytes/op")
 }
+
+// TestHookStateDirIsAFile: a state "directory" nobody can create (a file
+// is in its place, which defeats root too) still leaves the hook silent
+// with exit 0, for every kind of event.
+func TestHookStateDirIsAFile(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "state"), []byte("not a directory"), 0o600)
+	for _, ev := range []string{`"SessionStart","source":"startup"`, `"Stop"`, `"PreToolUse"`, `"SessionEnd","reason":"other"`} {
+		pf := filepath.Join(home, "payload.json")
+		os.WriteFile(pf, []byte(`{"session_id":"s","cwd":"/home/example/src/proj","transcript_path":"/nonexistent.jsonl","hook_event_name":`+ev+`}`), 0o600)
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(isolatedEnv(home), "TETHER_TEST_HOOK_CHILD="+pf)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+			t.Errorf("%s: %v %q", ev, err, out)
+		}
+	}
+}
