@@ -74,7 +74,7 @@ func TestHooksSection(t *testing.T) {
 		t.Errorf("%+v %v", cfg.Hooks, err)
 	}
 	for body, want := range map[string]string{
-		"[hooks.windows]\nx = 5\n":     "too small",
+		"[hooks.windows]\nx = 5\n":    "too small",
 		"[hooks]\ntail_max_kib = 1\n": "tail_max_kib",
 	} {
 		if _, err := Load(write(t, body)); err == nil || !strings.Contains(err.Error(), want) {
