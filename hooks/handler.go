@@ -85,11 +85,7 @@ func Handle(env Env, p Payload) (Result, error) {
 	if res.Harness == "" {
 		// Claude Code puts its session id in every hook's environment;
 		// Codex puts none.
-		if env.Getenv("CLAUDE_CODE_SESSION_ID") != "" {
-			res.Harness = eventlog.ClaudeCode
-		} else {
-			res.Harness = DetectHarness(p, env.CodexDir)
-		}
+		res.Harness = DetectHarness(p, env.CodexDir, env.Getenv("CLAUDE_CODE_SESSION_ID") != "")
 	}
 	if p.SessionID == "" {
 		env.Log.With(res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))

@@ -178,7 +178,7 @@ func TestUnknownEventAndCorruptState(t *testing.T) {
 
 func TestCodexNotifyPayload(t *testing.T) {
 	p, err := ParsePayload([]byte(`{"type":"agent-turn-complete","thread-id":"01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99","turn-id":"t1","cwd":"/home/example/src/proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"hello"}`))
-	if err != nil || p.Event != "Stop" || p.SessionID != "01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99" || DetectHarness(p, "") != eventlog.Codex {
+	if err != nil || p.Event != "Stop" || p.SessionID != "01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99" || DetectHarness(p, "", true) != eventlog.Codex {
 		t.Errorf("%+v %v", p, err)
 	}
 }

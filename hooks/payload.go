@@ -101,11 +101,14 @@ func ParsePayload(data []byte) (Payload, error) {
 }
 
 // DetectHarness tells Claude Code payloads from Codex ones. Codex sends
-// turn_id in turn events, thread_id in model-request events, a rollout
-// under …/sessions/YYYY/MM/DD/rollout-*.jsonl as transcript_path, and
-// model_provider in some builds; Claude's transcripts live under
-// projects/.
-func DetectHarness(p Payload, codexDir string) string {
+// thread_id in model-request events, a rollout under
+// …/sessions/YYYY/MM/DD/rollout-*.jsonl as transcript_path, model_provider
+// in some builds, and turn_id in turn events; Claude's transcripts live
+// under projects/ and its payloads carry prompt_id or effort.
+// claudeEnv is set when the environment says Claude Code ran the hook
+// (CLAUDE_CODE_SESSION_ID); it decides only when the payload has no
+// Codex-only marker, since a Codex run inside a Claude session inherits it.
+func DetectHarness(p Payload, codexDir string, claudeEnv bool) string {
 	r := gjson.ParseBytes(p.Raw)
 	switch {
 	case r.Get("type").String() == "agent-turn-complete":
@@ -116,6 +119,8 @@ func DetectHarness(p Payload, codexDir string) string {
 		return eventlog.Codex
 	case codexDir != "" && p.TranscriptPath != "" && strings.HasPrefix(p.TranscriptPath, strings.TrimSuffix(codexDir, "/")+"/"):
 		return eventlog.Codex
+	case claudeEnv:
+		return eventlog.ClaudeCode
 	case strings.Contains(p.TranscriptPath, "/projects/"):
 		return eventlog.ClaudeCode
 	case r.Get("prompt_id").Exists(), r.Get("effort").Exists():

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,6 +18,10 @@ import (
 // envInHook marks a process tree started from inside tether's hook, so a
 // hook that (through some chain) fires hooks again returns at once.
 const envInHook = "TETHER_IN_HOOK"
+
+// envSelfReport, set to 1 (by the wrapper's --self-report), turns on the
+// self-report parsing for the sessions it starts.
+const envSelfReport = "TETHER_SELF_REPORT"
 
 // hookTimeout is tether's own budget per hook, well under the timeout it
 // installs for the agents (5 s), so tether gives up before they kill it.
@@ -64,7 +67,9 @@ func (a *App) hookCommand() *cli.Command {
 			}
 			opts.Env = hooks.Env{
 				StateDir: a.Loc.StateDir, CodexDir: a.Loc.CodexDir, Getenv: a.Getenv, Now: a.Now,
-				Log: a.Log(), Tail: tail, SelfReport: cfg.Hooks.SelfReport, Windows: cfg.Hooks.Windows,
+				Log: a.Log(), Tail: tail, Windows: cfg.Hooks.Windows,
+				// The wrapper's --self-report exports TETHER_SELF_REPORT=1.
+				SelfReport: cfg.Hooks.SelfReport || a.Getenv(envSelfReport) == "1",
 			}
 			runHook(ctx, opts)
 			return nil
@@ -140,9 +145,6 @@ func hookOnce(opts hookOptions, event, payloadArg string) error {
 			fmt.Sprintf("argument names %s but the payload %s; using the payload's", event, p.Event)))
 	}
 	_, err = hooks.Handle(opts.Env, p)
-	if errors.Is(err, hooks.ErrEmpty) {
-		return nil
-	}
 	return err
 }
 

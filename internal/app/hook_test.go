@@ -156,3 +156,31 @@ func copyFile(t testing.TB, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+func TestHookSelfReportFromWrapperEnv(t *testing.T) {
+	ta := newTestApp(t)
+	tr := filepath.Join(ta.home, "t.jsonl")
+	copyFile(t, "../../testdata/hooks/claude-2.0.77-tool-session.jsonl", tr)
+	payload := `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/home/example/src/proj","hook_event_name":"Stop","last_assistant_message":"All done. [ctx: ~1%]"}`
+	ta.IO.In = strings.NewReader(payload)
+	ta.run("hook")
+	if strings.Contains(strings.Join(ta.logLines(t), "\n"), hooks.EvContextUsage) {
+		t.Fatal("context_usage logged with self-report off")
+	}
+	ta.env["TETHER_SELF_REPORT"] = "1"
+	ta.IO.In = strings.NewReader(payload)
+	if code := ta.run("hook"); code != 0 || ta.out.Len() != 0 {
+		t.Fatalf("exit %d out %q", code, ta.out)
+	}
+	var cu string
+	for _, l := range ta.logLines(t) {
+		if gjson.Get(l, "event").String() == hooks.EvContextUsage {
+			cu = l
+		}
+	}
+	// 1174 tokens of the default 200k window (the 2.0.77 sample's model is
+	// not in the table): 0.5%.
+	if gjson.Get(cu, "self_reported_pct").Float() != 1 || gjson.Get(cu, "sdk_pct").Float() != 0.5 || strings.Contains(cu, "All done") {
+		t.Errorf("context_usage: %s", cu)
+	}
+}
