@@ -22,28 +22,11 @@ import (
 	"github.com/tether-dev/tether/internal/fakeapi"
 )
 
-// buildTether builds cmd/tether into a fresh directory and returns the
-// binary's path.
-func buildTether(t *testing.T) string {
-	t.Helper()
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "bin", "tether")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/tether")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build tether: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // hooksEnv is a harness env with tether built and first on PATH.
 func hooksEnv(t *testing.T) (*harness.Env, *fakeapi.Server, string) {
 	api := startAPI(t)
 	env := harness.NewEnv(t, api)
-	bin := buildTether(t)
+	bin := harness.Tether(t)
 	env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return env, api, bin
 }
@@ -334,14 +317,21 @@ func (s *tmuxSession) send(keys ...string) {
 // waitScreen waits up to 30 s for the screen to contain want.
 func (s *tmuxSession) waitScreen(want string) bool {
 	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	if s.waitFor(want, 30*time.Second) {
+		return true
+	}
+	s.t.Errorf("screen never showed %q:\n%s", want, s.screen())
+	return false
+}
+
+func (s *tmuxSession) waitFor(want string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if strings.Contains(s.screen(), want) {
 			return true
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	s.t.Errorf("screen never showed %q:\n%s", want, s.screen())
 	return false
 }
 
@@ -359,10 +349,19 @@ func TestHooksClaudeInteractive(t *testing.T) {
 	api.Enqueue(fakeapi.Text("Hello there.").WithUsage(usage))
 
 	s := startTmux(t, env, dir, clis.Claude)
-	time.Sleep(3 * time.Second) // let the prompt come up
-	s.send("say hello", "Enter")
-	if !s.waitScreen("Hello there.") {
+	// The statusLine (tether's) shows once the prompt is up.
+	if !s.waitScreen("ctx –") {
 		return
+	}
+	s.send("say hello")
+	s.waitScreen("say hello")
+	s.send("Enter")
+	// A loaded machine can swallow the first Enter while the UI settles.
+	if !s.waitFor("Hello there.", 15*time.Second) {
+		s.send("Enter")
+		if !s.waitScreen("Hello there.") {
+			return
+		}
 	}
 	// 400k of the 1M window claude-opus-5-5 reports: 40%.
 	s.waitScreen("40% (400k/1M)")
