@@ -180,3 +180,31 @@ func loadStatusInputs(t *testing.T) []string {
 	}
 	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
+
+func TestHooksInstallProjectAndLocalScope(t *testing.T) {
+	ta := newTestApp(t)
+	proj := filepath.Join(ta.home, "src", "proj")
+	os.MkdirAll(proj, 0o755)
+	ta.env["TETHER_IDENTITY_ROOT"] = proj
+	bin := filepath.Join(ta.home, "bin")
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "tether"), []byte("#!/bin/sh\n"), 0o755)
+	ta.env["PATH"] = bin
+	for scope, file := range map[string]string{"project": "settings.json", "local": "settings.local.json"} {
+		if code := ta.run("hooks", "install", "--scope", scope, "--claude-version", "2.1.332"); code != 0 {
+			t.Fatalf("%s: %s", scope, ta.err)
+		}
+		data, err := os.ReadFile(filepath.Join(proj, ".claude", file))
+		if err != nil || len(gjson.GetBytes(data, "hooks").Map()) != 8 {
+			t.Errorf("%s: %v %s", scope, err, data)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ta.home, ".claude", "settings.json")); err == nil {
+		t.Error("project scope wrote the user settings")
+	}
+	ta.out.Reset()
+	ta.run("hooks", "status")
+	if strings.Count(ta.out.String(), "SessionStart, Stop, StopFailure") != 2 {
+		t.Errorf("status:\n%s\n%s", ta.out, ta.err)
+	}
+}
