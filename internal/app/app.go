@@ -135,6 +135,9 @@ func (a *App) Command() *cli.Command {
 			a.logCommand(),
 			a.doctorCommand(),
 			a.runCommand(),
+			a.hookCommand(),
+			a.hooksCommand(),
+			a.statuslineCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

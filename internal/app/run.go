@@ -94,18 +94,21 @@ func (a *App) runWrap(opts runOptions) error {
 		return notFound(err)
 	}
 	args := opts.Args
+	env := os.Environ()
 	if opts.SelfReport {
 		if opts.Harness != wrap.Claude {
 			return usageErr(fmt.Errorf("--self-report needs claude: codex has no way to append to the system prompt"))
 		}
 		args = wrap.AppendSystemPrompt(args, wrap.SelfReportInstruction)
+		// Tells the Stop hook (tether hook) to parse the self-report.
+		env = append(env, envSelfReport+"=1")
 	}
 	code, err := wrap.Run(wrap.Options{
 		Harness:     opts.Harness,
 		Bin:         bin,
 		Args:        args,
 		Root:        a.Root(),
-		Env:         os.Environ(),
+		Env:         env,
 		ClaudeDir:   a.Loc.ClaudeDir,
 		CodexDir:    a.Loc.CodexDir,
 		Interactive: a.IO.StdinTTY,

@@ -14,7 +14,8 @@ import (
 // Config is the whole configuration. Every field has a working default, so
 // a missing file is the same as an empty one.
 type Config struct {
-	Log Log `toml:"log"`
+	Log   Log   `toml:"log"`
+	Hooks Hooks `toml:"hooks"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -33,9 +34,23 @@ type Log struct {
 	MaxSizeMB int `toml:"max_size_mb"`
 }
 
+// Hooks configures the hook command and the statusLine.
+type Hooks struct {
+	// SelfReport makes the Stop hook parse a "[ctx: ~NN%]" self-report
+	// from the last assistant message and log it next to the real usage.
+	SelfReport bool `toml:"self_report"`
+	// Windows maps a model id (or an id prefix) to its context window in
+	// tokens, overriding the built-in table. The window a statusLine
+	// reported for a session wins over both.
+	Windows map[string]int64 `toml:"windows"`
+	// TailMaxKiB caps how much of a transcript's end one hook reads to
+	// find the last usage.
+	TailMaxKiB int64 `toml:"tail_max_kib"`
+}
+
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
-	return Config{Log: Log{Level: "info", MaxSizeMB: 10}}
+	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Hooks: Hooks{TailMaxKiB: 4096}}
 }
 
 // Load reads path over the defaults. A missing file is not an error; a file
@@ -80,6 +95,14 @@ func (c Config) validate() error {
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)
+	}
+	for model, w := range c.Hooks.Windows {
+		if w < 1000 {
+			return fmt.Errorf("hooks.windows.%q: a context window of %d tokens is too small", model, w)
+		}
+	}
+	if c.Hooks.TailMaxKiB < 64 || c.Hooks.TailMaxKiB > 1<<20 {
+		return fmt.Errorf("hooks.tail_max_kib: must be between 64 and 1048576, got %d", c.Hooks.TailMaxKiB)
 	}
 	return nil
 }

@@ -67,3 +67,18 @@ func TestUnreadable(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestHooksSection(t *testing.T) {
+	cfg, err := Load(write(t, "[hooks]\nself_report = true\n[hooks.windows]\n\"claude-sonnet-4-5\" = 1000000\n"))
+	if err != nil || !cfg.Hooks.SelfReport || cfg.Hooks.Windows["claude-sonnet-4-5"] != 1_000_000 || cfg.Hooks.TailMaxKiB != 4096 {
+		t.Errorf("%+v %v", cfg.Hooks, err)
+	}
+	for body, want := range map[string]string{
+		"[hooks.windows]\nx = 5\n":    "too small",
+		"[hooks]\ntail_max_kib = 1\n": "tail_max_kib",
+	} {
+		if _, err := Load(write(t, body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}
