@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -93,9 +96,13 @@ func (a *App) runWrap(opts runOptions) error {
 	if err != nil {
 		return notFound(err)
 	}
+	cfg, err := a.Config()
+	if err != nil {
+		return err
+	}
 	args := opts.Args
 	env := os.Environ()
-	if opts.SelfReport {
+	if opts.SelfReport || (cfg.Hooks.SelfReport && opts.Harness == wrap.Claude) {
 		if opts.Harness != wrap.Claude {
 			return usageErr(fmt.Errorf("--self-report needs claude: codex has no way to append to the system prompt"))
 		}
@@ -103,6 +110,7 @@ func (a *App) runWrap(opts runOptions) error {
 		// Tells the Stop hook (tether hook) to parse the self-report.
 		env = append(env, envSelfReport+"=1")
 	}
+	started := a.Now()
 	code, err := wrap.Run(wrap.Options{
 		Harness:     opts.Harness,
 		Bin:         bin,
@@ -119,9 +127,40 @@ func (a *App) runWrap(opts runOptions) error {
 	if err != nil {
 		return err
 	}
+	if a.IO.StderrTTY && cfg.Wrap.ExitLine && a.Getenv("TETHER_EXIT_LINE") != "0" {
+		if line := a.exitLine(opts, started); line != "" {
+			if a.IO.ColorErr() {
+				line = "\x1b[2m" + line + "\x1b[0m"
+			}
+			fmt.Fprintln(a.IO.ErrOut, line)
+		}
+	}
 	if code != 0 {
 		// The program has said what went wrong; leave with its status.
 		return exitcode.Silent{Code: code}
 	}
 	return nil
+}
+
+// exitLine says which session just ran, how full its context is and how to
+// get back to it. The hooks keep that state; without it (hooks not
+// installed) there is nothing reliable to say and the line is skipped.
+func (a *App) exitLine(opts runOptions, started time.Time) string {
+	st, err := hooks.LatestForRoot(a.Loc.StateDir, a.Root().Path)
+	res := wrap.ParseResume(opts.Harness, opts.Args)
+	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID)) {
+		st, err = hooks.LoadSession(a.Loc.StateDir, res.ID)
+	}
+	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
+		return ""
+	}
+	ctx := "ctx –"
+	if st.UsageKnown && st.Window > 0 {
+		ctx = fmt.Sprintf("ctx %.0f%%", st.Percent)
+	}
+	resume := "claude --resume " + st.SessionID
+	if opts.Harness == wrap.Codex {
+		resume = "codex resume " + st.SessionID
+	}
+	return fmt.Sprintf("tether: session %s · %s · resume: %s", shortID(st.SessionID), ctx, resume)
 }

@@ -16,6 +16,7 @@ import (
 type Config struct {
 	Log   Log   `toml:"log"`
 	Hooks Hooks `toml:"hooks"`
+	Wrap  Wrap  `toml:"wrap"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -34,6 +35,14 @@ type Log struct {
 	MaxSizeMB int `toml:"max_size_mb"`
 }
 
+// Wrap configures tether run.
+type Wrap struct {
+	// ExitLine prints one dim line on stderr when the program exits: the
+	// session id, its context use and the command to resume it (only when
+	// stderr is a terminal). TETHER_EXIT_LINE=0 turns it off too.
+	ExitLine bool `toml:"exit_line"`
+}
+
 // Hooks configures the hook command and the statusLine.
 type Hooks struct {
 	// SelfReport makes the Stop hook parse a "[ctx: ~NN%]" self-report
@@ -50,7 +59,7 @@ type Hooks struct {
 
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
-	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Hooks: Hooks{TailMaxKiB: 4096}}
+	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Hooks: Hooks{TailMaxKiB: 4096}, Wrap: Wrap{ExitLine: true}}
 }
 
 // Load reads path over the defaults. A missing file is not an error; a file
