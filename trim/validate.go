@@ -157,6 +157,24 @@ func Validate(r io.Reader) error {
 			}
 		}
 	}
+	// Every chain must end at a root: walk each unvisited record up its
+	// parents, marking the path, so a cycle is found in linear time.
+	state := make(map[string]uint8, len(nodes)) // 1 on the current path, 2 done
+	for _, id := range order {
+		var path []string
+		cur := id
+		for cur != "" && state[cur] == 0 {
+			state[cur] = 1
+			path = append(path, cur)
+			cur = nodes[cur].parent
+		}
+		if cur != "" && state[cur] == 1 {
+			return &ValidationError{nodes[cur].line, "parentUuid cycle"}
+		}
+		for _, p := range path {
+			state[p] = 2
+		}
+	}
 	rootOf := func(id string) (*vnode, error) {
 		nd := nodes[id]
 		for steps := 0; nd.parent != ""; steps++ {
