@@ -70,6 +70,7 @@ func File(path string, opts Options, dryRun bool) (*Report, error) {
 		return nil, err
 	}
 	defer unlock()
+	removeStaleTemps(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -162,6 +163,27 @@ func File(path string, opts Options, dryRun bool) (*Report, error) {
 	syncDir(filepath.Dir(path))
 	ops.step("renamed")
 	return rep, nil
+}
+
+// removeStaleTemps deletes temporary files a killed trim left behind. Only
+// a trim holding the lock creates them, and we hold it now.
+func removeStaleTemps(path string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".trim-*"))
+	for _, s := range stale {
+		os.Remove(s)
+	}
+}
+
+func globEscape(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', ']', '\\':
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 // keepBackup rotates <path>.bak to .bak.1 (and so on up) and makes

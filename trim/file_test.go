@@ -338,6 +338,11 @@ func TestKillDuringTrim(t *testing.T) {
 			if readFile(t, path) != want {
 				t.Fatalf("trim after the kill produced the wrong content (changed=%v)", rep.Changed)
 			}
+			for _, n := range dirListing(t, filepath.Dir(path)) {
+				if strings.Contains(n, ".trim-") {
+					t.Errorf("stale temporary file not cleaned up: %s", n)
+				}
+			}
 		})
 	}
 }
