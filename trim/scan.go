@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -197,7 +198,7 @@ func trimSpaceBytes(b []byte) []byte {
 }
 
 func classify(line []byte, rc *rec, allowUnknown bool) error {
-	root := gjson.ParseBytes(line)
+	root := gjson.Parse(transient(line))
 	if !root.IsObject() {
 		return fmt.Errorf("line %d: not a JSON object", rc.line)
 	}
@@ -211,17 +212,17 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 		hasKey[key] = true
 		switch key {
 		case "type":
-			rc.typ = v.Str
+			rc.typ = strings.Clone(v.Str)
 		case "uuid":
-			rc.uuid = v.Str
+			rc.uuid = strings.Clone(v.Str)
 		case "parentUuid":
-			rc.parent = v.Str
+			rc.parent = strings.Clone(v.Str)
 		case "logicalParentUuid":
-			rc.logical = v.Str
+			rc.logical = strings.Clone(v.Str)
 		case "leafUuid":
-			rc.leaf = v.Str
+			rc.leaf = strings.Clone(v.Str)
 		case "version":
-			rc.version = v.Str
+			rc.version = strings.Clone(v.Str)
 		case "isSidechain":
 			rc.sidechain = (v.Type == gjson.True)
 		case "isMeta":
@@ -290,7 +291,7 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 		return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version, Reason: "chain record without a \"message\" object"}
 	}
 	content = message.Get("content")
-	rc.model = message.Get("model").Str
+	rc.model = strings.Clone(message.Get("model").Str)
 	if rc.model == "<synthetic>" {
 		rc.synthetic = true
 	}
@@ -311,7 +312,7 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 		content.ForEach(func(_, b gjson.Result) bool {
 			bt := b.Get("type").Str
 			if !blocks[bt] && rc.unknown == "" {
-				rc.unknown = bt
+				rc.unknown = strings.Clone(bt)
 				if bt == "" {
 					rc.unknown = "(none)"
 				}
@@ -325,13 +326,13 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 			case "thinking", "redacted_thinking":
 				rc.thinking = true
 			case "tool_use":
-				u := toolUse{id: b.Get("id").Str, name: b.Get("name").Str}
+				u := toolUse{id: strings.Clone(b.Get("id").Str), name: strings.Clone(b.Get("name").Str)}
 				if u.name == "Read" {
-					u.path = b.Get("input.file_path").Str
+					u.path = strings.Clone(b.Get("input.file_path").Str)
 				}
 				rc.uses = append(rc.uses, u)
 			case "tool_result":
-				rc.results = append(rc.results, toolResult{id: b.Get("tool_use_id").Str, block: i, size: len(b.Get("content").Raw)})
+				rc.results = append(rc.results, toolResult{id: strings.Clone(b.Get("tool_use_id").Str), block: i, size: len(b.Get("content").Raw)})
 			}
 			i++
 			return true
@@ -363,4 +364,14 @@ func isHumanText(s string) bool {
 		}
 	}
 	return true
+}
+
+// transient views a line as a string without copying it. The line buffer is
+// reused for the next line, so every string kept beyond this record is
+// cloned (strings.Clone); a kept substring would also pin the whole line.
+func transient(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

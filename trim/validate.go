@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -62,7 +63,7 @@ func Validate(r io.Reader) error {
 		if !gjson.ValidBytes(line) {
 			return &ValidationError{n, "not valid JSON"}
 		}
-		v := gjson.ParseBytes(line)
+		v := gjson.Parse(transient(line))
 		if !v.IsObject() {
 			return &ValidationError{n, "not a JSON object"}
 		}
@@ -75,7 +76,7 @@ func Validate(r io.Reader) error {
 					if typ != "assistant" {
 						return true
 					}
-					id := b.Get("id").Str
+					id := strings.Clone(b.Get("id").Str)
 					if _, dup := useLine[id]; dup {
 						verr = &ValidationError{n, fmt.Sprintf("tool_use id %q used twice (first on line %d)", id, useLine[id])}
 						return false
@@ -85,7 +86,7 @@ func Validate(r io.Reader) error {
 					if typ != "user" {
 						return true
 					}
-					id := b.Get("tool_use_id").Str
+					id := strings.Clone(b.Get("tool_use_id").Str)
 					if _, ok := useLine[id]; !ok {
 						verr = &ValidationError{n, fmt.Sprintf("tool_result for %q has no tool_use before it", id)}
 						return false
@@ -106,7 +107,7 @@ func Validate(r io.Reader) error {
 		if u.Type != gjson.String {
 			continue
 		}
-		id := u.Str
+		id := strings.Clone(u.Str)
 		if id == "" {
 			return &ValidationError{n, "empty uuid"}
 		}
@@ -117,11 +118,11 @@ func Validate(r io.Reader) error {
 		if p.Exists() && p.Type != gjson.Null && p.Type != gjson.String {
 			return &ValidationError{n, "parentUuid is neither a string nor null"}
 		}
-		node := &vnode{line: n, parent: p.Str, sidechain: v.Get("isSidechain").Type == gjson.True,
+		node := &vnode{line: n, parent: strings.Clone(p.Str), sidechain: v.Get("isSidechain").Type == gjson.True,
 			summary: v.Get("isCompactSummary").Type == gjson.True}
 		if typ == "system" && v.Get("subtype").Str == "compact_boundary" {
 			node.boundary = true
-			node.logical = v.Get("logicalParentUuid").Str
+			node.logical = strings.Clone(v.Get("logicalParentUuid").Str)
 			if node.parent != "" {
 				return &ValidationError{n, "compact_boundary with a parentUuid (it must be a root)"}
 			}
