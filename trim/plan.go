@@ -286,8 +286,15 @@ func makePlan(recs []rec, opts Options) ([]edit, *Report, error) {
 	p := &planner{g: g, opts: opts, edits: make([]edit, len(recs)), send: make([]int64, len(recs)),
 		saved: make([]int64, len(recs)), active: make([]bool, len(recs))}
 	rep := &Report{Policy: opts.Policy, RecordsBefore: len(recs)}
+	rendered := false
+	for i := range recs {
+		rendered = rendered || (recs[i].typ == "attachment" && !recs[i].unrendered)
+	}
 	for i := range recs {
 		p.send[i] = recs[i].send
+		if rendered && recs[i].typ == "attachment" && recs[i].unrendered {
+			p.send[i] = 0
+		}
 		if recs[i].class == classSkip {
 			p.edits[i].drop = true
 		}

@@ -120,6 +120,10 @@ type rec struct {
 	send      int64 // bytes of what the model is sent for this record
 	turSize   int64 // bytes of toolUseResult
 	model     string
+	// unrendered marks an attachment without "rendered": in files whose
+	// attachments carry "rendered" (2.1.x) such records are bookkeeping
+	// (prompt_snapshot, session_context) the model is never sent.
+	unrendered bool
 }
 
 // FormatError is a refusal: the transcript has something this code does not
@@ -240,9 +244,11 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 		case "attachment":
 			if !hasKey["rendered"] {
 				rc.send = int64(len(v.Raw))
+				rc.unrendered = true
 			}
 		case "rendered":
 			rc.send = int64(len(v.Raw))
+			rc.unrendered = false
 		case "promptSource":
 			if v.Str != "typed" && v.Str != "sdk" {
 				hasKey["_notHuman"] = true
