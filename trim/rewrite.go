@@ -23,7 +23,7 @@ type Plan struct {
 }
 
 // MakePlan reads a transcript once and decides, by opts, what each record
-// becomes. Memory is a few dozen bytes per record plus the largest line.
+// becomes. Memory is a few hundred bytes per record plus the largest line.
 func MakePlan(r io.Reader, opts Options) (*Plan, error) {
 	sr, err := scan(r, opts.AllowUnknown)
 	if err != nil {
