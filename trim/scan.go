@@ -326,7 +326,9 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 			switch bt {
 			case "text":
 				rc.text = true
-				if rc.typ == "user" && i == 0 {
+				if rc.typ == "user" && !rc.human {
+					// A prompt may come with images or CLI-written reminders
+					// around it: any typed text makes it a human prompt.
 					rc.human = isHumanText(b.Get("text").Str)
 				}
 			case "thinking", "redacted_thinking":
