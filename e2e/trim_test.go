@@ -238,3 +238,63 @@ func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestTrimCompacted compacts a real session with /compact, trims it and
+// resumes it: the compaction structure written by the CLI survives.
+func TestTrimCompacted(t *testing.T) {
+	clis := harness.CLIs(t)
+	tether := harness.Tether(t)
+	for _, c := range []struct{ version, bin string }{
+		{harness.ClaudeVersion, clis.Claude},
+		{harness.ClaudeOldVersion, clis.ClaudeOld},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			api := startAPI(t)
+			env := harness.NewEnv(t, api)
+			dir := env.ProjectDir("compact")
+			allow := []string{"--allowedTools", "Bash", "Read", "--output-format", "stream-json", "--verbose"}
+			run := func(args ...string) harness.Result {
+				return env.Claude(ctx, c.bin, dir, append(args, allow...)...)
+			}
+			api.Enqueue(fakeapi.Bash("echo PRECOMPACT").Then(fakeapi.Text("Ran it.")))
+			sid := requireClaudeOK(t, run("-p", "OLDPROMPT run it"), "Ran it.")
+			api.Enqueue(fakeapi.Text("<summary>SUMMARYTEXT of the session</summary>"))
+			if r := run("-p", "--resume", sid, "/compact"); r.ExitCode != 0 {
+				t.Fatalf("/compact: exit %d %s", r.ExitCode, r.Stderr)
+			}
+			api.Enqueue(fakeapi.Bash("echo POSTCOMPACT").Then(fakeapi.Text("After.")))
+			requireClaudeOK(t, run("-p", "--resume", sid, "NEWPROMPT run again"), "After.")
+
+			var transcript string
+			for _, p := range env.ClaudeTranscripts() {
+				if strings.HasSuffix(p, sid+".jsonl") {
+					transcript = p
+				}
+			}
+			data, _ := os.ReadFile(transcript)
+			if !strings.Contains(string(data), `"compact_boundary"`) {
+				t.Skipf("%s wrote no compact_boundary for /compact in -p mode", c.version)
+			}
+			validateFile(t, transcript)
+			r := env.Run(ctx, "tether trim", tether, dir, "trim", "--keep", "docs", "--json", sid)
+			if r.ExitCode != 0 {
+				t.Fatalf("trim: exit %d %s", r.ExitCode, r.Stderr)
+			}
+			validateFile(t, transcript)
+			api.Reset()
+			api.Enqueue(fakeapi.Text("Continued."))
+			requireClaudeOK(t, run("-p", "--resume", sid, "continue"), "Continued.")
+			req, _ := api.LastModelRequest()
+			users := strings.Join(req.UserTexts(), "\n")
+			if !strings.Contains(users, "SUMMARYTEXT") || !strings.Contains(users, "continue") {
+				t.Errorf("summary or new prompt not sent: %q", users)
+			}
+			if strings.Contains(users, "OLDPROMPT") || len(req.AllToolUses()) != 0 {
+				t.Errorf("pre-compaction prompt or dropped tool calls sent: %q %+v", users, req.AllToolUses())
+			}
+			checkPairs(t, req)
+		})
+	}
+}
