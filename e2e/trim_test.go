@@ -298,3 +298,88 @@ func TestTrimCompacted(t *testing.T) {
 		})
 	}
 }
+
+// TestTrimWithSubagent delegates to a subagent (Agent in 2.1.332, Task in
+// 2.0.77), trims the session with the keep policy and resumes it: the
+// delegation pair goes, the subagent's own transcript is not touched.
+func TestTrimWithSubagent(t *testing.T) {
+	clis := harness.CLIs(t)
+	tether := harness.Tether(t)
+	for _, c := range []struct{ version, bin string }{
+		{harness.ClaudeVersion, clis.Claude},
+		{harness.ClaudeOldVersion, clis.ClaudeOld},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			api := startAPI(t)
+			env := harness.NewEnv(t, api)
+			dir := env.ProjectDir("sub")
+			api.SetResponder(func(req fakeapi.Request) (fakeapi.Reply, bool) {
+				users := strings.Join(req.UserTexts(), "\n")
+				switch {
+				case strings.Contains(users, "SUBTASK-PROMPT"):
+					return fakeapi.Text("SUBAGENT DONE"), true
+				case req.EndsWithToolResult(), strings.Contains(req.LastUserText(), "background-task"):
+					// 2.1.332 runs the agent in the background and reports
+					// its end in a later notification turn.
+					return fakeapi.Text("Delegated."), true
+				case strings.Contains(req.LastUserText(), "DELEGATE"):
+					name := "Task"
+					if req.HasTool("Agent") {
+						name = "Agent"
+					}
+					return fakeapi.CallTool(name, map[string]any{"description": "sub task", "prompt": "SUBTASK-PROMPT list files", "subagent_type": "general-purpose"}), true
+				case strings.Contains(req.LastUserText(), "continue"):
+					return fakeapi.Text("Continued."), true
+				}
+				return fakeapi.Reply{}, false
+			})
+			allow := []string{"--allowedTools", "Bash", "Read", "Task", "Agent", "--output-format", "stream-json", "--verbose"}
+			run := func(args ...string) harness.Result {
+				return env.Claude(ctx, c.bin, dir, append(args, allow...)...)
+			}
+			sid := requireClaudeOK(t, run("-p", "FIRST DELEGATE please"), "Delegated.")
+			var transcript string
+			others := map[string]string{}
+			filepath.WalkDir(env.ClaudeConfigDir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+					if strings.HasSuffix(p, sid+".jsonl") {
+						transcript = p
+					} else {
+						b, _ := os.ReadFile(p)
+						others[p] = string(b)
+					}
+				}
+				return nil
+			})
+			data, _ := os.ReadFile(transcript)
+			if !strings.Contains(string(data), "SUBTASK-PROMPT") {
+				t.Skipf("%s did not delegate (no subagent call in the transcript)", c.version)
+			}
+			validateFile(t, transcript)
+			r := env.Run(ctx, "tether trim", tether, dir, "trim", "--keep", "docs", sid)
+			if r.ExitCode != 0 {
+				t.Fatalf("trim: exit %d %s", r.ExitCode, r.Stderr)
+			}
+			for p, before := range others {
+				if after, _ := os.ReadFile(p); string(after) != before && !strings.HasSuffix(p, "history.jsonl") {
+					t.Errorf("trim touched %s", p)
+				}
+			}
+			requireClaudeOK(t, run("-p", "--resume", sid, "continue"), "Continued.")
+			req, _ := api.LastModelRequest()
+			if uses := req.AllToolUses(); len(uses) != 0 {
+				t.Errorf("dropped delegation sent: %+v", uses)
+			}
+			users := strings.Join(req.UserTexts(), "\n")
+			if !strings.Contains(users, "FIRST DELEGATE") || strings.Contains(users, "SUBTASK-PROMPT") {
+				t.Errorf("history sent: %q", users)
+			}
+			if !strings.Contains(assistantTexts(req), "Delegated.") {
+				t.Errorf("last answer not sent: %q", assistantTexts(req))
+			}
+			checkPairs(t, req)
+		})
+	}
+}
