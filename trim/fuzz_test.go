@@ -50,6 +50,20 @@ func FuzzTrim(f *testing.F) {
 	ops.sync = func(*os.File) error { return nil }
 	f.Cleanup(func() { ops.sync = saved })
 	f.Fuzz(func(t *testing.T, data []byte, sel uint8) {
+		// Stronger than the contract, to catch planner bugs that File would
+		// merely refuse: a transcript the validator accepts, once trimmed,
+		// is accepted too.
+		if Validate(bytes.NewReader(data)) == nil {
+			if p, err := MakePlan(bytes.NewReader(data), fuzzOptions(sel)); err == nil {
+				var out bytes.Buffer
+				if _, err := p.Apply(bytes.NewReader(data), &out); err != nil {
+					t.Fatalf("apply: %v", err)
+				}
+				if err := Validate(&out); err != nil {
+					t.Fatalf("valid input, invalid output: %v\n%s", err, out.Bytes())
+				}
+			}
+		}
 		path := filepath.Join(t.TempDir(), "s.jsonl")
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)

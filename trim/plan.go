@@ -166,7 +166,7 @@ func buildGraph(recs []rec) (*graph, error) {
 		useRec: map[string]int{}, resRec: map[string]int{}, unpaired: map[string]bool{}}
 	for i := range recs {
 		rc := &recs[i]
-		if rc.uuid == "" || (rc.class != classChain && rc.class != classUnknownChain) {
+		if rc.uuid == "" || rc.class == classSkip {
 			continue
 		}
 		if j, dup := g.byUUID[rc.uuid]; dup {
@@ -618,7 +618,7 @@ func (p *planner) relink() {
 		if e.drop {
 			continue
 		}
-		if rc.uuid != "" && (rc.class == classChain || rc.class == classUnknownChain) {
+		if rc.uuid != "" {
 			if orig := p.g.parent[i]; orig >= 0 {
 				if np := p.nearestKept(orig); np != orig {
 					e.relink = true

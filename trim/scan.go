@@ -268,7 +268,10 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 		rc.class = classChain
 	case nonChainTypes[rc.typ] || (!isChainKey && !hasKey["parentUuid"]):
 		rc.class = classNonChain
-		rc.uuid, rc.parent, rc.logical = "", "", ""
+		// Non-chain records have no uuid; should one carry a uuid and a
+		// parentUuid anyway, it is re-linked like a chain record so that
+		// the output stays consistent.
+		rc.logical = ""
 		return nil
 	default:
 		if !allowUnknown {

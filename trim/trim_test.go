@@ -465,3 +465,18 @@ func TestUnpairedToolBlocksAreDropped(t *testing.T) {
 		}
 	}
 }
+
+func TestNonChainRecordWithUUIDIsRelinked(t *testing.T) {
+	b, ids := session("2.1.332")
+	in := b.String() + `{"type":"summary","summary":"s","uuid":"odd-1","parentUuid":"` + ids["bashRes"] + `"}` + "\n"
+	if err := Validate(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := trimString(t, in, Options{Policy: PolicyKeep, KeepPaths: []string{"/x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := gjson.Get(lineByUUID(out)["odd-1"], "parentUuid").Str; p != ids["attach"] {
+		t.Errorf("re-linked to %q, want the kept attachment %q", p, ids["attach"])
+	}
+}
