@@ -65,6 +65,10 @@ func BackupPath(path string) string { return path + ".bak" }
 // With dryRun nothing is written; the report is still exact, and the
 // result is still validated.
 func File(path string, opts Options, dryRun bool) (*Report, error) {
+	// Replace the file a symlink points at, not the symlink.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	unlock, err := Lock(path)
 	if err != nil {
 		return nil, err
@@ -89,7 +93,13 @@ func File(path string, opts Options, dryRun bool) (*Report, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if dryRun || !rep.Changed {
+	if !rep.Changed {
+		// Nothing to write, so nothing to validate either: the wrapper's
+		// automatic fit of a session that already fits costs one pass.
+		rep.BytesAfter = rep.BytesBefore
+		return rep, nil
+	}
+	if dryRun {
 		pr, pw := io.Pipe()
 		verr := make(chan error, 1)
 		go func() {
@@ -107,9 +117,6 @@ func File(path string, opts Options, dryRun bool) (*Report, error) {
 			return nil, err
 		}
 		rep.BytesAfter = n
-		if !rep.Changed {
-			rep.BytesAfter = rep.BytesBefore
-		}
 		return rep, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".trim-*")

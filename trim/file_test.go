@@ -382,3 +382,24 @@ func TestTrimChild(t *testing.T) {
 		t.Fatal("stop point not reached")
 	}
 }
+
+func TestFileThroughSymlinkAndLongRecords(t *testing.T) {
+	b := newTB("2.0.77")
+	b.turn("one", strings.Repeat("y", 3<<20), "Read:/home/example/src/proj/big.txt", "Bash:make")
+	b.turn("two", "ok")
+	orig := b.String()
+	path := writeSession(t, orig)
+	link := filepath.Join(t.TempDir(), "link.jsonl")
+	os.Symlink(path, link)
+	if _, err := File(link, keepAll, false); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced by a file")
+	}
+	got := readFile(t, path)
+	if got != expected(t, orig, keepAll) || !strings.Contains(got, strings.Repeat("y", 3<<20)) {
+		t.Error("the 3 MiB record was not copied intact")
+	}
+	checkCopied(t, orig, got)
+}
