@@ -63,7 +63,7 @@ func (a *App) trimCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "keep", Usage: "keep Reads of this `PATH` (file or directory; repeatable; relative to the session's directory)"},
 			&cli.StringFlag{Name: "keep-file", Usage: "read KEEP: lines from this notes `FILE`"},
 			&cli.StringFlag{Name: "fit", Usage: "shrink to this many `TOKENS`, or a percentage of the window (60%)"},
-			&cli.IntFlag{Name: "window", Usage: "context window in tokens for --fit N% (default: from the session's model, else 200000)"},
+			&cli.IntFlag{Name: "window", Usage: "context window of `N` tokens for --fit N% (default: from the session's model, else 200000)", HideDefault: true},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would change; write nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.BoolFlag{Name: "force", Usage: "trim even if the session is running"},
