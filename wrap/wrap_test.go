@@ -289,3 +289,22 @@ func TestTitleResumeIsNotChecked(t *testing.T) {
 		t.Errorf("code %d calls %d stderr %q", code, len(f.calls), f.stderr.String())
 	}
 }
+
+func TestAppendSystemPrompt(t *testing.T) {
+	const x = "X"
+	cases := []struct{ in, want []string }{
+		{[]string{"-p", "hi"}, []string{"-p", "hi", "--append-system-prompt", x}},
+		{[]string{"--append-system-prompt", "mine", "-p"}, []string{"--append-system-prompt", "mine\n\nX", "-p"}},
+		{[]string{"--append-system-prompt=mine"}, []string{"--append-system-prompt=mine\n\nX"}},
+		{[]string{"-p", "--", "--weird"}, []string{"-p", "--append-system-prompt", x, "--", "--weird"}},
+	}
+	for _, c := range cases {
+		in := append([]string(nil), c.in...)
+		if got := AppendSystemPrompt(c.in, x); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("AppendSystemPrompt(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if !reflect.DeepEqual(in, c.in) {
+			t.Errorf("input modified: %q", c.in)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -29,15 +30,41 @@ func multiCall(args []string) []string {
 }
 
 type runOptions struct {
-	Harness wrap.Harness
-	Args    []string
+	Harness    wrap.Harness
+	Args       []string
+	SelfReport bool
+}
+
+// parseRunArgs splits "[tether flags] claude|codex [args…]". Flags are only
+// recognised before the program name; everything after it belongs to the
+// program.
+func parseRunArgs(args []string) (runOptions, error) {
+	var opts runOptions
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "--self-report":
+			opts.SelfReport = true
+		default:
+			return opts, fmt.Errorf("unknown run flag %q (tether's own flags go before the program name; see 'tether run --help')", args[0])
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return opts, fmt.Errorf("run needs a program: claude or codex")
+	}
+	h, ok := shimNames[args[0]]
+	if !ok {
+		return opts, fmt.Errorf("run wraps claude or codex, not %q", args[0])
+	}
+	opts.Harness, opts.Args = h, args[1:]
+	return opts, nil
 }
 
 func (a *App) runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run the real claude or codex with the identity root pinned and resume failures handled",
-		ArgsUsage: "claude|codex [ARGS...]",
+		ArgsUsage: "[--self-report] claude|codex [ARGS...]",
 		Description: "Everything after the program name is passed through untouched, as are the terminal,\n" +
 			"signals and the exit status. The identity root of the current directory is exported\n" +
 			"as TETHER_IDENTITY_ROOT and the program starts in it. When a resume by id cannot work\n" +
@@ -45,32 +72,38 @@ func (a *App) runCommand() *cli.Command {
 			"tether says so on stderr and starts one fresh session instead.\n\n" +
 			"Invoked as 'claude' or 'codex' (a symlink to tether) it behaves as 'tether run <name>'.\n" +
 			"The real binary is the first on PATH that is not tether itself, or $TETHER_CLAUDE_BIN /\n" +
-			"$TETHER_CODEX_BIN.",
+			"$TETHER_CODEX_BIN.\n\n" +
+			"--self-report (before the program name) asks Claude, through --append-system-prompt,\n" +
+			"to end each reply with its own estimate of context use, [ctx: ~NN%], which the Stop\n" +
+			"hook logs next to the real token count.",
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) == 0 {
-				return usageErr(fmt.Errorf("run needs a program: claude or codex"))
+			opts, err := parseRunArgs(cmd.Args().Slice())
+			if err != nil {
+				return usageErr(err)
 			}
-			h, ok := shimNames[args[0]]
-			if !ok {
-				return usageErr(fmt.Errorf("run wraps claude or codex, not %q", args[0]))
-			}
-			return a.runWrap(runOptions{Harness: h, Args: args[1:]})
+			return a.runWrap(opts)
 		},
 	}
 }
 
 func (a *App) runWrap(opts runOptions) error {
 	self, _ := os.Executable()
-	bin, err := wrap.FindBinary(string(opts.Harness), a.Getenv, self, nil)
+	bin, err := wrap.FindBinary(string(opts.Harness), a.Getenv, self, []string{a.Loc.ShimsDir()})
 	if err != nil {
 		return notFound(err)
+	}
+	args := opts.Args
+	if opts.SelfReport {
+		if opts.Harness != wrap.Claude {
+			return usageErr(fmt.Errorf("--self-report needs claude: codex has no way to append to the system prompt"))
+		}
+		args = wrap.AppendSystemPrompt(args, wrap.SelfReportInstruction)
 	}
 	code, err := wrap.Run(wrap.Options{
 		Harness:     opts.Harness,
 		Bin:         bin,
-		Args:        opts.Args,
+		Args:        args,
 		Root:        a.Root(),
 		Env:         os.Environ(),
 		ClaudeDir:   a.Loc.ClaudeDir,
