@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/tidwall/gjson v1.20.3
+	github.com/tidwall/sjson v1.2.9
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/text v0.44.0
 )
@@ -13,6 +14,5 @@ require (
 require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
-	github.com/tidwall/sjson v1.2.9 // indirect
 	golang.org/x/sys v0.28.0 // indirect
 )
