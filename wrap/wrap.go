@@ -32,6 +32,21 @@ type Options struct {
 	Log                 *eventlog.Log
 	Stderr              io.Writer
 	Now                 func() time.Time
+
+	// Resume preflight (Claude resumes by id). StateDir holds the hooks'
+	// session state and reset markers.
+	StateDir string
+	// Threshold is the context use, in percent of the window, at or above
+	// which Policy applies; 0 turns the size check off.
+	Threshold float64
+	// Policy is PolicyTrim (trim to FitPercent, default 60, then resume)
+	// or PolicyFresh (start a new session instead).
+	Policy      string
+	FitPercent  float64
+	Windows     map[string]int64
+	DisableTrim bool
+	// Force resumes a session even when another process runs it.
+	Force bool
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -79,6 +94,17 @@ func Run(o Options) (int, error) {
 	if checkable {
 		if reason := tr.unusable(); reason != "" {
 			return o.fallback(log, res, child, tr, reason, -1)
+		}
+		if o.Harness == Claude {
+			reason, err := o.preflight(log, res.ID, tr, root.Path)
+			if err != nil {
+				log.Warn("resume_refused", res.ID, slog.String("reason", err.Error()))
+				return 0, err
+			}
+			if reason != "" {
+				return o.fallback(log, res, child, tr, reason, -1)
+			}
+			tr = o.findTranscript(res.ID) // a trim changed its size
 		}
 	}
 	code, err := o.Exec(child)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/trim"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -36,6 +38,7 @@ type runOptions struct {
 	Harness    wrap.Harness
 	Args       []string
 	SelfReport bool
+	Force      bool
 }
 
 // parseRunArgs splits "[tether flags] claude|codex [args…]". Flags are only
@@ -47,6 +50,8 @@ func parseRunArgs(args []string) (runOptions, error) {
 		switch args[0] {
 		case "--self-report":
 			opts.SelfReport = true
+		case "--force":
+			opts.Force = true
 		default:
 			return opts, fmt.Errorf("unknown run flag %q (tether's own flags go before the program name; see 'tether run --help')", args[0])
 		}
@@ -67,7 +72,7 @@ func (a *App) runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run the real claude or codex with the identity root pinned and resume failures handled",
-		ArgsUsage: "[--self-report] claude|codex [ARGS...]",
+		ArgsUsage: "[--self-report] [--force] claude|codex [ARGS...]",
 		Description: "Everything after the program name is passed through untouched, as are the terminal,\n" +
 			"signals and the exit status. The identity root of the current directory is exported\n" +
 			"as TETHER_IDENTITY_ROOT and the program starts in it. When a resume by id cannot work\n" +
@@ -78,7 +83,13 @@ func (a *App) runCommand() *cli.Command {
 			"$TETHER_CODEX_BIN.\n\n" +
 			"--self-report (before the program name) asks Claude, through --append-system-prompt,\n" +
 			"to end each reply with its own estimate of context use, [ctx: ~NN%], which the Stop\n" +
-			"hook logs next to the real token count.",
+			"hook logs next to the real token count.\n\n" +
+			"Before resuming a Claude session by id, tether refuses one that another process is\n" +
+			"running (--force overrides; exit status 4), starts fresh when a reset was requested\n" +
+			"(tether trim --reset, or RESET: TRUE in .tether/notes.md), and when the session's\n" +
+			"context is at or over [wrap] threshold (default 90%) applies [wrap] policy: trim\n" +
+			"(to fit_percent, default 60%, keeping a backup) or fresh. TETHER_DISABLE_TRIM=1 turns\n" +
+			"the automatic trim off.",
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseRunArgs(cmd.Args().Slice())
@@ -123,7 +134,18 @@ func (a *App) runWrap(opts runOptions) error {
 		Log:         a.Log(),
 		Stderr:      a.IO.ErrOut,
 		Exec:        a.exec,
+		StateDir:    a.Loc.StateDir,
+		Threshold:   cfg.Wrap.Threshold,
+		Policy:      cfg.Wrap.Policy,
+		FitPercent:  cfg.Wrap.FitPercent,
+		Windows:     cfg.Hooks.Windows,
+		DisableTrim: trim.Disabled(a.Getenv),
+		Force:       opts.Force,
 	})
+	var running *wrap.RunningError
+	if errors.As(err, &running) {
+		return exitcode.With(exitcode.Refused, err)
+	}
 	if err != nil {
 		return err
 	}

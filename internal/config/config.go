@@ -41,6 +41,13 @@ type Wrap struct {
 	// session id, its context use and the command to resume it (only when
 	// stderr is a terminal). TETHER_EXIT_LINE=0 turns it off too.
 	ExitLine bool `toml:"exit_line"`
+	// Threshold is the context use (percent of the window) at or above
+	// which resuming a Claude session applies Policy; 0 turns it off.
+	Threshold float64 `toml:"threshold"`
+	// Policy is "trim" (trim the transcript to FitPercent first, keeping a
+	// backup) or "fresh" (start a new session instead).
+	Policy     string  `toml:"policy"`
+	FitPercent float64 `toml:"fit_percent"`
 }
 
 // Hooks configures the hook command and the statusLine.
@@ -59,7 +66,7 @@ type Hooks struct {
 
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
-	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Hooks: Hooks{TailMaxKiB: 4096}, Wrap: Wrap{ExitLine: true}}
+	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Hooks: Hooks{TailMaxKiB: 4096}, Wrap: Wrap{ExitLine: true, Threshold: 90, Policy: "trim", FitPercent: 60}}
 }
 
 // Load reads path over the defaults. A missing file is not an error; a file
@@ -101,6 +108,12 @@ func (c Config) validate() error {
 	case "debug", "info", "warn", "warning", "error":
 	default:
 		return fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	if c.Wrap.Policy != "trim" && c.Wrap.Policy != "fresh" {
+		return fmt.Errorf("wrap.policy: %q is not trim or fresh", c.Wrap.Policy)
+	}
+	if c.Wrap.Threshold < 0 || c.Wrap.Threshold > 100 || c.Wrap.FitPercent <= 0 || c.Wrap.FitPercent >= 100 {
+		return fmt.Errorf("wrap: threshold must be 0-100 and fit_percent between 0 and 100")
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)
