@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,5 +168,59 @@ func TestWrapClaude(t *testing.T) {
 				t.Errorf("log: %d resume_failure, %d fresh_fallback, want 2 each: %s", failures, fallbacks, eventNames(recs))
 			}
 		})
+	}
+}
+
+// TestWrapTrimsOversizedSession: a session whose last turn used 95% of the
+// window is trimmed to fit before the resume, and the resumed request
+// carries the trimmed history.
+func TestWrapTrimsOversizedSession(t *testing.T) {
+	clis := harness.CLIs(t)
+	ctx := context.Background()
+	env, api, tether := wrapEnv(t, clis.Claude)
+	base, _ := filepath.EvalSymlinks(env.Home)
+	proj := filepath.Join(base, "src", "project")
+	os.MkdirAll(proj, 0o755)
+	// A small window for the fake model, so a few hundred KB overflow it.
+	cfg := filepath.Join(envVar(env, "XDG_CONFIG_HOME"), "tether", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[hooks.windows]\n\"claude-opus-5-5\" = 100000\n"), 0o600)
+	var files []string
+	// Three reads of ~190 KB each: about 140k tokens by tether's estimate,
+	// well over the 60% it trims to.
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(proj, fmt.Sprintf("big%d.txt", i))
+		os.WriteFile(p, []byte(strings.Repeat(strings.Repeat("y", 125)+"\n", 1500)), 0o644)
+		files = append(files, p)
+	}
+	api.Enqueue(fakeapi.Read(files[0]).Then(fakeapi.Read(files[1]).Then(fakeapi.Read(files[2]).Then(
+		fakeapi.Text("read them").WithUsage(fakeapi.Usage{InputTokens: 95000, OutputTokens: 10})))))
+	sj := []string{"--output-format", "stream-json", "--verbose", "--allowedTools", "Read"}
+	r := env.Run(ctx, "claude reads big files", tether, proj, append([]string{"run", "claude", "-p", "read the files"}, sj...)...)
+	if r.ExitCode != 0 {
+		t.Fatalf("exit %d", r.ExitCode)
+	}
+	sid := sessionOf(t, r)
+
+	r = env.Run(ctx, "tether run claude resume oversized", tether, proj, append([]string{"run", "claude", "-p", "--resume", sid, "go on"}, sj...)...)
+	if r.ExitCode != 0 {
+		t.Fatalf("resume: exit %d", r.ExitCode)
+	}
+	if !strings.Contains(r.Stderr, "was at 95% of its context — trimmed to about") {
+		t.Errorf("stderr lacks the trim line:\n%s", r.Stderr)
+	}
+	if sessionOf(t, r) != sid {
+		t.Errorf("the trimmed session was not the one resumed")
+	}
+	last, ok := api.LastModelRequest()
+	if !ok {
+		t.Fatal("no model request recorded")
+	}
+	// fit shrinks oldest first until the estimate fits: the first results
+	// become markers, the newest may stay whole.
+	full := 3 * 1500 * 126
+	if !strings.Contains(string(last.Body), "[trimmed by tether:") || len(last.Body) >= full {
+		t.Errorf("the resumed request was not trimmed: %d bytes (the three files alone are %d), marker %v",
+			len(last.Body), full, strings.Contains(string(last.Body), "[trimmed by tether:"))
 	}
 }

@@ -71,8 +71,15 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		log.Warn("trim_failed", id, slog.String("error", err.Error()), slog.Float64("percent", pct))
 		return over + "; trimming failed: " + err.Error(), nil
 	}
-	log.Info("trimmed", id, slog.Float64("percent", pct), slog.Int64("tokens_before", rep.TokensBefore),
+	log.Info("trimmed", id, slog.Float64("percent", pct), slog.Bool("changed", rep.Changed), slog.Int64("tokens_before", rep.TokensBefore),
 		slog.Int64("tokens_after", rep.TokensAfter), slog.String("backup", rep.Backup))
+	if !rep.Changed {
+		// The transcript's own size says it fits; the reported usage may
+		// count things the file does not hold (system prompt, tools).
+		fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context, but its transcript already fits %.0f%% — resuming as is.\n",
+			short(id), pct, target)
+		return "", nil
+	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
 		short(id), pct, hooks.Percent(rep.TokensAfter, window), rep.Backup, id)
 	return "", nil
