@@ -69,12 +69,12 @@ func TestResolve(t *testing.T) {
 		{Harness: Codex, ID: "0199eeee-ffff-7000-0000-000000000004", Cwd: "/d"},
 	}
 	ok := map[string]string{
-		"abcd1234-0000-0000-0000-000000000001":       "claude-code:abcd1234-0000-0000-0000-000000000001",
-		"ABCD12340000":                               "",
-		"abcd1299":                                   "claude-code:abcd1299-0000-0000-0000-000000000002",
-		"0199":                                       "codex:0199eeee-ffff-7000-0000-000000000004",
-		"codex:abcd":                                 "codex:abcd1234-ffff-7000-0000-000000000003",
-		"claude-code:abcd1234":                       "claude-code:abcd1234-0000-0000-0000-000000000001",
+		"abcd1234-0000-0000-0000-000000000001": "claude-code:abcd1234-0000-0000-0000-000000000001",
+		"ABCD12340000":                         "",
+		"abcd1299":                             "claude-code:abcd1299-0000-0000-0000-000000000002",
+		"0199":                                 "codex:0199eeee-ffff-7000-0000-000000000004",
+		"codex:abcd":                           "codex:abcd1234-ffff-7000-0000-000000000003",
+		"claude-code:abcd1234":                 "claude-code:abcd1234-0000-0000-0000-000000000001",
 		"session_abcd1234-0000-0000-0000-000000000001": "claude-code:abcd1234-0000-0000-0000-000000000001",
 	}
 	for q, want := range ok {
