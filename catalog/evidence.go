@@ -356,3 +356,13 @@ func (r *rootMemo) get(cwd string) string {
 	r.m[cwd] = v
 	return v
 }
+
+// RepoOf returns the repository holding dir and its origin id ("" when
+// dir is not in a repository).
+func RepoOf(dir string) (root, id string) {
+	root = repoRoot(dir)
+	if root != "" {
+		id = originID(root)
+	}
+	return root, id
+}

@@ -130,6 +130,7 @@ func (a *App) Command() *cli.Command {
 			a.identityCommand(),
 			a.logCommand(),
 			a.doctorCommand(),
+			a.sessionsCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -14,7 +15,8 @@ import (
 // Config is the whole configuration. Every field has a working default, so
 // a missing file is the same as an empty one.
 type Config struct {
-	Log Log `toml:"log"`
+	Log     Log     `toml:"log"`
+	Catalog Catalog `toml:"catalog"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -33,9 +35,29 @@ type Log struct {
 	MaxSizeMB int `toml:"max_size_mb"`
 }
 
+// Catalog configures the session catalog.
+type Catalog struct {
+	// WorkRefs are the named regular expressions (Go RE2 syntax) that find
+	// work references (ticket ids) in prompts, branches, commit messages
+	// and paths. Setting the list replaces the defaults.
+	WorkRefs []WorkRefRule `toml:"work_refs"`
+}
+
+// WorkRefRule is one named pattern.
+type WorkRefRule struct {
+	Name    string `toml:"name"`
+	Pattern string `toml:"pattern"`
+}
+
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
-	return Config{Log: Log{Level: "info", MaxSizeMB: 10}}
+	return Config{
+		Log: Log{Level: "info", MaxSizeMB: 10},
+		Catalog: Catalog{WorkRefs: []WorkRefRule{
+			{Name: "INIT", Pattern: `\bINIT-[A-Z0-9]+-\d{3}\b`},
+			{Name: "RMI", Pattern: `\bRMI-[A-Z0-9]+-\d{3}\b`},
+		}},
+	}
 }
 
 // Load reads path over the defaults. A missing file is not an error; a file
@@ -80,6 +102,14 @@ func (c Config) validate() error {
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)
+	}
+	for i, r := range c.Catalog.WorkRefs {
+		if r.Name == "" {
+			return fmt.Errorf("catalog.work_refs[%d]: name is empty", i)
+		}
+		if _, err := regexp.Compile(r.Pattern); err != nil || r.Pattern == "" {
+			return fmt.Errorf("catalog.work_refs[%d] (%s): invalid pattern %q", i, r.Name, r.Pattern)
+		}
 	}
 	return nil
 }
