@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -86,6 +88,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 	var (
 		out   []Session
 		diags []Diagnostic
+		paths []string
 	)
 	for _, d := range dirs {
 		if !d.IsDir() {
@@ -102,22 +105,47 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 			// 2.0.x kept subagent transcripts beside sessions as
 			// agent-<id>.jsonl; newer versions use <session>/subagents/.
 			// Neither is a session of its own.
-			if !e.Type().IsRegular() || !strings.HasSuffix(name, ".jsonl") || strings.HasPrefix(name, "agent-") {
-				continue
+			if e.Type().IsRegular() && strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-") {
+				paths = append(paths, filepath.Join(dir, name))
 			}
-			if err := ctx.Err(); err != nil {
-				return out, diags, err
+		}
+	}
+	// Files are independent: summarise them on every core.
+	type result struct {
+		sum claudeSummary
+		err error
+	}
+	results := make([]result, len(paths))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(paths))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i].sum, results[i].err = r.summarize(paths[i])
 			}
-			path := filepath.Join(dir, name)
-			sum, err := r.summarize(path)
-			if err != nil {
-				diags = append(diags, Diagnostic{ClaudeCode, path, err.Error()})
-				continue
-			}
-			if sum.Problem != "" {
-				diags = append(diags, Diagnostic{ClaudeCode, path, sum.Problem})
-				continue
-			}
+		}()
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, diags, err
+	}
+	for i, path := range paths {
+		sum, err := results[i].sum, results[i].err
+		switch {
+		case err != nil:
+			diags = append(diags, Diagnostic{ClaudeCode, path, err.Error()})
+		case sum.Problem != "":
+			diags = append(diags, Diagnostic{ClaudeCode, path, sum.Problem})
+		default:
 			out = append(out, r.session(path, sum, running))
 		}
 	}
@@ -322,16 +350,78 @@ func newClaudeScan(fileID string, ev *evidenceCollector) *claudeScan {
 
 func (sc *claudeScan) endHead() { sc.inTail = true }
 
-func (sc *claudeScan) line(b []byte) {
+// claudeRec holds the top-level fields of one transcript record, taken
+// in a single pass: records can be megabytes (tool results), so each is
+// scanned once rather than once per field.
+type claudeRec struct {
+	Type, Timestamp, Cwd, SessionID, Version, Entrypoint, GitBranch, Subtype string
+	PromptSource, CustomTitle, AITitle, LastPrompt, Summary                  string
+	HasBranch, HasPromptSource, Sidechain, Meta, CompactSummary, APIError    bool
+	Message, CompactMeta                                                     gjson.Result
+}
+
+func parseClaudeRec(b []byte) (claudeRec, bool) {
+	var r claudeRec
 	if !gjson.ValidBytes(b) {
+		return r, false
+	}
+	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			r.Type = v.Str
+		case "timestamp":
+			r.Timestamp = v.Str
+		case "cwd":
+			r.Cwd = v.Str
+		case "sessionId":
+			r.SessionID = v.Str
+		case "version":
+			r.Version = v.Str
+		case "entrypoint":
+			r.Entrypoint = v.Str
+		case "gitBranch":
+			r.GitBranch, r.HasBranch = v.Str, true
+		case "subtype":
+			r.Subtype = v.Str
+		case "promptSource":
+			r.PromptSource, r.HasPromptSource = v.Str, true
+		case "customTitle":
+			r.CustomTitle = v.Str
+		case "aiTitle":
+			r.AITitle = v.Str
+		case "lastPrompt":
+			r.LastPrompt = v.Str
+		case "summary":
+			r.Summary = v.String()
+		case "isSidechain":
+			r.Sidechain = v.Bool()
+		case "isMeta":
+			r.Meta = v.Bool()
+		case "isCompactSummary":
+			r.CompactSummary = v.Bool()
+		case "isApiErrorMessage":
+			r.APIError = v.Bool()
+		case "message":
+			r.Message = v
+		case "compactMetadata":
+			r.CompactMeta = v
+		}
+		return true
+	})
+	return r, true
+}
+
+func (sc *claudeScan) line(b []byte) {
+	rec, ok := parseClaudeRec(b)
+	if !ok {
 		sc.invalid++
 		return
 	}
 	sc.valid++
-	rec := gjson.ParseBytes(b)
-	typ := rec.Get("type").String()
-	if ts := rec.Get("timestamp"); ts.Exists() {
-		if t, err := time.Parse(time.RFC3339Nano, ts.String()); err == nil {
+	var ts time.Time
+	if rec.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, rec.Timestamp); err == nil {
+			ts = t
 			if sc.sum.Created.IsZero() || t.Before(sc.sum.Created) {
 				sc.sum.Created = t
 			}
@@ -340,38 +430,36 @@ func (sc *claudeScan) line(b []byte) {
 			}
 		}
 	}
-	if sc.sum.Cwd == "" {
-		if c := rec.Get("cwd").String(); c != "" {
-			sc.sum.Cwd = c
-		}
+	if sc.sum.Cwd == "" && rec.Cwd != "" {
+		sc.sum.Cwd = rec.Cwd
 	}
 	if sc.sum.ID == "" {
-		sc.sum.ID = rec.Get("sessionId").String()
+		sc.sum.ID = rec.SessionID
 	}
-	if v := rec.Get("version").String(); v != "" {
-		sc.sum.Version = v
+	if rec.Version != "" {
+		sc.sum.Version = rec.Version
 	}
-	if v := rec.Get("entrypoint").String(); v != "" && sc.sum.Entrypoint == "" {
-		sc.sum.Entrypoint = v
+	if rec.Entrypoint != "" && sc.sum.Entrypoint == "" {
+		sc.sum.Entrypoint = rec.Entrypoint
 	}
-	if v := rec.Get("gitBranch"); v.Exists() && !rec.Get("isSidechain").Bool() {
-		sc.sum.Branch = v.String()
+	if rec.HasBranch && !rec.Sidechain {
+		sc.sum.Branch = rec.GitBranch
 	}
-	switch typ {
+	switch rec.Type {
 	case "custom-title":
-		sc.sum.CustomTitle = rec.Get("customTitle").String()
+		sc.sum.CustomTitle = rec.CustomTitle
 	case "ai-title":
-		sc.sum.AITitle = rec.Get("aiTitle").String()
+		sc.sum.AITitle = rec.AITitle
 	case "last-prompt":
-		sc.sum.LastPrompt = rec.Get("lastPrompt").String()
+		sc.sum.LastPrompt = rec.LastPrompt
 	case "summary":
-		sc.sum.Summary = rec.Get("summary").String()
+		sc.sum.Summary = rec.Summary
 	case "system":
-		if rec.Get("subtype").String() == "compact_boundary" {
+		if rec.Subtype == "compact_boundary" {
 			// Context usage restarts here.
 			sc.tokens, sc.hasUsage = 0, false
 			if sc.full {
-				sc.curve = append(sc.curve, rec.Get("compactMetadata.postTokens").Int())
+				sc.curve = append(sc.curve, rec.CompactMeta.Get("postTokens").Int())
 			}
 		}
 	case "user":
@@ -379,8 +467,8 @@ func (sc *claudeScan) line(b []byte) {
 			if sc.sum.FirstPrompt == "" {
 				sc.sum.FirstPrompt = oneLine(text, 500)
 			}
-			if t, err := time.Parse(time.RFC3339Nano, rec.Get("timestamp").String()); err == nil && t.After(sc.sum.LastHuman) {
-				sc.sum.LastHuman = t
+			if ts.After(sc.sum.LastHuman) {
+				sc.sum.LastHuman = ts
 			}
 			if sc.full {
 				sc.counts.HumanPrompts++
@@ -388,9 +476,9 @@ func (sc *claudeScan) line(b []byte) {
 				sc.ev.prompt(text)
 			}
 		}
-		if sc.full && !rec.Get("isSidechain").Bool() {
+		if sc.full && !rec.Sidechain {
 			sc.counts.Messages++
-			rec.Get("message.content").ForEach(func(_, blk gjson.Result) bool {
+			rec.Message.Get("content").ForEach(func(_, blk gjson.Result) bool {
 				if blk.Get("type").String() == "tool_result" {
 					sc.ev.toolResult(blk.Get("tool_use_id").String(), toolResultText(blk.Get("content")))
 				}
@@ -398,21 +486,21 @@ func (sc *claudeScan) line(b []byte) {
 			})
 		}
 	case "assistant":
-		if rec.Get("isSidechain").Bool() || rec.Get("isApiErrorMessage").Bool() {
+		if rec.Sidechain || rec.APIError {
 			return
 		}
-		model := rec.Get("message.model").String()
+		model := rec.Message.Get("model").String()
 		if model == "<synthetic>" {
 			return
 		}
-		u := rec.Get("message.usage")
+		u := rec.Message.Get("usage")
 		if u.Exists() {
 			sc.tokens = u.Get("input_tokens").Int() + u.Get("cache_creation_input_tokens").Int() + u.Get("cache_read_input_tokens").Int()
 			sc.hasUsage = true
 			sc.sum.Model = model
 		}
 		if sc.full {
-			msgID := rec.Get("message.id").String()
+			msgID := rec.Message.Get("id").String()
 			if msgID != sc.lastMsg {
 				// One content block per record: records sharing a message
 				// id are one message and one turn of the curve.
@@ -422,7 +510,7 @@ func (sc *claudeScan) line(b []byte) {
 			} else if n := len(sc.curve); n > 0 {
 				sc.curve[n-1] = sc.tokens
 			}
-			rec.Get("message.content").ForEach(func(_, blk gjson.Result) bool {
+			rec.Message.Get("content").ForEach(func(_, blk gjson.Result) bool {
 				if blk.Get("type").String() == "tool_use" {
 					sc.counts.ToolCalls++
 					sc.ev.toolUse(blk.Get("id").String(), blk.Get("name").String(), blk.Get("input"), sc.sum.Cwd)
@@ -484,16 +572,14 @@ var wrapperPrefixes = []string{
 // claudeHumanPrompt applies the notes' rule: promptSource typed/sdk where
 // recorded; otherwise a string or text content that is not meta, not a
 // sidechain, not a tool result, not a compact summary and not a wrapper.
-func claudeHumanPrompt(rec gjson.Result) (string, bool) {
-	if rec.Get("isSidechain").Bool() || rec.Get("isMeta").Bool() || rec.Get("isCompactSummary").Bool() {
+func claudeHumanPrompt(rec claudeRec) (string, bool) {
+	if rec.Type != "user" || rec.Sidechain || rec.Meta || rec.CompactSummary {
 		return "", false
 	}
-	if ps := rec.Get("promptSource"); ps.Exists() {
-		if s := ps.String(); s != "typed" && s != "sdk" {
-			return "", false
-		}
+	if rec.HasPromptSource && rec.PromptSource != "typed" && rec.PromptSource != "sdk" {
+		return "", false
 	}
-	c := rec.Get("message.content")
+	c := rec.Message.Get("content")
 	var text string
 	switch {
 	case c.Type == gjson.String:

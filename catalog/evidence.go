@@ -208,7 +208,7 @@ func (e *evidenceCollector) finish(ctx context.Context, s Session) *Evidence {
 	// Work references over prompts, branch, commit subjects and paths.
 	texts := append([]string{s.GitBranch}, e.texts...)
 	for _, c := range e.commits {
-		texts = append(texts, c.Subject)
+		texts = append(texts, c.Subject, c.Branch)
 	}
 	texts = append(texts, ev.FilesRead...)
 	texts = append(texts, ev.FilesModified...)

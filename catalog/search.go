@@ -115,10 +115,10 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 						break
 					}
 				}
-				if !any || !gjson.ValidBytes(line) {
+				if !any {
 					return
 				}
-				for _, text := range searchableText(s.Harness, gjson.ParseBytes(line), allText) {
+				for _, text := range searchableText(s.Harness, line, allText) {
 					consider(text, 1)
 				}
 			})
@@ -135,18 +135,22 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 }
 
 // searchableText returns the human prompt (and assistant text) of a record.
-func searchableText(harness string, rec gjson.Result, allText bool) []string {
+func searchableText(harness string, line []byte, allText bool) []string {
 	switch harness {
 	case ClaudeCode:
-		switch rec.Get("type").String() {
+		rec, ok := parseClaudeRec(line)
+		if !ok {
+			return nil
+		}
+		switch rec.Type {
 		case "user":
 			if t, ok := claudeHumanPrompt(rec); ok {
 				return []string{t}
 			}
 		case "assistant":
-			if allText && !rec.Get("isSidechain").Bool() {
+			if allText && !rec.Sidechain {
 				var out []string
-				rec.Get("message.content").ForEach(func(_, b gjson.Result) bool {
+				rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
 					if b.Get("type").String() == "text" {
 						out = append(out, b.Get("text").String())
 					}
@@ -155,9 +159,13 @@ func searchableText(harness string, rec gjson.Result, allText bool) []string {
 				return out
 			}
 		case "custom-title", "ai-title", "summary":
-			return []string{rec.Get("customTitle").String() + rec.Get("aiTitle").String() + rec.Get("summary").String()}
+			return []string{rec.CustomTitle + rec.AITitle + rec.Summary}
 		}
 	case Codex:
+		if !gjson.ValidBytes(line) {
+			return nil
+		}
+		rec := gjson.ParseBytes(line)
 		p := rec.Get("payload")
 		switch {
 		case rec.Get("type").String() == "event_msg" && p.Get("type").String() == "user_message":
