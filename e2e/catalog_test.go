@@ -45,8 +45,8 @@ func tether(t *testing.T, env *harness.Env, args ...string) (int, string, string
 type listed struct {
 	Sessions []struct {
 		Harness, ID, Cwd, IdentityRoot, Title, TitleSource, State, Origin string
-		Runtime                                                        *struct{ PID int }
-		Context                                                        *struct{ Tokens int64 }
+		Runtime                                                           *struct{ PID int }
+		Context                                                           *struct{ Tokens int64 }
 	}
 	Diagnostics []struct{ Path, Problem string }
 }
@@ -235,7 +235,9 @@ func TestCatalogRealCLIs(t *testing.T) {
 		}
 		word := strings.Fields(strings.Split(w.title, "|")[0])[0]
 		code, out, _ = tether(t, env, "sessions", "search", "--json", word)
-		var sr struct{ Results []struct{ Session struct{ ID string } } }
+		var sr struct {
+			Results []struct{ Session struct{ ID string } }
+		}
 		json.Unmarshal([]byte(out), &sr)
 		found := false
 		for _, r := range sr.Results {
