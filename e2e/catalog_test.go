@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/app"
 	"github.com/tether-dev/tether/internal/fakeapi"
@@ -145,6 +146,11 @@ func TestCatalogRealCLIs(t *testing.T) {
 				wants["codex:"+id] = want{"codex", d.dir, prompt}
 			}
 		}
+	}
+
+	// Codex 0.171.0 keeps a state DB: the list must come from it.
+	if catalog.StateDB(env.CodexHome) == "" {
+		t.Errorf("no state_<N>.sqlite under %s", env.CodexHome)
 	}
 
 	// Corrupt and empty transcripts beside the real ones.

@@ -418,3 +418,13 @@ func TestSessionsSchemaAndCache(t *testing.T) {
 		t.Errorf("cache still there: %v", err)
 	}
 }
+
+func TestDoctorReportsCatalogDiagnostics(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "x", "bad00000-0000.jsonl"), nil)
+	ta.run("doctor")
+	if !strings.Contains(ta.out.String(), "warn  catalog    3 sessions, 1 unreadable file") || !strings.Contains(ta.out.String(), "empty transcript") {
+		t.Errorf("doctor:\n%s", ta.out)
+	}
+}
