@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -511,19 +512,19 @@ func Sparkline(vals []int64) string {
 
 type sessionsResumeOptions struct {
 	sessionsBase
-	ID        string
-	Print     bool
-	Force     bool
-	UseTmux   bool
-	TmuxName  string
-	Bindings  string // bindings.json path
-	Tmux      catalog.Tmux
-	Exec      func(dir string, argv, env []string) error
-	Environ   []string
-	Getenv    func(string) string
-	StatDir   func(string) error
-	Logf      func(event, sessionID string, kv ...string)
-	LookupRun func(catalog.Session) catalog.Session
+	ID       string
+	Print    bool
+	Force    bool
+	UseTmux  bool
+	TmuxName string
+	Bindings string // bindings.json path
+	Tmux     catalog.Tmux
+	Exec     func(dir string, argv, env []string) error
+	Environ  []string
+	Getenv   func(string) string
+	StatDir  func(string) error
+	// Logged records a resume in the lifecycle log (metadata only).
+	Logged func(s catalog.Session, mode string, forced bool)
 }
 
 // tmuxFlag is a boolean flag that also takes a value: --tmux or
@@ -574,7 +575,10 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
 				UseTmux: tf.set, TmuxName: tf.name, Bindings: filepath.Join(a.Loc.StateDir, "bindings.json"),
 				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv,
-				Logf: func(event, sid string, kv ...string) { a.Log().Info(event, sid) },
+				Logged: func(s catalog.Session, mode string, forced bool) {
+					a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
+						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
+				},
 			})
 		},
 	}
@@ -610,8 +614,8 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	if opts.UseTmux {
 		return resumeInTmux(opts, s, env)
 	}
-	if opts.Logf != nil {
-		opts.Logf("resume", s.ID)
+	if opts.Logged != nil {
+		opts.Logged(s, "exec", opts.Force)
 	}
 	return opts.Exec(spec.Dir, spec.Argv, env)
 }
@@ -641,8 +645,8 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	if err := b.Save(opts.Bindings); err != nil {
 		return fmt.Errorf("tmux session %s started, but the binding was not saved: %w", name, err)
 	}
-	if opts.Logf != nil {
-		opts.Logf("resume", s.ID)
+	if opts.Logged != nil {
+		opts.Logged(s, "tmux:"+name, opts.Force)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", s.Key(), name)
 	return opts.Tmux.Attach(name)

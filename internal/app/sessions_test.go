@@ -283,6 +283,10 @@ func TestSessionsResumeExecRefuseAndMissingDir(t *testing.T) {
 	if gotDir != dir || strings.Join(gotArgv, " ") != "codex resume "+codexID {
 		t.Errorf("exec %q %v", gotDir, gotArgv)
 	}
+	events, _ := os.ReadFile(filepath.Join(ta.env["XDG_STATE_HOME"], "tether", "events.jsonl"))
+	if !strings.Contains(string(events), `"event":"resume"`) || !strings.Contains(string(events), `"harness":"codex"`) || strings.Contains(string(events), "TOOL_BASH") {
+		t.Errorf("lifecycle log: %s", events)
+	}
 	// Running (this test process's own pid is alive): refused with 4.
 	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "sessions", fmt.Sprint(os.Getpid())+".json"),
 		[]byte(fmt.Sprintf(`{"pid":%d,"sessionId":%q,"tmux":"main:@1.%%2"}`, os.Getpid(), claudeNew)))
