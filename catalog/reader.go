@@ -175,3 +175,14 @@ func Resolve(sessions []Session, query string) (Session, error) {
 	}
 	return Session{}, &AmbiguousError{Query: query, Candidates: prefix}
 }
+
+// Resolve lists every session (archived included) and resolves query as
+// the package-level Resolve does. Diagnostics are ignored: an unreadable
+// file cannot be the session asked for.
+func (c *Catalog) Resolve(ctx context.Context, query string) (Session, error) {
+	all, _, err := c.List(ctx, ListOptions{All: true})
+	if err != nil && len(all) == 0 {
+		return Session{}, err
+	}
+	return Resolve(all, query)
+}

@@ -315,11 +315,7 @@ func relTime(now, t time.Time) string {
 // resolveSession lists everything (archived included) and resolves id:
 // ambiguous or too short → exit 2, unknown → exit 3.
 func resolveSession(ctx context.Context, c *catalog.Catalog, id string) (catalog.Session, error) {
-	all, _, err := c.List(ctx, catalog.ListOptions{All: true})
-	if err != nil && len(all) == 0 {
-		return catalog.Session{}, err
-	}
-	s, rerr := catalog.Resolve(all, id)
+	s, rerr := c.Resolve(ctx, id)
 	var amb *catalog.AmbiguousError
 	switch {
 	case rerr == nil:

@@ -432,3 +432,29 @@ func TestDoctorReportsCatalogDiagnostics(t *testing.T) {
 		t.Errorf("doctor:\n%s", ta.out)
 	}
 }
+
+func TestSessionsRepoFilter(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ta := newTestApp(t)
+	repo := filepath.Join(ta.home, "src", "widget")
+	sub := filepath.Join(repo, "pkg")
+	os.MkdirAll(sub, 0o755)
+	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "https://github.com/org/widget.git"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	withSessions(t, ta, sub)
+	for _, c := range []struct {
+		repo string
+		want int
+	}{{"github.com/org/widget", 3}, {"org/widget", 3}, {"widget", 3}, {repo, 3}, {"org/other", 0}, {"dget", 0}} {
+		ta.out.Reset()
+		ta.run("sessions", "--json", "--repo", c.repo)
+		if n := len(validate(t, "list", ta.out.Bytes())["sessions"].([]any)); n != c.want {
+			t.Errorf("--repo %s: %d sessions, want %d", c.repo, n, c.want)
+		}
+	}
+}
