@@ -423,7 +423,9 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	row("origin kind", strings.TrimSpace(s.Origin+" "+s.CLIVersion))
 	row("model", s.Model)
 	if s.Counts != nil {
-		row("counts", fmt.Sprintf("%d prompts, %d messages, %d tool calls", s.Counts.HumanPrompts, s.Counts.Messages, s.Counts.ToolCalls))
+		c := s.Counts
+		row("counts", fmt.Sprintf("%d %s, %d %s, %d %s", c.HumanPrompts, plural(c.HumanPrompts, "prompt", "prompts"),
+			c.Messages, plural(c.Messages, "message", "messages"), c.ToolCalls, plural(c.ToolCalls, "tool call", "tool calls")))
 	}
 	if s.Context != nil {
 		win := fmt.Sprintf("%d", s.Context.Window)
