@@ -74,6 +74,16 @@ type claudeSummary struct {
 	Problem      string    `json:"problem,omitempty"`
 }
 
+// clone copies every string so the summary no longer pins the lines (or
+// the read buffer) they were sliced from: kept for thousands of sessions,
+// those would cost hundreds of megabytes.
+func (s *claudeSummary) clone() {
+	for _, p := range []*string{&s.ID, &s.Cwd, &s.Branch, &s.Version, &s.Entrypoint, &s.Model, &s.FirstPrompt,
+		&s.CustomTitle, &s.AITitle, &s.LastPrompt, &s.Summary} {
+		*p = strings.Clone(*p)
+	}
+}
+
 // List implements Reader.
 func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Diagnostic, error) {
 	projects := filepath.Join(r.Dir, "projects")
@@ -360,12 +370,16 @@ type claudeRec struct {
 	Message, CompactMeta                                                     gjson.Result
 }
 
-func parseClaudeRec(b []byte) (claudeRec, bool) {
+// parseClaudeRec parses one line. With zeroCopy the result's strings alias
+// b, so b must not change while they are in use and anything kept must be
+// cloned (claudeSummary.clone); without it the line is copied first.
+func parseClaudeRec(b []byte, zeroCopy bool) (claudeRec, bool) {
 	var r claudeRec
-	if !gjson.ValidBytes(b) {
+	js := bytesString(b, zeroCopy)
+	if !gjson.Valid(js) {
 		return r, false
 	}
-	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(js).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			r.Type = v.Str
@@ -412,7 +426,7 @@ func parseClaudeRec(b []byte) (claudeRec, bool) {
 }
 
 func (sc *claudeScan) line(b []byte) {
-	rec, ok := parseClaudeRec(b)
+	rec, ok := parseClaudeRec(b, !sc.full)
 	if !ok {
 		sc.invalid++
 		return
@@ -540,6 +554,7 @@ func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
 	s := sc.sum
 	s.Tokens, s.HasUsage = sc.tokens, sc.hasUsage
 	s.Records = sc.valid
+	s.clone()
 	if sc.fileID != "" {
 		// The file name is what `claude --resume` looks up; a fork's
 		// copied records may still carry the parent's sessionId.

@@ -217,6 +217,13 @@ type codexTail struct {
 	Size                                                             int64
 }
 
+// clone copies the strings so they no longer pin the read buffer.
+func (t *codexTail) clone() {
+	for _, p := range []*string{&t.ID, &t.Cwd, &t.Source, &t.CLIVersion, &t.Model, &t.GitBranch, &t.GitSHA, &t.GitOrigin, &t.FirstPrompt} {
+		*p = strings.Clone(*p)
+	}
+}
+
 func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	f, err := r.opener()(path)
 	if err != nil {
@@ -246,6 +253,7 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	eachLine(c.head, sc.line)
 	eachLine(c.tail, sc.line)
 	t = sc.t
+	t.clone()
 	t.Size = c.size
 	r.Cache.Store(path, c.size, c.modTime, t)
 	return t, nil
@@ -264,11 +272,15 @@ type codexScan struct {
 }
 
 func (sc *codexScan) line(b []byte) {
-	if !gjson.ValidBytes(b) {
+	// List reads into a fresh buffer per file: parse it in place (the
+	// strings kept are cloned in readRollout). Get streams through a
+	// reused buffer: copy.
+	js := bytesString(b, !sc.full)
+	if !gjson.Valid(js) {
 		return
 	}
 	sc.t.Valid++
-	rec := gjson.ParseBytes(b)
+	rec := gjson.Parse(js)
 	ts, _ := time.Parse(time.RFC3339Nano, rec.Get("timestamp").String())
 	if !ts.IsZero() {
 		if sc.t.Created.IsZero() || ts.Before(sc.t.Created) {

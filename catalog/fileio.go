@@ -9,7 +9,21 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 )
+
+// bytesString views b as a string without copying when zeroCopy is set
+// (the caller guarantees b is not modified while the string is used),
+// else copies it.
+func bytesString(b []byte, zeroCopy bool) string {
+	if !zeroCopy {
+		return string(b)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
 
 // Default read budgets for List. A 2.1.x transcript snapshots the system
 // prompt and tool schemas near its start, so the head must hold a few of

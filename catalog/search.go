@@ -138,7 +138,7 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 func searchableText(harness string, line []byte, allText bool) []string {
 	switch harness {
 	case ClaudeCode:
-		rec, ok := parseClaudeRec(line)
+		rec, ok := parseClaudeRec(line, false)
 		if !ok {
 			return nil
 		}
