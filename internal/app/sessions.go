@@ -99,7 +99,9 @@ func (a *App) sessionsCommand() *cli.Command {
 			"IDs: a full id or a unique prefix of at least 4 characters, optionally qualified\n" +
 			"as claude-code:ID or codex:ID. An ambiguous prefix exits 2 and lists the\n" +
 			"candidates; an unknown id exits 3.",
-		Flags:  list.Flags,
+		// The parent lists too, with its own copy of list's flags, local
+		// so they do not leak into the other subcommands.
+		Flags:  sessionsListFlags(true),
 		Action: list.Action,
 		Commands: []*cli.Command{
 			list,
@@ -130,17 +132,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list sessions, newest activity first",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "since", Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
-			&cli.StringFlag{Name: "cwd", Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
-			&cli.StringFlag{Name: "harness", Usage: "only claude-code or codex"},
-			&cli.StringFlag{Name: "repo", Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-			&cli.StringFlag{Name: "state", Usage: "only running or resumable sessions"},
-			&cli.BoolFlag{Name: "all", Usage: "include archived Codex threads"},
-			&cli.BoolFlag{Name: "no-content", Usage: "omit every prompt-derived field (titles become the directory name)"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
-			&cli.IntFlag{Name: "limit", Usage: "show at most `N` sessions (0: all)"},
-		},
+		Flags: sessionsListFlags(false),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
 				return usageErr(fmt.Errorf("unexpected argument %q (see 'tether sessions --help')", cmd.Args().First()))
@@ -151,7 +143,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 			}
 			st := cmd.String("state")
 			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown {
-				return usageErr(fmt.Errorf("--state: %q is not running or resumable", st))
+				return usageErr(fmt.Errorf("--state: %q is not running, resumable or unknown", st))
 			}
 			if cmd.Int("limit") < 0 {
 				return usageErr(errors.New("--limit: must be 0 or more"))
@@ -174,6 +166,20 @@ func (a *App) sessionsListCommand() *cli.Command {
 			}
 			return runSessionsList(ctx, opts)
 		},
+	}
+}
+
+func sessionsListFlags(local bool) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
+		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
+		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code or codex)"},
+		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
+		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
+		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
+		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
+		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
 	}
 }
 
