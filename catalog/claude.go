@@ -199,6 +199,7 @@ func (r *ClaudeReader) session(path string, sum claudeSummary, running map[strin
 		ID:           sum.ID,
 		Cwd:          sum.Cwd,
 		IdentityRoot: r.roots.get(sum.Cwd),
+		GitOrigin:    r.roots.origin(sum.Cwd),
 		GitBranch:    sum.Branch,
 		Created:      sum.Created,
 		LastActivity: sum.LastActivity,

@@ -334,15 +334,16 @@ func gitHasCommit(ctx context.Context, repo, sha string) bool {
 	return cmd.Run() == nil
 }
 
-// rootMemo resolves each distinct cwd to its identity root once.
+// rootMemo resolves each distinct cwd to its identity root and its
+// repository's origin id once per listing.
 type rootMemo struct {
 	mu sync.Mutex
-	m  map[string]string
+	m  map[string][2]string
 }
 
-func (r *rootMemo) get(cwd string) string {
+func (r *rootMemo) lookup(cwd string) [2]string {
 	if cwd == "" {
-		return ""
+		return [2]string{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -350,12 +351,17 @@ func (r *rootMemo) get(cwd string) string {
 		return v
 	}
 	if r.m == nil {
-		r.m = map[string]string{}
+		r.m = map[string][2]string{}
 	}
-	v := identity.Resolve(cwd).Path
+	_, origin := RepoOf(cwd)
+	v := [2]string{identity.Resolve(cwd).Path, origin}
 	r.m[cwd] = v
 	return v
 }
+
+func (r *rootMemo) get(cwd string) string { return r.lookup(cwd)[0] }
+
+func (r *rootMemo) origin(cwd string) string { return r.lookup(cwd)[1] }
 
 // RepoOf returns the repository holding dir and its origin id ("" when
 // dir is not in a repository).

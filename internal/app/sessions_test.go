@@ -447,6 +447,10 @@ func TestSessionsRepoFilter(t *testing.T) {
 		}
 	}
 	withSessions(t, ta, sub)
+	ta.run("sessions", "--json", "--harness", "claude-code")
+	if n := strings.Count(ta.out.String(), `"gitOrigin": "github.com/org/widget"`); n != 2 {
+		t.Errorf("gitOrigin from the cwd's repository: %d\n%s", n, ta.out)
+	}
 	for _, c := range []struct {
 		repo string
 		want int
