@@ -180,7 +180,8 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
 		return sum, nil
 	}
 	h, t := r.budgets()
-	c, err := readHeadTail(f, h, t)
+	c, release, err := readHeadTail(f, h, t)
+	defer release()
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
 	}

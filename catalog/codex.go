@@ -245,7 +245,8 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	if tl <= 0 {
 		tl = DefaultTailBytes
 	}
-	c, err := readHeadTail(f, h, tl)
+	c, release, err := readHeadTail(f, h, tl)
+	defer release()
 	if err != nil {
 		return codexTail{}, err
 	}

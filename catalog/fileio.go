@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -42,38 +43,48 @@ type chunks struct {
 	modTime    time.Time
 }
 
+// bufPool recycles read buffers across files: List parses each buffer in
+// place and clones what it keeps, so a buffer is free once a file is done.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // readHeadTail reads at most headN bytes from the start and tailN bytes
-// from the end of the file.
-func readHeadTail(f File, headN, tailN int64) (chunks, error) {
+// from the end of the file, into a pooled buffer; call release when done
+// with the chunks.
+func readHeadTail(f File, headN, tailN int64) (c chunks, release func(), err error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return chunks{}, err
+		return chunks{}, func() {}, err
 	}
-	c := chunks{size: fi.Size(), modTime: fi.ModTime()}
+	c = chunks{size: fi.Size(), modTime: fi.ModTime()}
+	n := min(c.size, headN+tailN)
+	bp := bufPool.Get().(*[]byte)
+	if int64(cap(*bp)) < n {
+		*bp = make([]byte, n)
+	}
+	buf := (*bp)[:n]
+	release = func() { bufPool.Put(bp) }
 	if c.size <= headN+tailN {
-		buf := make([]byte, c.size)
-		n, err := f.ReadAt(buf, 0)
+		m, err := f.ReadAt(buf, 0)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return c, err
+			return c, release, err
 		}
-		c.head = buf[:n]
-		return c, nil
+		c.head = buf[:m]
+		return c, release, nil
 	}
-	head := make([]byte, headN)
-	n, err := f.ReadAt(head, 0)
+	head, tail := buf[:headN], buf[headN:]
+	m, err := f.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return c, err
+		return c, release, err
 	}
-	head = head[:n]
+	head = head[:m]
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 		head = head[:i+1]
 	}
-	tail := make([]byte, tailN)
-	n, err = f.ReadAt(tail, c.size-tailN)
+	m, err = f.ReadAt(tail, c.size-tailN)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return c, err
+		return c, release, err
 	}
-	tail = tail[:n]
+	tail = tail[:m]
 	// The first tail line is almost surely cut; drop it.
 	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
 		tail = tail[i+1:]
@@ -81,7 +92,7 @@ func readHeadTail(f File, headN, tailN int64) (chunks, error) {
 		tail = nil
 	}
 	c.head, c.tail = head, tail
-	return c, nil
+	return c, release, nil
 }
 
 // eachLine calls fn for every non-empty line of b.
