@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -158,8 +157,3 @@ func (OSProcesses) Alive(pid int) bool {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
-
-func statOK(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}

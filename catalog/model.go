@@ -192,8 +192,8 @@ func cwdTitle(cwd string) string {
 	return filepath.Base(cwd)
 }
 
-// lastHumanOK clamps times so that created ≤ last human ≤ last activity
-// holds even when clocks or records disagree.
+// normalizeTimes makes created ≤ last activity and last human ≤ last
+// activity hold even when clocks or records disagree.
 func (s *Session) normalizeTimes() {
 	if s.LastActivity.Before(s.Created) {
 		s.LastActivity = s.Created
