@@ -3,6 +3,7 @@
 #
 #   ./install.sh                 install into ~/.local/bin
 #   ./install.sh --prefix DIR    install into DIR/bin
+#   ./install.sh --shims         also make claude/codex shims that run tether's wrapper
 #   ./install.sh --uninstall     remove what install put there
 #
 # It never edits shell rc files. Running it again rebuilds and replaces the
@@ -12,13 +13,17 @@ set -euo pipefail
 prefix="${HOME}/.local"
 action=install
 run_after=1
+shims=0
+shimdir="${XDG_DATA_HOME:-${HOME}/.local/share}/tether/shims"
 
 usage() {
 	sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<'USAGE'
 Options:
   --prefix DIR   install into DIR/bin (default ~/.local)
-  --uninstall    remove the installed binary
+  --shims        create claude and codex symlinks to tether in the shims directory
+                 (put it first on PATH to wrap the real programs without shell functions)
+  --uninstall    remove the installed binary and shims
   --no-run       do not run tether after installing
   -h, --help     show this help
 USAGE
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--uninstall) action=uninstall; shift ;;
+	--shims) shims=1; shift ;;
 	--no-run) run_after=0; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*)
@@ -50,6 +56,14 @@ target="${bindir}/tether"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if [ "$action" = uninstall ]; then
+	for name in claude codex; do
+		# Only our own links: a shim is a symlink that points at tether.
+		if [ -L "${shimdir}/${name}" ] && [ "$(basename "$(readlink "${shimdir}/${name}")")" = tether ]; then
+			rm -f -- "${shimdir:?}/${name}"
+			echo "install.sh: removed shim ${shimdir}/${name}" >&2
+		fi
+	done
+	rmdir -- "$shimdir" 2>/dev/null || true
 	if [ -e "$target" ]; then
 		rm -f -- "$target"
 		echo "install.sh: removed ${target}" >&2
@@ -74,6 +88,18 @@ chmod 0755 "$tmp"
 mv -f -- "$tmp" "$target"
 trap - EXIT
 echo "install.sh: installed ${target}" >&2
+
+if [ "$shims" = 1 ]; then
+	mkdir -p -- "$shimdir"
+	for name in claude codex; do
+		if [ -e "${shimdir}/${name}" ] && [ ! -L "${shimdir}/${name}" ]; then
+			echo "install.sh: ${shimdir}/${name} exists and is not a shim; left alone" >&2
+			continue
+		fi
+		ln -sfn -- "$target" "${shimdir}/${name}"
+	done
+	echo "install.sh: shims in ${shimdir}; put it first on PATH: export PATH=\"${shimdir}:\$PATH\"" >&2
+fi
 
 case ":${PATH}:" in
 *":${bindir}:"*) ;;

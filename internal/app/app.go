@@ -22,6 +22,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/wrap"
 )
 
 // App holds what every command needs. Fields are set by New (or by tests);
@@ -42,6 +43,9 @@ type App struct {
 
 	logOnce sync.Once
 	log     *eventlog.Log
+
+	// exec runs wrapped programs; nil means wrap.Exec. Tests replace it.
+	exec wrap.ExecFunc
 }
 
 // New returns an App for this process.
@@ -97,7 +101,7 @@ func (a *App) Log() *eventlog.Log {
 func Main(version string, args []string) int {
 	ctx, stop := signalContext()
 	defer stop()
-	return New(version).Run(ctx, args)
+	return New(version).Run(ctx, multiCall(args))
 }
 
 // Run executes one command line and prints its error, once, as
@@ -130,6 +134,7 @@ func (a *App) Command() *cli.Command {
 			a.identityCommand(),
 			a.logCommand(),
 			a.doctorCommand(),
+			a.runCommand(),
 			a.sessionsCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

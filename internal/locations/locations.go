@@ -14,12 +14,17 @@ type Locations struct {
 	ConfigFile string // $XDG_CONFIG_HOME/tether/config.toml
 	StateDir   string // $XDG_STATE_HOME/tether
 	CacheDir   string // $XDG_CACHE_HOME/tether
+	DataDir    string // $XDG_DATA_HOME/tether
 	ClaudeDir  string // $CLAUDE_CONFIG_DIR or ~/.claude
 	CodexDir   string // $CODEX_HOME or ~/.codex
 }
 
 // EventLog is the lifecycle log.
 func (l Locations) EventLog() string { return filepath.Join(l.StateDir, "events.jsonl") }
+
+// ShimsDir holds the claude and codex symlinks to tether made by
+// install.sh --shims.
+func (l Locations) ShimsDir() string { return filepath.Join(l.DataDir, "shims") }
 
 // ClaudeProjects is where Claude Code keeps transcripts.
 func (l Locations) ClaudeProjects() string { return filepath.Join(l.ClaudeDir, "projects") }
@@ -54,6 +59,7 @@ func FromEnv(getenv func(string) string) Locations {
 		ConfigFile: configFile,
 		StateDir:   filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
 		CacheDir:   filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
+		DataDir:    filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),
 		ClaudeDir:  orHome("CLAUDE_CONFIG_DIR", ".claude"),
 		CodexDir:   orHome("CODEX_HOME", ".codex"),
 	}

@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	tetherOnce sync.Once
+	tetherBin  string
+	tetherErr  error
+	tetherOut  []byte
+)
+
+// Tether builds the tether binary from this checkout once per test binary
+// and returns its path.
+func Tether(t testing.TB) string {
+	t.Helper()
+	tetherOnce.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			tetherErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "tether-e2e-bin-")
+		if err != nil {
+			tetherErr = err
+			return
+		}
+		tetherBin = filepath.Join(dir, "tether")
+		cmd := exec.Command("go", "build", "-o", tetherBin, "./cmd/tether")
+		cmd.Dir = root
+		tetherOut, tetherErr = cmd.CombinedOutput()
+	})
+	if tetherErr != nil {
+		t.Fatalf("e2e: building tether: %v\n%s", tetherErr, tetherOut)
+	}
+	return tetherBin
+}

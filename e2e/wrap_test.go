@@ -1,0 +1,171 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/fakeapi"
+)
+
+// wrapEnv is an Env whose tether wrapper finds the real claude through
+// TETHER_CLAUDE_BIN.
+func wrapEnv(t *testing.T, claude string) (*harness.Env, *fakeapi.Server, string) {
+	t.Helper()
+	api, err := fakeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	env := harness.NewEnv(t, api)
+	env.Setenv("TETHER_CLAUDE_BIN", claude)
+	return env, api, harness.Tether(t)
+}
+
+func sessionOf(t *testing.T, r harness.Result) string {
+	t.Helper()
+	final, ok := r.ClaudeResult()
+	if !ok {
+		t.Fatalf("%s: no result event in stdout", r.Name)
+	}
+	sid, _ := final["session_id"].(string)
+	if sid == "" {
+		t.Fatalf("%s: no session_id in %v", r.Name, final)
+	}
+	return sid
+}
+
+func events(t *testing.T, env *harness.Env) []eventlog.Record {
+	t.Helper()
+	var out []eventlog.Record
+	path := filepath.Join(env.Home, ".local", "state", "tether", "events.jsonl")
+	if v := envVar(env, "XDG_STATE_HOME"); v != "" {
+		path = filepath.Join(v, "tether", "events.jsonl")
+	}
+	if _, err := eventlog.ReadAll(path, func(r eventlog.Record) { out = append(out, r) }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func envVar(env *harness.Env, key string) string {
+	for _, kv := range env.Environ() {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func eventNames(recs []eventlog.Record) string {
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.Event)
+	}
+	return strings.Join(names, ",")
+}
+
+func TestWrapClaude(t *testing.T) {
+	clis := harness.CLIs(t)
+	for _, v := range []struct{ name, bin string }{{"2.1.332", clis.Claude}, {"2.0.77", clis.ClaudeOld}} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			env, api, tether := wrapEnv(t, v.bin)
+			base, _ := filepath.EvalSymlinks(env.Home)
+			real := filepath.Join(base, "src", "project")
+			os.MkdirAll(real, 0o755)
+			link := filepath.Join(base, "link")
+			os.Symlink(real, link)
+			sj := []string{"--output-format", "stream-json", "--verbose"}
+
+			// A session started through the symlink lands under the
+			// canonical directory's project name: the wrapper starts the
+			// child there.
+			r := env.Run(ctx, "tether run claude", tether, link, append([]string{"run", "claude", "-p", "hello"}, sj...)...)
+			if r.ExitCode != 0 {
+				t.Fatalf("wrapped new session: exit %d", r.ExitCode)
+			}
+			sid := sessionOf(t, r)
+			name, _ := identity.ProjectDirName(real)
+			transcript := filepath.Join(env.ClaudeConfigDir, "projects", name, sid+".jsonl")
+			if _, err := os.Stat(transcript); err != nil {
+				t.Fatalf("transcript not under the canonical project dir: %v (have %v)", err, env.ClaudeTranscripts())
+			}
+
+			// A normal resume is untouched: same id, same exit status, no
+			// notice, from the other spelling of the directory.
+			before, _ := os.Stat(transcript)
+			r = env.Run(ctx, "tether run claude resume", tether, real+"/", append([]string{"run", "claude", "-p", "--resume", sid, "again"}, sj...)...)
+			if r.ExitCode != 0 || strings.Contains(r.Stderr, "tether:") || sessionOf(t, r) != sid {
+				t.Fatalf("plain resume: exit %d, stderr %q", r.ExitCode, r.Stderr)
+			}
+			if after, _ := os.Stat(transcript); after.Size() <= before.Size() {
+				t.Errorf("resume appended nothing to %s", transcript)
+			}
+
+			// Prompt too long on resume: the history is too large for every
+			// request that carries it (the turn and Claude's own attempt to
+			// compact it), so the only way on is one fresh retry, with the
+			// notice. A request holding one user message is the fresh start.
+			api.SetResponder(func(req fakeapi.Request) (fakeapi.Reply, bool) {
+				if len(req.UserTexts()) > 1 {
+					return fakeapi.PromptTooLong(250000, 200000), true
+				}
+				return fakeapi.Reply{}, false
+			})
+			r = env.Run(ctx, "tether run claude too long", tether, real, append([]string{"run", "claude", "-p", "--resume", sid, "more"}, sj...)...)
+			if r.ExitCode != 0 {
+				t.Fatalf("prompt too long → fresh: exit %d", r.ExitCode)
+			}
+			if want := "tether: session " + sid[:8] + " could not be resumed (prompt too long) — starting fresh."; !strings.Contains(r.Stderr, want) {
+				t.Errorf("stderr lacks the notice %q:\n%s", want, r.Stderr)
+			}
+			if strings.Count(r.Stderr, "could not be resumed") != 1 {
+				t.Errorf("more than one retry:\n%s", r.Stderr)
+			}
+			fresh := sessionOf(t, r)
+			if fresh == sid {
+				t.Errorf("fallback reused the old session %s", sid)
+			}
+			api.SetResponder(nil)
+
+			// A deleted transcript never reaches the CLI's resume.
+			os.Remove(transcript)
+			r = env.Run(ctx, "tether run claude deleted", tether, real, append([]string{"run", "claude", "-p", "--resume", sid, "again"}, sj...)...)
+			if r.ExitCode != 0 || !strings.Contains(r.Stderr, "(session not found)") {
+				t.Fatalf("deleted transcript: exit %d, stderr %q", r.ExitCode, r.Stderr)
+			}
+
+			recs := events(t, env)
+			var failures, fallbacks int
+			for _, rec := range recs {
+				switch rec.Event {
+				case "resume_failure":
+					failures++
+				case "fresh_fallback":
+					fallbacks++
+					if rec.SessionID != sid || !strings.Contains(string(rec.Raw), `"new_session_id":"`) {
+						t.Errorf("fresh_fallback record lacks the ids: %s", rec.Raw)
+					}
+					if strings.Contains(string(rec.Raw), `"new_session_id":""`) {
+						t.Errorf("fresh_fallback without the new session id: %s", rec.Raw)
+					}
+				}
+				if rec.Root != real {
+					t.Errorf("%s logged with identity root %q, want %q", rec.Event, rec.Root, real)
+				}
+			}
+			if failures != 2 || fallbacks != 2 {
+				t.Errorf("log: %d resume_failure, %d fresh_fallback, want 2 each: %s", failures, fallbacks, eventNames(recs))
+			}
+		})
+	}
+}

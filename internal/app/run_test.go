@@ -1,0 +1,60 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/wrap"
+)
+
+func TestMultiCall(t *testing.T) {
+	cases := map[string][]string{
+		"/home/example/.local/share/tether/shims/claude": {"tether", "run", "claude", "-r", "x"},
+		"codex":                 {"tether", "run", "codex", "-r", "x"},
+		"/usr/local/bin/tether": {"/usr/local/bin/tether", "-r", "x"},
+	}
+	for argv0, want := range cases {
+		if got := multiCall([]string{argv0, "-r", "x"}); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %q", argv0, got)
+		}
+	}
+}
+
+func TestRunPassesEverythingThrough(t *testing.T) {
+	ta := newTestApp(t)
+	fake := filepath.Join(ta.home, "bin", "claude")
+	os.MkdirAll(filepath.Dir(fake), 0o755)
+	os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755)
+	ta.env["TETHER_CLAUDE_BIN"] = fake
+	var got wrap.Child
+	ta.exec = func(c wrap.Child) (int, error) { got = c; return 3, nil }
+	// --help and other flags after the program name belong to claude.
+	code := ta.run("run", "--self-report", "claude", "--help", "-p", "x")
+	if code != 3 {
+		t.Errorf("exit %d, want the child's 3 (stderr %q)", code, ta.err)
+	}
+	if got.Path != fake || len(got.Args) != 5 || got.Args[0] != "--help" || got.Args[3] != "--append-system-prompt" {
+		t.Errorf("child %+v", got)
+	}
+	if ta.err.Len() != 0 || ta.out.Len() != 0 {
+		t.Errorf("tether wrote output: %q %q", ta.out, ta.err)
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"run", "vim"}, {"run", "--bogus", "claude"}, {"run", "--self-report", "codex"}} {
+		ta := newTestApp(t)
+		ta.env["TETHER_CODEX_BIN"] = "/bin/true"
+		if code := ta.run(args...); code != 2 || !strings.HasPrefix(ta.err.String(), "tether: ") {
+			t.Errorf("%q: exit %d stderr %q", args, code, ta.err)
+		}
+	}
+	ta := newTestApp(t)
+	ta.env["PATH"] = ta.home
+	if code := ta.run("run", "claude"); code != 3 || !strings.Contains(ta.err.String(), "not on PATH") {
+		t.Errorf("missing binary: exit %d stderr %q", code, ta.err)
+	}
+}

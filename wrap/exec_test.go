@@ -1,0 +1,56 @@
+package wrap
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestExecExitStatus(t *testing.T) {
+	for script, want := range map[string]int{"exit 0": 0, "exit 3": 3, "kill -TERM $$": 143, "kill -INT $$": 130} {
+		code, err := Exec(Child{Path: "/bin/sh", Args: []string{"-c", script}})
+		if err != nil || code != want {
+			t.Errorf("%q: code %d err %v, want %d", script, code, err, want)
+		}
+	}
+	if _, err := Exec(Child{Path: "/nonexistent/claude"}); err == nil {
+		t.Error("missing binary: want error")
+	}
+}
+
+func TestExecForwardsSignals(t *testing.T) {
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	script := `trap 'exit 42' TERM; trap 'exit 43' HUP; : > "$1"; while :; do sleep 0.01; done`
+	for sig, want := range map[syscall.Signal]int{syscall.SIGTERM: 42, syscall.SIGHUP: 43} {
+		os.Remove(ready)
+		done := make(chan int)
+		go func() {
+			code, _ := Exec(Child{Path: "/bin/sh", Args: []string{"-c", script, "sh", ready}})
+			done <- code
+		}()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if _, err := os.Stat(ready); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("child did not start")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		// Exec has registered for the signal before starting the child, so
+		// this reaches the wrapper's handler, not the default action.
+		syscall.Kill(os.Getpid(), sig)
+		select {
+		case code := <-done:
+			if code != want {
+				t.Errorf("%v: child exit %d, want %d (the signal reached its trap)", sig, code, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%v was not forwarded", sig)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+// Package wrap runs the real claude or codex transparently: the identity
+// root pinned for everything the agent starts, arguments, terminal, signals
+// and exit status passed through untouched, and a resume that fails because
+// of the session (missing, empty, too large) followed by one fresh start
+// with a clear notice instead of leaving the user stuck.
+package wrap
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/eventlog"
+)
+
+// Options configure one wrapped run.
+type Options struct {
+	Harness Harness
+	Bin     string   // the real binary
+	Args    []string // passed through untouched
+	Root    identity.Root
+	Env     []string // the environment to extend (os.Environ())
+	// ClaudeDir and CodexDir are the agents' data roots, where transcripts
+	// are looked up.
+	ClaudeDir, CodexDir string
+	Interactive         bool
+	Exec                ExecFunc
+	Log                 *eventlog.Log
+	Stderr              io.Writer
+	Now                 func() time.Time
+}
+
+// Run runs the wrapped program and returns the exit status to leave with.
+func Run(o Options) (int, error) {
+	if o.Exec == nil {
+		o.Exec = Exec
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	harness := eventlog.ClaudeCode
+	if o.Harness == Codex {
+		harness = eventlog.Codex
+	}
+	root := o.Root
+	res := ParseResume(o.Harness, o.Args)
+	dir := startDir(root)
+
+	var tr transcript
+	if res.Kind == "id" {
+		tr = o.findTranscript(res.ID)
+		// A session filed under another spelling of the directory resumes
+		// from the directory it recorded, so it stays one session.
+		if tr.cwd != "" {
+			if rec := identity.Resolve(tr.cwd); rec.Path != root.Path && !rec.FellBack {
+				o.log(harness, rec.Path).Info("resume_cwd_repair", res.ID,
+					slog.String("from", root.Path), slog.String("to", rec.Path), slog.String("transcript", tr.path))
+				root, dir = rec, startDir(rec)
+			}
+		}
+	}
+	log := o.log(harness, root.Path)
+	env := setEnv(o.Env, identity.EnvRoot, root.Path)
+	sid := res.ID
+	if sid == "" {
+		sid = "new"
+	}
+	log.Info("spawn", sid, slog.String("cwd", dir), slog.String("resume", res.Kind), slog.Bool("fork", res.Fork),
+		slog.Bool("print", res.Print), slog.String("bin", o.Bin))
+
+	child := Child{Path: o.Bin, Args: o.Args, Dir: dir, Env: env, Interactive: o.Interactive}
+	// Only a resume by id can be checked: a title or the picker is the
+	// agent's to resolve.
+	checkable := res.Kind == "id" && looksLikeID(res.ID)
+	if checkable {
+		if reason := tr.unusable(); reason != "" {
+			return o.fallback(log, res, child, tr, reason, -1)
+		}
+	}
+	code, err := o.Exec(child)
+	if err != nil {
+		return code, fmt.Errorf("run %s: %w", o.Bin, err)
+	}
+	// A status over 128 is a signal: the user interrupted, which is never
+	// the session's fault.
+	if checkable && code != 0 && code < 128 {
+		if reason := o.resumeFailure(res.ID, tr); reason != "" {
+			return o.fallback(log, res, child, tr, reason, code)
+		}
+	}
+	log.Info("end", sid, slog.Int("exit_code", code))
+	return code, nil
+}
+
+// fallback logs why the resume cannot go on and starts one fresh session.
+func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcript, reason string, code int) (int, error) {
+	log.Warn("resume_failure", res.ID, slog.String("reason", reason), slog.Int("exit_code", code),
+		slog.String("cwd", child.Dir), slog.String("transcript", tr.path), slog.Int64("size", tr.size))
+	ctxFile := "CLAUDE.md"
+	if o.Harness == Codex {
+		ctxFile = "AGENTS.md"
+	}
+	fmt.Fprintf(o.Stderr, "tether: session %s could not be resumed (%s) — starting fresh. Project context is preserved in %s.\n",
+		short(res.ID), reason, ctxFile)
+	started := o.Now()
+	child.Args = res.Fresh()
+	fresh, err := o.Exec(child)
+	if err != nil {
+		return fresh, fmt.Errorf("run %s: %w", o.Bin, err)
+	}
+	newID := o.newestSession(started)
+	log.Warn("fresh_fallback", res.ID, slog.String("new_session_id", newID), slog.String("reason", reason), slog.Int("exit_code", fresh))
+	return fresh, nil
+}
+
+func (o Options) log(harness, root string) *eventlog.Log {
+	if o.Log == nil {
+		return nil
+	}
+	return o.Log.With(harness, root)
+}
+
+// startDir is where the child starts: the root's on-disk spelling, so the
+// agent files its sessions under one name; the current directory when the
+// root could not be resolved.
+func startDir(r identity.Root) string {
+	if r.FellBack || r.Dir == "" {
+		return ""
+	}
+	if st, err := os.Stat(r.Dir); err != nil || !st.IsDir() {
+		return ""
+	}
+	return r.Dir
+}
+
+func setEnv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, key+"="+value)
+}
+
+func short(id string) string {
+	if b := identity.SessionBody(id); len(b) > 8 {
+		return b[:8]
+	}
+	return id
+}
+
+// looksLikeID reports whether a --resume value is a session id (a UUID),
+// not a title that only the agent can look up.
+func looksLikeID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+				return false
+			}
+		}
+	}
+	return true
+}
