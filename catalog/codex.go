@@ -20,7 +20,10 @@ import (
 // CodexReader reads Codex threads under $CODEX_HOME (or ~/.codex): the
 // state database when there is one, else the rollout files.
 type CodexReader struct {
-	Dir   string
+	Dir string
+	// Procs finds processes holding rollouts open (running threads);
+	// nil: no thread is reported running.
+	Procs OpenFileFinder
 	Open  Opener
 	Cache *Cache
 	// HeadBytes and TailBytes bound what List reads per rollout.
@@ -111,6 +114,21 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		}
 		s := r.session(row)
 		out = append(out, s)
+	}
+	if r.Procs != nil {
+		paths := map[string]bool{}
+		for _, s := range out {
+			if s.Source != "" && !s.Archived {
+				paths[s.Source] = true
+			}
+		}
+		open := r.Procs.OpenBy(paths)
+		for i, s := range out {
+			if pid, ok := open[s.Source]; ok {
+				out[i].State = StateRunning
+				out[i].Runtime = &Runtime{PID: pid}
+			}
+		}
 	}
 	if err := r.Cache.Save(); err != nil {
 		diags = append(diags, Diagnostic{Codex, r.Cache.path, "cache not saved: " + err.Error()})

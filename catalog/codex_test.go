@@ -222,3 +222,43 @@ func TestStateDBPicksHighest(t *testing.T) {
 	}
 	_ = os.Remove
 }
+
+// fakeOpen says which files are held open, by which pid.
+type fakeOpen map[string]int
+
+func (f fakeOpen) OpenBy(paths map[string]bool) map[string]int {
+	out := map[string]int{}
+	for p, pid := range f {
+		if paths[p] {
+			out[p] = pid
+		}
+	}
+	return out
+}
+
+func TestCodexRunningWhileRolloutIsOpen(t *testing.T) {
+	dir, rollout := codexHome(t, true)
+	got, _ := listCodex(t, &CodexReader{Dir: dir, Procs: fakeOpen{rollout: 4321, "/other": 1}}, false)
+	if s := got[sampleCodex]; s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != 4321 {
+		t.Errorf("open rollout: %s %+v", s.State, s.Runtime)
+	}
+	got, _ = listCodex(t, &CodexReader{Dir: dir, Procs: fakeOpen{}}, false)
+	if s := got[sampleCodex]; s.State != StateResumable {
+		t.Errorf("closed rollout: %s", s.State)
+	}
+}
+
+func TestOSProcessesOpenBy(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "held-*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := OSProcesses{}.OpenBy(map[string]bool{f.Name(): true, "/nonexistent": true})
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc")
+	}
+	if got[f.Name()] != os.Getpid() || len(got) != 1 {
+		t.Errorf("OpenBy: %v (want %s held by %d)", got, f.Name(), os.Getpid())
+	}
+}

@@ -144,6 +144,13 @@ type ProcessInspector interface {
 	Alive(pid int) bool
 }
 
+// OpenFileFinder finds the processes holding files open. Codex leaves no
+// pid file, so a thread counts as running while a process holds its
+// rollout open.
+type OpenFileFinder interface {
+	OpenBy(paths map[string]bool) map[string]int
+}
+
 // OSProcesses inspects this machine's processes.
 type OSProcesses struct{}
 

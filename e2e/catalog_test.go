@@ -301,3 +301,44 @@ func TestCatalogRunningSession(t *testing.T) {
 	}
 	_ = fakeapi.Text
 }
+
+// TestCatalogRunningCodex: a Codex thread whose rollout a live process
+// holds open is running, and resume refuses it.
+func TestCatalogRunningCodex(t *testing.T) {
+	clis := harness.CLIs(t)
+	api := startAPI(t)
+	env := harness.NewEnv(t, api)
+	dir := env.ProjectDir("busy")
+	res := env.Codex(context.Background(), clis.Codex, dir, "exec", "--skip-git-repo-check", "first")
+	if res.ExitCode != 0 {
+		t.Fatalf("codex: %d %s", res.ExitCode, res.Stderr)
+	}
+	l := listJSON(t, env)
+	if len(l.Sessions) != 1 || l.Sessions[0].State != "resumable" {
+		t.Fatalf("after exit: %+v", l.Sessions)
+	}
+	id := l.Sessions[0].ID
+	api.SetStreamDelay(400 * time.Millisecond)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		env.Codex(context.Background(), clis.Codex, dir, "exec", "--skip-git-repo-check", "resume", id, "slow one")
+	}()
+	defer wg.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		l = listJSON(t, env, "--state", "running")
+		if len(l.Sessions) > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(l.Sessions) != 1 || l.Sessions[0].ID != id || l.Sessions[0].Runtime == nil {
+		t.Fatalf("running codex threads: %+v", l.Sessions)
+	}
+	code, _, errOut := tether(t, env, "sessions", "resume", "codex:"+id[:8])
+	if code != 4 || !strings.Contains(errOut, "is running") {
+		t.Errorf("resume of a running thread: exit %d %q", code, errOut)
+	}
+}

@@ -72,7 +72,7 @@ func (a *App) catalogFor(harness string) (*catalog.Catalog, error) {
 	}
 	if harness == "" || harness == catalog.Codex {
 		c.Readers = append(c.Readers, &catalog.CodexReader{
-			Dir: a.Loc.CodexDir, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
+			Dir: a.Loc.CodexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
 		})
 	}
 	return c, nil
