@@ -135,6 +135,7 @@ func (a *App) Command() *cli.Command {
 			a.logCommand(),
 			a.doctorCommand(),
 			a.runCommand(),
+			a.sessionsCommand(),
 			a.trimCommand(),
 			a.hookCommand(),
 			a.hooksCommand(),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -14,9 +15,10 @@ import (
 // Config is the whole configuration. Every field has a working default, so
 // a missing file is the same as an empty one.
 type Config struct {
-	Log   Log   `toml:"log"`
-	Hooks Hooks `toml:"hooks"`
-	Wrap  Wrap  `toml:"wrap"`
+	Log     Log     `toml:"log"`
+	Catalog Catalog `toml:"catalog"`
+	Hooks   Hooks   `toml:"hooks"`
+	Wrap    Wrap    `toml:"wrap"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -33,6 +35,20 @@ type Log struct {
 	// MaxSizeMB is the size at which events.jsonl is rotated (one previous
 	// file is kept).
 	MaxSizeMB int `toml:"max_size_mb"`
+}
+
+// Catalog configures the session catalog.
+type Catalog struct {
+	// WorkRefs are the named regular expressions (Go RE2 syntax) that find
+	// work references (ticket ids) in prompts, branches, commit messages
+	// and paths. Setting the list replaces the defaults.
+	WorkRefs []WorkRefRule `toml:"work_refs"`
+}
+
+// WorkRefRule is one named pattern.
+type WorkRefRule struct {
+	Name    string `toml:"name"`
+	Pattern string `toml:"pattern"`
 }
 
 // Wrap configures tether run.
@@ -66,7 +82,15 @@ type Hooks struct {
 
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
-	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Hooks: Hooks{TailMaxKiB: 4096}, Wrap: Wrap{ExitLine: true, Threshold: 90, Policy: "trim", FitPercent: 60}}
+	return Config{
+		Log:   Log{Level: "info", MaxSizeMB: 10},
+		Hooks: Hooks{TailMaxKiB: 4096},
+		Wrap:  Wrap{ExitLine: true, Threshold: 90, Policy: "trim", FitPercent: 60},
+		Catalog: Catalog{WorkRefs: []WorkRefRule{
+			{Name: "INIT", Pattern: `\bINIT-[A-Z0-9]+-\d{3}\b`},
+			{Name: "RMI", Pattern: `\bRMI-[A-Z0-9]+-\d{3}\b`},
+		}},
+	}
 }
 
 // Load reads path over the defaults. A missing file is not an error; a file
@@ -125,6 +149,14 @@ func (c Config) validate() error {
 	}
 	if c.Hooks.TailMaxKiB < 64 || c.Hooks.TailMaxKiB > 1<<20 {
 		return fmt.Errorf("hooks.tail_max_kib: must be between 64 and 1048576, got %d", c.Hooks.TailMaxKiB)
+	}
+	for i, r := range c.Catalog.WorkRefs {
+		if r.Name == "" {
+			return fmt.Errorf("catalog.work_refs[%d]: name is empty", i)
+		}
+		if _, err := regexp.Compile(r.Pattern); err != nil || r.Pattern == "" {
+			return fmt.Errorf("catalog.work_refs[%d] (%s): invalid pattern %q", i, r.Name, r.Pattern)
+		}
 	}
 	return nil
 }

@@ -82,3 +82,21 @@ func TestHooksSection(t *testing.T) {
 		}
 	}
 }
+
+func TestCatalogWorkRefs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	cfg, err := Load(path)
+	if err != nil || len(cfg.Catalog.WorkRefs) != 2 || cfg.Catalog.WorkRefs[0].Pattern != `\bINIT-[A-Z0-9]+-\d{3}\b` {
+		t.Fatalf("defaults: %+v %v", cfg.Catalog, err)
+	}
+	os.WriteFile(path, []byte("[[catalog.work_refs]]\nname = \"JIRA\"\npattern = '\\bPROJ-\\d+\\b'\n"), 0o600)
+	cfg, err = Load(path)
+	if err != nil || len(cfg.Catalog.WorkRefs) != 1 || cfg.Catalog.WorkRefs[0].Name != "JIRA" {
+		t.Fatalf("replace: %+v %v", cfg.Catalog, err)
+	}
+	os.WriteFile(path, []byte("[[catalog.work_refs]]\nname = \"bad\"\npattern = '(['\n"), 0o600)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "catalog.work_refs[0]") {
+		t.Fatalf("bad pattern: %v", err)
+	}
+}
