@@ -89,12 +89,14 @@ func requireTranscript(t *testing.T, env *harness.Env, dir, sid string) []map[st
 }
 
 func TestSmokeClaude(t *testing.T) {
+	t.Parallel()
 	clis := harness.CLIs(t)
 	for _, c := range []struct{ version, bin string }{
 		{harness.ClaudeVersion, clis.Claude},
 		{harness.ClaudeOldVersion, clis.ClaudeOld},
 	} {
 		t.Run(c.version, func(t *testing.T) {
+			t.Parallel()
 			t.Run("hello", func(t *testing.T) {
 				api := startAPI(t)
 				env := harness.NewEnv(t, api)
@@ -196,6 +198,7 @@ func TestSmokeClaude(t *testing.T) {
 }
 
 func TestSmokeCodex(t *testing.T) {
+	t.Parallel()
 	clis := harness.CLIs(t)
 	t.Run("hello", func(t *testing.T) {
 		api := startAPI(t)
