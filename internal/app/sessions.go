@@ -321,17 +321,22 @@ func relTime(now, t time.Time) string {
 // resolveSession lists everything (archived included) and resolves id:
 // ambiguous or too short → exit 2, unknown → exit 3.
 func resolveSession(ctx context.Context, c *catalog.Catalog, id string) (catalog.Session, error) {
-	s, rerr := c.Resolve(ctx, id)
+	s, err := c.Resolve(ctx, id)
+	return s, resolveErr(err)
+}
+
+// resolveErr gives a catalog.Resolve error its exit status.
+func resolveErr(err error) error {
 	var amb *catalog.AmbiguousError
 	switch {
-	case rerr == nil:
-		return s, nil
-	case errors.As(rerr, &amb), errors.Is(rerr, catalog.ErrShortPrefix):
-		return s, usageErr(rerr)
-	case errors.Is(rerr, catalog.ErrNotFound):
-		return s, notFound(rerr)
+	case err == nil:
+		return nil
+	case errors.As(err, &amb), errors.Is(err, catalog.ErrShortPrefix):
+		return usageErr(err)
+	case errors.Is(err, catalog.ErrNotFound):
+		return notFound(err)
 	}
-	return s, rerr
+	return err
 }
 
 func oneID(cmd *cli.Command) (string, error) {

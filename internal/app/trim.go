@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
@@ -267,31 +267,25 @@ func resolveTrimSession(claudeDir, arg string) (path, id string, err error) {
 		abs, _ := filepath.Abs(arg)
 		return abs, strings.TrimSuffix(filepath.Base(arg), ".jsonl"), nil
 	}
-	if strings.ContainsAny(arg, "*?[]\\") {
-		return "", "", usageErr(fmt.Errorf("%q is not a session id", arg))
-	}
+	// Resolution by name only (no file is read), with the catalog's rules:
+	// full id, unique prefix of at least 4 characters, claude-code:
+	// qualifier, ambiguity listed.
 	projects := filepath.Join(claudeDir, "projects")
-	if exact, _ := filepath.Glob(filepath.Join(projects, "*", arg+".jsonl")); len(exact) == 1 {
-		return exact[0], arg, nil
-	} else if len(exact) > 1 {
-		return "", "", usageErr(fmt.Errorf("session %s exists in %d project directories: %s", arg, len(exact), strings.Join(exact, ", ")))
+	files, _ := filepath.Glob(filepath.Join(projects, "*", "*.jsonl"))
+	var sessions []catalog.Session
+	for _, f := range files {
+		if name := filepath.Base(f); !strings.HasPrefix(name, "agent-") {
+			sessions = append(sessions, catalog.Session{Harness: catalog.ClaudeCode, ID: strings.TrimSuffix(name, ".jsonl"), Cwd: filepath.Base(filepath.Dir(f)), Source: f})
+		}
 	}
-	if len(arg) < 4 {
-		return "", "", usageErr(fmt.Errorf("session prefix %q is too short (at least 4 characters)", arg))
+	if strings.HasPrefix(arg, catalog.Codex+":") {
+		return "", "", usageErr(fmt.Errorf("trim works on Claude Code transcripts; %s is a Codex session", arg))
 	}
-	matches, _ := filepath.Glob(filepath.Join(projects, "*", arg+"*.jsonl"))
-	switch len(matches) {
-	case 0:
-		return "", "", notFound(fmt.Errorf("no session %s under %s", arg, projects))
-	case 1:
-		return matches[0], strings.TrimSuffix(filepath.Base(matches[0]), ".jsonl"), nil
+	s, err := catalog.Resolve(sessions, arg)
+	if err != nil {
+		return "", "", resolveErr(err)
 	}
-	sort.Strings(matches)
-	var ids []string
-	for _, m := range matches {
-		ids = append(ids, strings.TrimSuffix(filepath.Base(m), ".jsonl"))
-	}
-	return "", "", usageErr(fmt.Errorf("session prefix %q is ambiguous: %s", arg, strings.Join(ids, ", ")))
+	return s.Source, s.ID, nil
 }
 
 func printTrimReport(ios *iostreams.IOStreams, r *trim.Report, o trim.Options) {

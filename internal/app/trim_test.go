@@ -154,9 +154,9 @@ func TestTrimResolveAndUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"trim", "--fit", "50%", "abcd"}, 2, "ambiguous: abcd1111-0000-4000-8000-000000000001, abcd2222"},
+		{[]string{"trim", "--fit", "50%", "abcd"}, 2, "ambiguous; it matches 2 sessions: claude-code:abcd1111-0000-4000-8000-000000000001"},
 		{[]string{"trim", "--fit", "50%", "abc"}, 2, "too short"},
-		{[]string{"trim", "--fit", "50%", "ffff"}, 3, "no session ffff"},
+		{[]string{"trim", "--fit", "50%", "ffff"}, 3, "no such session: \"ffff\""},
 		{[]string{"trim", "--fit", "50%", "/nope/x.jsonl"}, 3, "/nope/x.jsonl"},
 		{[]string{"trim", "--fit", "lots", "abcd1"}, 2, "--fit"},
 		{[]string{"trim", "--fit", "150%", "abcd1"}, 2, "percentage"},
