@@ -10,44 +10,25 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
+	"github.com/tether-dev/tether/internal/shquote"
 )
-
-// ShellQuote quotes s for POSIX sh: bare when it is made only of safe
-// characters, else in single quotes with embedded single quotes spelled
-// '\”. Newlines and $ are literal inside single quotes.
-func ShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:@%+=,", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // ShellCommand is the resume spec as one shell command line:
 // cd DIR && [ENV=…] ARGV….
 func (r ResumeSpec) ShellCommand() string {
 	var b strings.Builder
 	b.WriteString("cd ")
-	b.WriteString(ShellQuote(r.Dir))
+	b.WriteString(shquote.Quote(r.Dir))
 	b.WriteString(" &&")
 	keys := make([]string, 0, len(r.Env))
 	for k := range r.Env {
 		keys = append(keys, k)
 	}
 	for _, k := range sortStrings(keys) {
-		b.WriteString(" " + k + "=" + ShellQuote(r.Env[k]))
+		b.WriteString(" " + k + "=" + shquote.Quote(r.Env[k]))
 	}
 	for _, a := range r.Argv {
-		b.WriteString(" " + ShellQuote(a))
+		b.WriteString(" " + shquote.Quote(a))
 	}
 	return b.String()
 }

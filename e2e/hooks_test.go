@@ -20,6 +20,7 @@ import (
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/shquote"
 )
 
 // hooksEnv is a harness env with tether built and first on PATH.
@@ -288,10 +289,10 @@ func startTmux(t *testing.T, env *harness.Env, dir string, argv ...string) *tmux
 	s := &tmuxSession{t: t, sock: filepath.Join(env.Home, "tmux.sock")}
 	line := "exec env -i"
 	for _, kv := range env.Environ() {
-		line += " " + hooks.ShellQuote(kv)
+		line += " " + shquote.Quote(kv)
 	}
 	for _, a := range argv {
-		line += " " + hooks.ShellQuote(a)
+		line += " " + shquote.Quote(a)
 	}
 	cmd := exec.Command("tmux", "-S", s.sock, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", "-c", dir, line)
 	cmd.Env = env.Environ()

@@ -122,16 +122,6 @@ func shellWords(s string) []string {
 	return words
 }
 
-// ShellQuote quotes a path for sh when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%=,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // Entry is one of tether's hooks found in a settings file.
 type Entry struct {
 	Event   string

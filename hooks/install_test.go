@@ -164,9 +164,6 @@ func TestEventsForClaude(t *testing.T) {
 			t.Errorf("IsTetherCommand(%q) != %v", c, want)
 		}
 	}
-	if q := ShellQuote("/a b/it's/tether"); q != `'/a b/it'\''s/tether'` {
-		t.Errorf("quote: %s", q)
-	}
 }
 
 func TestCodexTrust(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/shquote"
 )
 
 // envClaudeBin names the claude binary whose version decides the events
@@ -179,11 +180,11 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	if opts.Action == "install" {
 		io := hooks.InstallOptions{Timeout: hooks.HookTimeout, Force: opts.Force}
 		if t.harness == eventlog.Codex {
-			io.Command = hooks.ShellQuote(opts.Tether) + " hook --harness codex"
+			io.Command = shquote.Quote(opts.Tether) + " hook --harness codex"
 			io.Events = hooks.CodexEvents
 			io.Timeouts = hooks.CodexTimeouts
 		} else {
-			io.Command = hooks.ShellQuote(opts.Tether) + " hook"
+			io.Command = shquote.Quote(opts.Tether) + " hook"
 			version := opts.ClaudeVersion
 			if version == "" {
 				version = claudeVersion(ctx, opts.ClaudeBin)
@@ -198,7 +199,7 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 					strings.TrimSpace(version), strings.Join(io.Events, ", "), hooks.FullEventsSince))
 			}
 			if opts.StatusLine {
-				io.StatusLine = hooks.ShellQuote(opts.Tether) + " statusline"
+				io.StatusLine = shquote.Quote(opts.Tether) + " statusline"
 			}
 		}
 		out, plan, err = hooks.Install(old, io)
