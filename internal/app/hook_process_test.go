@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/hooks/hookstest"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/testutil"
 )
 
 // TestMain lets the tests re-execute this binary as 'tether hook' in a
@@ -176,7 +176,7 @@ func TestHookConcurrentProcesses(t *testing.T) {
 // when the tests run as root (root ignores the permission bits).
 func TestHookReadOnlyStateDir(t *testing.T) {
 	if os.Geteuid() == 0 {
-		rerunAsNobody(t, "TestHookReadOnlyStateDir")
+		testutil.RerunAsNobody(t, "TestHookReadOnlyStateDir")
 		return
 	}
 	home := os.Getenv("TETHER_TEST_BASE")
@@ -202,40 +202,6 @@ func TestHookReadOnlyStateDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(state, "tether", "sessions")); err == nil {
 		t.Error("wrote into a read-only directory")
-	}
-}
-
-// rerunAsNobody runs one test of this binary as uid/gid 65534 in a
-// world-accessible scratch directory.
-func rerunAsNobody(t *testing.T, name string) {
-	t.Helper()
-	scratch, err := os.MkdirTemp("", "tether-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(scratch) })
-	os.Chmod(scratch, 0o755)
-	bin := filepath.Join(scratch, "test.bin")
-	data, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	work := filepath.Join(scratch, "work")
-	os.Mkdir(work, 0o755)
-	os.Chown(work, 65534, 65534)
-	cmd := exec.Command(bin, "-test.run", "^"+name+"$", "-test.v")
-	cmd.Dir = work
-	cmd.Env = []string{"TETHER_TEST_BASE=" + work, "TETHER_TEST_EXE=" + bin, "HOME=" + work, "TMPDIR=" + work}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("as nobody: test did not pass:\n%s", out)
 	}
 }
 
