@@ -224,3 +224,63 @@ func TestWrapTrimsOversizedSession(t *testing.T) {
 			len(last.Body), full, strings.Contains(string(last.Body), "[trimmed by tether:"))
 	}
 }
+
+// TestWrapCodex: a Codex resume that cannot work (unknown thread, context
+// window exceeded) ends in one fresh thread with the notice naming
+// AGENTS.md; a normal resume goes through untouched.
+func TestWrapCodex(t *testing.T) {
+	clis := harness.CLIs(t)
+	ctx := context.Background()
+	api, err := fakeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	env := harness.NewEnv(t, api)
+	env.Setenv("TETHER_CODEX_BIN", clis.Codex)
+	tether := harness.Tether(t)
+	dir := env.ProjectDir("project")
+	execArgs := []string{"run", "codex", "exec", "--skip-git-repo-check"}
+
+	r := env.Run(ctx, "tether run codex exec", tether, dir, append(execArgs, "hello")...)
+	if r.ExitCode != 0 || len(env.CodexRollouts()) != 1 {
+		t.Fatalf("codex exec: exit %d, rollouts %v", r.ExitCode, env.CodexRollouts())
+	}
+	rollout := env.CodexRollouts()[0]
+	thread := strings.TrimSuffix(filepath.Base(rollout), ".jsonl")
+	thread = thread[len(thread)-36:]
+
+	api.Enqueue(fakeapi.Text("again"))
+	r = env.Run(ctx, "tether run codex exec resume", tether, dir, append(execArgs, "resume", thread, "more")...)
+	if r.ExitCode != 0 || strings.Contains(r.Stderr, "tether:") || len(env.CodexRollouts()) != 1 {
+		t.Fatalf("plain resume: exit %d, rollouts %v, stderr %q", r.ExitCode, env.CodexRollouts(), r.Stderr)
+	}
+
+	api.Enqueue(fakeapi.ContextLengthExceeded(), fakeapi.Text("fresh"))
+	r = env.Run(ctx, "tether run codex resume overflow", tether, dir, append(execArgs, "resume", thread, "overflow")...)
+	want := "tether: session " + thread[:8] + " could not be resumed (context window exceeded) — starting fresh. Project context is preserved in AGENTS.md."
+	if r.ExitCode != 0 || !strings.Contains(r.Stderr, want) || strings.Count(r.Stderr, "could not be resumed") != 1 {
+		t.Fatalf("overflow: exit %d, stderr %q", r.ExitCode, r.Stderr)
+	}
+	if n := len(env.CodexRollouts()); n != 2 {
+		t.Errorf("want one fresh rollout beside the old one, have %d", n)
+	}
+
+	missing := "019a0000-0000-7000-8000-000000000000"
+	r = env.Run(ctx, "tether run codex resume missing", tether, dir, append(execArgs, "resume", missing, "hi")...)
+	if r.ExitCode != 0 || !strings.Contains(r.Stderr, "could not be resumed (session not found)") {
+		t.Fatalf("missing: exit %d, stderr %q", r.ExitCode, r.Stderr)
+	}
+	var fallbacks int
+	for _, rec := range events(t, env) {
+		if rec.Event == "fresh_fallback" {
+			fallbacks++
+			if rec.Harness != "codex" || strings.Contains(string(rec.Raw), `"new_session_id":""`) {
+				t.Errorf("fresh_fallback: %s", rec.Raw)
+			}
+		}
+	}
+	if fallbacks != 2 {
+		t.Errorf("%d fresh_fallback records, want 2", fallbacks)
+	}
+}
