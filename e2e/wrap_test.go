@@ -122,7 +122,7 @@ func TestWrapClaude(t *testing.T) {
 				}
 				return fakeapi.Reply{}, false
 			})
-			r = env.Run(ctx, "tether run claude too long", tether, real, append([]string{"run", "claude", "-p", "--resume", sid, "more"}, sj...)...)
+			r = env.Run(ctx, "tether run claude too long", tether, real, append([]string{"run", "--handoff", "claude", "-p", "--resume", sid, "more"}, sj...)...)
 			if r.ExitCode != 0 {
 				t.Fatalf("prompt too long → fresh: exit %d", r.ExitCode)
 			}
@@ -137,6 +137,11 @@ func TestWrapClaude(t *testing.T) {
 				t.Errorf("fallback reused the old session %s", sid)
 			}
 			api.SetResponder(nil)
+			// --handoff: the fresh session was told what the old one was.
+			if last, ok := api.LastModelRequest(); !ok || !strings.Contains(last.System, "could not be resumed (prompt too long)") ||
+				!strings.Contains(last.System, "First request: hello") {
+				t.Errorf("the fresh session's system prompt lacks the handoff:\n%.2000s", last.System)
+			}
 
 			// A deleted transcript never reaches the CLI's resume.
 			os.Remove(transcript)

@@ -47,6 +47,10 @@ type Options struct {
 	DisableTrim bool
 	// Force resumes a session even when another process runs it.
 	Force bool
+	// Handoff, when set, summarises the session that could not be resumed
+	// (from its transcript) for the fresh one; Claude gets it through
+	// --append-system-prompt. "" means nothing worth passing on.
+	Handoff func(transcript, reason string) string
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -134,12 +138,20 @@ func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcr
 		short(res.ID), reason, ctxFile)
 	started := o.Now()
 	child.Args = res.Fresh()
+	handoff := false
+	if o.Handoff != nil && o.Harness == Claude && tr.path != "" && tr.size > 0 {
+		if text := o.Handoff(tr.path, reason); text != "" {
+			child.Args = AppendSystemPrompt(child.Args, text)
+			handoff = true
+		}
+	}
 	fresh, err := o.Exec(child)
 	if err != nil {
 		return fresh, fmt.Errorf("run %s: %w", o.Bin, err)
 	}
 	newID := o.newestSession(started)
-	log.Warn("fresh_fallback", res.ID, slog.String("new_session_id", newID), slog.String("reason", reason), slog.Int("exit_code", fresh))
+	log.Warn("fresh_fallback", res.ID, slog.String("new_session_id", newID), slog.String("reason", reason),
+		slog.Int("exit_code", fresh), slog.Bool("handoff", handoff))
 	return fresh, nil
 }
 

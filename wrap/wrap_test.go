@@ -308,3 +308,30 @@ func TestAppendSystemPrompt(t *testing.T) {
 		}
 	}
 }
+
+func TestHandoffOnFallback(t *testing.T) {
+	f := newFixture(t)
+	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
+	f.script = []func(Child) int{func(Child) int { return 1 }, func(Child) int { return 0 }}
+	var gotPath, gotReason string
+	code, err := Run(Options{
+		Harness: Claude, Bin: "/usr/bin/claude-real", Args: []string{"-p", "--resume", sid, "go on"}, Root: f.root,
+		ClaudeDir: f.claude, Stderr: &f.stderr,
+		Handoff: func(path, reason string) string { gotPath, gotReason = path, reason; return "SUMMARY" },
+		Exec: func(c Child) (int, error) {
+			f.calls = append(f.calls, c)
+			step := f.script[0]
+			f.script = f.script[1:]
+			return step(c), nil
+		},
+	})
+	if err != nil || code != 0 || len(f.calls) != 2 {
+		t.Fatalf("code %d err %v calls %d", code, err, len(f.calls))
+	}
+	if gotPath != p || gotReason != "the agent could not load the session" {
+		t.Errorf("handoff called with %q %q", gotPath, gotReason)
+	}
+	if want := []string{"-p", "go on", "--append-system-prompt", "SUMMARY"}; !reflect.DeepEqual(f.calls[1].Args, want) {
+		t.Errorf("fresh args %q, want %q", f.calls[1].Args, want)
+	}
+}

@@ -39,6 +39,7 @@ type runOptions struct {
 	Args       []string
 	SelfReport bool
 	Force      bool
+	Handoff    bool
 }
 
 // parseRunArgs splits "[tether flags] claude|codex [args…]". Flags are only
@@ -52,6 +53,8 @@ func parseRunArgs(args []string) (runOptions, error) {
 			opts.SelfReport = true
 		case "--force":
 			opts.Force = true
+		case "--handoff":
+			opts.Handoff = true
 		default:
 			return opts, fmt.Errorf("unknown run flag %q (tether's own flags go before the program name; see 'tether run --help')", args[0])
 		}
@@ -72,7 +75,7 @@ func (a *App) runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run the real claude or codex with the identity root pinned and resume failures handled",
-		ArgsUsage: "[--self-report] [--force] claude|codex [ARGS...]",
+		ArgsUsage: "[--self-report] [--force] [--handoff] claude|codex [ARGS...]",
 		Description: "Everything after the program name is passed through untouched, as are the terminal,\n" +
 			"signals and the exit status. The identity root of the current directory is exported\n" +
 			"as TETHER_IDENTITY_ROOT and the program starts in it. When a resume by id cannot work\n" +
@@ -89,7 +92,10 @@ func (a *App) runCommand() *cli.Command {
 			"(tether trim --reset, or RESET: TRUE in .tether/notes.md), and when the session's\n" +
 			"context is at or over [wrap] threshold (default 90%) applies [wrap] policy: trim\n" +
 			"(to fit_percent, default 60%, keeping a backup) or fresh. TETHER_DISABLE_TRIM=1 turns\n" +
-			"the automatic trim off.",
+			"the automatic trim off.\n\n" +
+			"--handoff (or [wrap] handoff = true) gives a fresh Claude session that replaces one\n" +
+			"that could not be resumed a short summary of it through --append-system-prompt:\n" +
+			"first and latest requests, files read and modified, commits, work references.",
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseRunArgs(cmd.Args().Slice())
@@ -122,7 +128,7 @@ func (a *App) runWrap(opts runOptions) error {
 		env = append(env, envSelfReport+"=1")
 	}
 	started := a.Now()
-	code, err := wrap.Run(wrap.Options{
+	wopts := wrap.Options{
 		Harness:     opts.Harness,
 		Bin:         bin,
 		Args:        args,
@@ -141,7 +147,11 @@ func (a *App) runWrap(opts runOptions) error {
 		Windows:     cfg.Hooks.Windows,
 		DisableTrim: trim.Disabled(a.Getenv),
 		Force:       opts.Force,
-	})
+	}
+	if opts.Handoff || cfg.Wrap.Handoff {
+		wopts.Handoff = a.handoff
+	}
+	code, err := wrap.Run(wopts)
 	var running *wrap.RunningError
 	if errors.As(err, &running) {
 		return exitcode.With(exitcode.Refused, err)

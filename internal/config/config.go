@@ -64,6 +64,9 @@ type Wrap struct {
 	// backup) or "fresh" (start a new session instead).
 	Policy     string  `toml:"policy"`
 	FitPercent float64 `toml:"fit_percent"`
+	// Handoff passes a summary of a session that could not be resumed to
+	// the fresh one that replaces it (Claude only).
+	Handoff bool `toml:"handoff"`
 }
 
 // Hooks configures the hook command and the statusLine.
