@@ -99,6 +99,9 @@ func Run(o Options) (int, error) {
 		if reason := tr.unusable(); reason != "" {
 			return o.fallback(log, res, child, tr, reason, -1)
 		}
+		if reason := o.staleReason(res.ID, tr); reason != "" {
+			return o.fallback(log, res, child, tr, reason, -1)
+		}
 		if o.Harness == Claude {
 			reason, err := o.preflight(log, res.ID, tr, root.Path)
 			if err != nil {
@@ -119,6 +122,7 @@ func Run(o Options) (int, error) {
 	// the session's fault.
 	if checkable && code != 0 && code < 128 {
 		if reason := o.resumeFailure(res.ID, tr); reason != "" {
+			o.markStale(res.ID, o.findTranscript(res.ID).path, reason)
 			return o.fallback(log, res, child, tr, reason, code)
 		}
 	}
