@@ -45,7 +45,7 @@ var claudeTruncatesLongNames = map[string]bool{harness.ClaudeVersion: true, harn
 // sessions through their recorded cwd). Flip it when identity learns them;
 // the long-path scenario fails either way the moment reality and this
 // flag disagree.
-const identityMatchesUntruncatedLongNames = false
+const identityMatchesUntruncatedLongNames = true
 
 // claudeChainTypes are the record types that form the conversation chain
 // and must carry uuid, sessionId and cwd.
@@ -107,6 +107,7 @@ func claudeProjectDir(t *testing.T, env *harness.Env, version, cwd string) strin
 		}
 		return dir
 	}
+	name = name[:200] // the prefix every build shares
 	var found []string
 	for _, n := range listDir(projects) {
 		if strings.HasPrefix(n, name) {
@@ -131,6 +132,9 @@ func claudeProjectDir(t *testing.T, env *harness.Env, version, cwd string) strin
 		}
 		if !identity.MatchesProjectDir(real, cwd) {
 			t.Errorf("identity.MatchesProjectDir(%q, %q) = false for claude %s's long name", real, cwd, version)
+		}
+		if predicted, _ := identity.ProjectDirName(cwd); predicted != real {
+			t.Errorf("claude %s: identity.ProjectDirName predicts %q, the CLI wrote %q", version, predicted, real)
 		}
 	} else {
 		if real != encodeAll(cwd) {

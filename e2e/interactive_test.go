@@ -36,7 +36,7 @@ func TestInteractiveClaude(t *testing.T) {
 
 	tm.SendText("/exit")
 	tm.SendKeys("Enter")
-	if status := tm.WaitExit(30 * time.Second); status != 0 {
+	if status := tm.WaitExit(30 * time.Second); status != 0 && status != harness.StatusUnknown {
 		t.Errorf("claude exited %d after /exit; screen:\n%s", status, tm.Capture())
 	}
 	tm.Kill()

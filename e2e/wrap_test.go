@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,7 +122,7 @@ func TestWrapClaude(t *testing.T) {
 				}
 				return fakeapi.Reply{}, false
 			})
-			r = env.Run(ctx, "tether run claude too long", tether, real, append([]string{"run", "claude", "-p", "--resume", sid, "more"}, sj...)...)
+			r = env.Run(ctx, "tether run claude too long", tether, real, append([]string{"run", "--handoff", "claude", "-p", "--resume", sid, "more"}, sj...)...)
 			if r.ExitCode != 0 {
 				t.Fatalf("prompt too long → fresh: exit %d", r.ExitCode)
 			}
@@ -136,6 +137,11 @@ func TestWrapClaude(t *testing.T) {
 				t.Errorf("fallback reused the old session %s", sid)
 			}
 			api.SetResponder(nil)
+			// --handoff: the fresh session was told what the old one was.
+			if last, ok := api.LastModelRequest(); !ok || !strings.Contains(last.System, "could not be resumed (prompt too long)") ||
+				!strings.Contains(last.System, "First request: hello") {
+				t.Errorf("the fresh session's system prompt lacks the handoff:\n%.2000s", last.System)
+			}
 
 			// A deleted transcript never reaches the CLI's resume.
 			os.Remove(transcript)
@@ -167,5 +173,119 @@ func TestWrapClaude(t *testing.T) {
 				t.Errorf("log: %d resume_failure, %d fresh_fallback, want 2 each: %s", failures, fallbacks, eventNames(recs))
 			}
 		})
+	}
+}
+
+// TestWrapTrimsOversizedSession: a session whose last turn used 95% of the
+// window is trimmed to fit before the resume, and the resumed request
+// carries the trimmed history.
+func TestWrapTrimsOversizedSession(t *testing.T) {
+	clis := harness.CLIs(t)
+	ctx := context.Background()
+	env, api, tether := wrapEnv(t, clis.Claude)
+	base, _ := filepath.EvalSymlinks(env.Home)
+	proj := filepath.Join(base, "src", "project")
+	os.MkdirAll(proj, 0o755)
+	// A small window for the fake model, so a few hundred KB overflow it.
+	cfg := filepath.Join(envVar(env, "XDG_CONFIG_HOME"), "tether", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte("[hooks.windows]\n\"claude-opus-5-5\" = 100000\n"), 0o600)
+	var files []string
+	// Three reads of ~190 KB each: about 140k tokens by tether's estimate,
+	// well over the 60% it trims to.
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(proj, fmt.Sprintf("big%d.txt", i))
+		os.WriteFile(p, []byte(strings.Repeat(strings.Repeat("y", 125)+"\n", 1500)), 0o644)
+		files = append(files, p)
+	}
+	api.Enqueue(fakeapi.Read(files[0]).Then(fakeapi.Read(files[1]).Then(fakeapi.Read(files[2]).Then(
+		fakeapi.Text("read them").WithUsage(fakeapi.Usage{InputTokens: 95000, OutputTokens: 10})))))
+	sj := []string{"--output-format", "stream-json", "--verbose", "--allowedTools", "Read"}
+	r := env.Run(ctx, "claude reads big files", tether, proj, append([]string{"run", "claude", "-p", "read the files"}, sj...)...)
+	if r.ExitCode != 0 {
+		t.Fatalf("exit %d", r.ExitCode)
+	}
+	sid := sessionOf(t, r)
+
+	r = env.Run(ctx, "tether run claude resume oversized", tether, proj, append([]string{"run", "claude", "-p", "--resume", sid, "go on"}, sj...)...)
+	if r.ExitCode != 0 {
+		t.Fatalf("resume: exit %d", r.ExitCode)
+	}
+	if !strings.Contains(r.Stderr, "was at 95% of its context — trimmed to about") {
+		t.Errorf("stderr lacks the trim line:\n%s", r.Stderr)
+	}
+	if sessionOf(t, r) != sid {
+		t.Errorf("the trimmed session was not the one resumed")
+	}
+	last, ok := api.LastModelRequest()
+	if !ok {
+		t.Fatal("no model request recorded")
+	}
+	// fit shrinks oldest first until the estimate fits: the first results
+	// become markers, the newest may stay whole.
+	full := 3 * 1500 * 126
+	if !strings.Contains(string(last.Body), "[trimmed by tether:") || len(last.Body) >= full {
+		t.Errorf("the resumed request was not trimmed: %d bytes (the three files alone are %d), marker %v",
+			len(last.Body), full, strings.Contains(string(last.Body), "[trimmed by tether:"))
+	}
+}
+
+// TestWrapCodex: a Codex resume that cannot work (unknown thread, context
+// window exceeded) ends in one fresh thread with the notice naming
+// AGENTS.md; a normal resume goes through untouched.
+func TestWrapCodex(t *testing.T) {
+	clis := harness.CLIs(t)
+	ctx := context.Background()
+	api, err := fakeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	env := harness.NewEnv(t, api)
+	env.Setenv("TETHER_CODEX_BIN", clis.Codex)
+	tether := harness.Tether(t)
+	dir := env.ProjectDir("project")
+	execArgs := []string{"run", "codex", "exec", "--skip-git-repo-check"}
+
+	r := env.Run(ctx, "tether run codex exec", tether, dir, append(execArgs, "hello")...)
+	if r.ExitCode != 0 || len(env.CodexRollouts()) != 1 {
+		t.Fatalf("codex exec: exit %d, rollouts %v", r.ExitCode, env.CodexRollouts())
+	}
+	rollout := env.CodexRollouts()[0]
+	thread := strings.TrimSuffix(filepath.Base(rollout), ".jsonl")
+	thread = thread[len(thread)-36:]
+
+	api.Enqueue(fakeapi.Text("again"))
+	r = env.Run(ctx, "tether run codex exec resume", tether, dir, append(execArgs, "resume", thread, "more")...)
+	if r.ExitCode != 0 || strings.Contains(r.Stderr, "tether:") || len(env.CodexRollouts()) != 1 {
+		t.Fatalf("plain resume: exit %d, rollouts %v, stderr %q", r.ExitCode, env.CodexRollouts(), r.Stderr)
+	}
+
+	api.Enqueue(fakeapi.ContextLengthExceeded(), fakeapi.Text("fresh"))
+	r = env.Run(ctx, "tether run codex resume overflow", tether, dir, append(execArgs, "resume", thread, "overflow")...)
+	want := "tether: session " + thread[:8] + " could not be resumed (context window exceeded) — starting fresh. Project context is preserved in AGENTS.md."
+	if r.ExitCode != 0 || !strings.Contains(r.Stderr, want) || strings.Count(r.Stderr, "could not be resumed") != 1 {
+		t.Fatalf("overflow: exit %d, stderr %q", r.ExitCode, r.Stderr)
+	}
+	if n := len(env.CodexRollouts()); n != 2 {
+		t.Errorf("want one fresh rollout beside the old one, have %d", n)
+	}
+
+	missing := "019a0000-0000-7000-8000-000000000000"
+	r = env.Run(ctx, "tether run codex resume missing", tether, dir, append(execArgs, "resume", missing, "hi")...)
+	if r.ExitCode != 0 || !strings.Contains(r.Stderr, "could not be resumed (session not found)") {
+		t.Fatalf("missing: exit %d, stderr %q", r.ExitCode, r.Stderr)
+	}
+	var fallbacks int
+	for _, rec := range events(t, env) {
+		if rec.Event == "fresh_fallback" {
+			fallbacks++
+			if rec.Harness != "codex" || strings.Contains(string(rec.Raw), `"new_session_id":""`) {
+				t.Errorf("fresh_fallback: %s", rec.Raw)
+			}
+		}
+	}
+	if fallbacks != 2 {
+		t.Errorf("%d fresh_fallback records, want 2", fallbacks)
 	}
 }

@@ -8,15 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/tidwall/gjson"
 )
 
-// maxProjectName is where Claude Code cuts a project-directory name and
-// appends a hash. The hash function differs between CLI builds (Bun's hash in
-// the native builds, a JavaScript string hash in cli.js), so long names are
-// matched by their prefix only.
+// maxProjectName is where Claude Code 2.1 cuts a project-directory name and
+// appends a hash (base 36 of the 31-multiplier string hash of the path, as
+// observed from 2.1.332). Claude Code 2.0 writes the whole name instead. The
+// hash is not part of any contract, so long names are matched by their
+// prefix (or as the whole name) rather than by recomputing it.
 const maxProjectName = 200
 
 // headLimit bounds how much of a transcript is read to find its recorded
@@ -25,9 +28,33 @@ const headLimit = 64 << 10
 
 // ProjectDirName returns the name Claude Code gives the project directory of
 // a session started in path: every UTF-16 code unit outside [A-Za-z0-9]
-// becomes "-". When long is true the name is only the 200-character prefix
-// and the real directory name continues with "-<hash>".
+// becomes "-". A name over 200 characters is cut to 200 and gets "-<hash>"
+// appended, as the current CLI does; long is then true, and callers should
+// match directories with MatchesProjectDir, since other CLI builds hash
+// differently or do not cut at all.
 func ProjectDirName(path string) (name string, long bool) {
+	full := encodeProjectName(path)
+	if len(full) > maxProjectName {
+		return full[:maxProjectName] + "-" + pathHash36(path), true
+	}
+	return full, false
+}
+
+// pathHash36 is base 36 of the absolute value of the 31-multiplier hash of
+// path's UTF-16 code units, wrapped to 32 bits.
+func pathHash36(path string) string {
+	var h int32
+	for _, u := range utf16.Encode([]rune(path)) {
+		h = 31*h + int32(u)
+	}
+	v := int64(h)
+	if v < 0 {
+		v = -v
+	}
+	return strconv.FormatInt(v, 36)
+}
+
+func encodeProjectName(path string) string {
 	var b strings.Builder
 	for _, r := range path {
 		switch {
@@ -40,21 +67,20 @@ func ProjectDirName(path string) (name string, long bool) {
 			b.WriteByte('-')
 		}
 	}
-	s := b.String()
-	if len(s) > maxProjectName {
-		return s[:maxProjectName], true
-	}
-	return s, false
+	return b.String()
 }
 
-// MatchesProjectDir reports whether dirName is the project directory Claude
-// Code would use for path, allowing for any hash suffix of long names.
+// MatchesProjectDir reports whether dirName is a project directory Claude
+// Code would use for path: the exact name, or for a long path the
+// 200-character prefix with any hash suffix, or the whole uncut name
+// (Claude Code 2.0).
 func MatchesProjectDir(dirName, path string) bool {
-	name, long := ProjectDirName(path)
-	if !long {
-		return dirName == name
+	full := encodeProjectName(path)
+	if len(full) <= maxProjectName || dirName == full {
+		return dirName == full
 	}
-	return strings.HasPrefix(dirName, name+"-") && len(dirName) > len(name)+1
+	prefix := full[:maxProjectName]
+	return strings.HasPrefix(dirName, prefix+"-") && len(dirName) > len(prefix)+1 && !strings.Contains(dirName[len(prefix)+1:], "-")
 }
 
 func isAlnum(c byte) bool {

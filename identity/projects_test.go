@@ -36,18 +36,35 @@ func TestProjectDirName(t *testing.T) {
 	}
 }
 
+// TestLongNameHash pins the hash Claude Code 2.1.332 appended to the long
+// project directories the e2e suite observed: base 36 of the 31-multiplier
+// string hash.
+func TestLongNameHash(t *testing.T) {
+	for s, want := range map[string]string{"": "0", "a": "2p", "ab": "2e9"} {
+		if got := pathHash36(s); got != want {
+			t.Errorf("pathHash36(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
 func TestProjectDirNameLong(t *testing.T) {
 	path := "/home/example/" + strings.Repeat("deep/", 60) + "project"
-	name, long := ProjectDirName(path)
-	if !long || len(name) != 200 {
-		t.Fatalf("long path: len %d, long %v", len(name), long)
+	hashed, long := ProjectDirName(path)
+	if !long || len(hashed) <= 201 || hashed[200] != '-' {
+		t.Fatalf("long path: %q, long %v", hashed, long)
 	}
+	name := hashed[:200]
 	if !strings.HasPrefix(name, "-home-example-deep-deep-") {
 		t.Errorf("long name prefix: %q", name[:30])
 	}
-	// The hash differs between builds: any suffix matches, the bare prefix
-	// and other prefixes do not.
+	// The hash differs between builds: any suffix matches, as does the
+	// whole uncut name (Claude Code 2.0); the bare prefix and other
+	// prefixes do not.
+	full := strings.NewReplacer("/", "-").Replace(path)
 	for dir, want := range map[string]bool{
+		hashed:                              true,
+		full:                                true,
+		full[:230]:                          false,
 		name + "-1x2y3z":                    true,
 		name + "-abc":                       true,
 		name:                                false,
@@ -60,9 +77,12 @@ func TestProjectDirNameLong(t *testing.T) {
 			t.Errorf("MatchesProjectDir(%q…) = %v, want %v", dir[:min(len(dir), 40)], got, want)
 		}
 	}
+	if !MatchesProjectDir(hashed, path) {
+		t.Error("ProjectDirName's own long name does not match")
+	}
 	// Exactly 200 characters is not long.
 	p200 := "/" + strings.Repeat("a", 199)
-	if n, long := ProjectDirName(p200); long || len(n) != 200 {
+	if n, long := ProjectDirName(p200); long || len(n) != 200 || !MatchesProjectDir(n, p200) {
 		t.Errorf("200 chars: len %d long %v", len(n), long)
 	}
 	if _, long := ProjectDirName(p200 + "b"); !long {

@@ -2,12 +2,11 @@ package identity
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testutil"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -126,7 +125,7 @@ func TestResolveFallback(t *testing.T) {
 func TestResolveUnreadableParent(t *testing.T) {
 	if os.Geteuid() == 0 {
 		// Mode bits do not stop root: run this test again as nobody.
-		rerunAsNobody(t, "TestResolveUnreadableParent")
+		testutil.RerunAsNobody(t, "TestResolveUnreadableParent")
 		return
 	}
 	base := os.Getenv("TETHER_TEST_BASE")
@@ -145,40 +144,6 @@ func TestResolveUnreadableParent(t *testing.T) {
 	}
 	if r.Path != inner {
 		t.Errorf("unreadable parent: Path = %q, want %q", r.Path, inner)
-	}
-}
-
-// rerunAsNobody runs one test of this binary as uid/gid 65534 in a
-// world-accessible scratch directory.
-func rerunAsNobody(t *testing.T, name string) {
-	t.Helper()
-	scratch, err := os.MkdirTemp("", "tether-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(scratch) })
-	os.Chmod(scratch, 0o755)
-	bin := filepath.Join(scratch, "test.bin")
-	data, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	work := filepath.Join(scratch, "work")
-	mkdir(t, work)
-	os.Chown(work, 65534, 65534)
-	cmd := exec.Command(bin, "-test.run", "^"+name+"$", "-test.v")
-	cmd.Dir = work
-	cmd.Env = []string{"TETHER_TEST_BASE=" + work, "HOME=" + work, "TMPDIR=" + work}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("as nobody: test did not pass:\n%s", out)
 	}
 }
 

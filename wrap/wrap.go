@@ -32,6 +32,25 @@ type Options struct {
 	Log                 *eventlog.Log
 	Stderr              io.Writer
 	Now                 func() time.Time
+
+	// Resume preflight (Claude resumes by id). StateDir holds the hooks'
+	// session state and reset markers.
+	StateDir string
+	// Threshold is the context use, in percent of the window, at or above
+	// which Policy applies; 0 turns the size check off.
+	Threshold float64
+	// Policy is PolicyTrim (trim to FitPercent, default 60, then resume)
+	// or PolicyFresh (start a new session instead).
+	Policy      string
+	FitPercent  float64
+	Windows     map[string]int64
+	DisableTrim bool
+	// Force resumes a session even when another process runs it.
+	Force bool
+	// Handoff, when set, summarises the session that could not be resumed
+	// (from its transcript) for the fresh one; Claude gets it through
+	// --append-system-prompt. "" means nothing worth passing on.
+	Handoff func(transcript, reason string) string
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -80,6 +99,20 @@ func Run(o Options) (int, error) {
 		if reason := tr.unusable(); reason != "" {
 			return o.fallback(log, res, child, tr, reason, -1)
 		}
+		if reason := o.staleReason(res.ID, tr); reason != "" {
+			return o.fallback(log, res, child, tr, reason, -1)
+		}
+		if o.Harness == Claude {
+			reason, err := o.preflight(log, res.ID, tr, root.Path)
+			if err != nil {
+				log.Warn("resume_refused", res.ID, slog.String("reason", err.Error()))
+				return 0, err
+			}
+			if reason != "" {
+				return o.fallback(log, res, child, tr, reason, -1)
+			}
+			tr = o.findTranscript(res.ID) // a trim changed its size
+		}
 	}
 	code, err := o.Exec(child)
 	if err != nil {
@@ -89,6 +122,7 @@ func Run(o Options) (int, error) {
 	// the session's fault.
 	if checkable && code != 0 && code < 128 {
 		if reason := o.resumeFailure(res.ID, tr); reason != "" {
+			o.markStale(res.ID, o.findTranscript(res.ID).path, reason)
 			return o.fallback(log, res, child, tr, reason, code)
 		}
 	}
@@ -108,12 +142,20 @@ func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcr
 		short(res.ID), reason, ctxFile)
 	started := o.Now()
 	child.Args = res.Fresh()
+	handoff := false
+	if o.Handoff != nil && o.Harness == Claude && tr.path != "" && tr.size > 0 {
+		if text := o.Handoff(tr.path, reason); text != "" {
+			child.Args = AppendSystemPrompt(child.Args, text)
+			handoff = true
+		}
+	}
 	fresh, err := o.Exec(child)
 	if err != nil {
 		return fresh, fmt.Errorf("run %s: %w", o.Bin, err)
 	}
 	newID := o.newestSession(started)
-	log.Warn("fresh_fallback", res.ID, slog.String("new_session_id", newID), slog.String("reason", reason), slog.Int("exit_code", fresh))
+	log.Warn("fresh_fallback", res.ID, slog.String("new_session_id", newID), slog.String("reason", reason),
+		slog.Int("exit_code", fresh), slog.Bool("handoff", handoff))
 	return fresh, nil
 }
 

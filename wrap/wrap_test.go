@@ -308,3 +308,70 @@ func TestAppendSystemPrompt(t *testing.T) {
 		}
 	}
 }
+
+func TestHandoffOnFallback(t *testing.T) {
+	f := newFixture(t)
+	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
+	f.script = []func(Child) int{func(Child) int { return 1 }, func(Child) int { return 0 }}
+	var gotPath, gotReason string
+	code, err := Run(Options{
+		Harness: Claude, Bin: "/usr/bin/claude-real", Args: []string{"-p", "--resume", sid, "go on"}, Root: f.root,
+		ClaudeDir: f.claude, Stderr: &f.stderr,
+		Handoff: func(path, reason string) string { gotPath, gotReason = path, reason; return "SUMMARY" },
+		Exec: func(c Child) (int, error) {
+			f.calls = append(f.calls, c)
+			step := f.script[0]
+			f.script = f.script[1:]
+			return step(c), nil
+		},
+	})
+	if err != nil || code != 0 || len(f.calls) != 2 {
+		t.Fatalf("code %d err %v calls %d", code, err, len(f.calls))
+	}
+	if gotPath != p || gotReason != "the agent could not load the session" {
+		t.Errorf("handoff called with %q %q", gotPath, gotReason)
+	}
+	if want := []string{"-p", "go on", "--append-system-prompt", "SUMMARY"}; !reflect.DeepEqual(f.calls[1].Args, want) {
+		t.Errorf("fresh args %q, want %q", f.calls[1].Args, want)
+	}
+}
+
+// TestStaleSessionIsNotRetried: after a resume failed, the same unchanged
+// transcript is not handed to the CLI again; a changed one is.
+func TestStaleSessionIsNotRetried(t *testing.T) {
+	f := newFixture(t)
+	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
+	state := filepath.Join(f.home, "state")
+	run := func(steps ...func(Child) int) {
+		f.calls = nil
+		f.script = steps
+		f.stderr.Reset()
+		if _, err := f.runOpts(func(o *Options) {
+			o.StateDir, o.Threshold = state, 0
+			o.Exec = func(c Child) (int, error) {
+				f.calls = append(f.calls, c)
+				step := f.script[0]
+				f.script = f.script[1:]
+				return step(c), nil
+			}
+		}, "--resume", sid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail := func(Child) int { return 1 }
+	ok := func(Child) int { return 0 }
+	run(fail, ok)
+	if len(f.calls) != 2 {
+		t.Fatalf("first failure: %d runs", len(f.calls))
+	}
+	run(ok)
+	if len(f.calls) != 1 || len(f.calls[0].Args) != 0 || !strings.Contains(f.stderr.String(), "the agent could not load the session, as on") {
+		t.Fatalf("stale session resumed again: calls %+v stderr %q", f.calls, f.stderr.String())
+	}
+	// A changed transcript (trimmed, restored, appended) gets a new chance.
+	os.WriteFile(p, []byte(userRecord(f.root.Path)+userRecord(f.root.Path)), 0o600)
+	run(ok)
+	if len(f.calls) != 1 || f.calls[0].Args[0] != "--resume" {
+		t.Errorf("changed transcript not resumed: %+v", f.calls)
+	}
+}

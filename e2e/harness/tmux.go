@@ -22,6 +22,7 @@ type Tmux struct {
 	// Session is the tmux session name ("e2e").
 	Session string
 	killed  atomic.Bool
+	conf    string // the server's config file
 }
 
 var tmuxSeq atomic.Int64
@@ -62,6 +63,13 @@ func (e *Env) StartTmux(dir, bin string, args ...string) *Tmux {
 		Socket:  fmt.Sprintf("tether-e2e-%d-%d", os.Getpid(), tmuxSeq.Add(1)),
 		Session: "e2e",
 	}
+	// The server reads this when new-session starts it, so the pane is kept
+	// (with its exit status and last screen) even when the program exits
+	// at once; setting the option afterwards would race a quick exit.
+	tm.conf = filepath.Join(e.T.TempDir(), "tmux.conf")
+	if err := os.WriteFile(tm.conf, []byte("set-option -g remain-on-exit on\n"), 0o600); err != nil {
+		e.T.Fatal(err)
+	}
 	// new-session runs the command through the default shell unless it is
 	// given as several words; pass it as one argv so nothing is re-parsed.
 	cmdArgs := []string{"new-session", "-d", "-s", tm.Session, "-x", "120", "-y", "40", "-c", dir}
@@ -77,9 +85,6 @@ func (e *Env) StartTmux(dir, bin string, args ...string) *Tmux {
 	if out, err := tm.tmux(cmdArgs...); err != nil {
 		e.T.Fatalf("e2e: tmux new-session: %v\n%s", err, out)
 	}
-	// Keep the pane (and its last screen) when the program exits, so a
-	// test can still read what it printed last.
-	_, _ = tm.tmux("set-option", "-t", tm.Session, "remain-on-exit", "on")
 	e.T.Logf("e2e: tmux -L %s: started %s %s in %s", tm.Socket, filepath.Base(bin), quoteArgs(args), dir)
 	e.T.Cleanup(tm.Kill)
 	return tm
@@ -90,7 +95,7 @@ func (e *Env) StartTmux(dir, bin string, args ...string) *Tmux {
 func (tm *Tmux) tmux(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", tm.Socket, "-f", "/dev/null"}, args...)...)
+	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", tm.Socket, "-f", tm.conf}, args...)...)
 	cmd.Env = tm.env.Environ()
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -172,9 +177,14 @@ func (tm *Tmux) PanePID() int {
 	return pid
 }
 
+// StatusUnknown is the status WaitExit returns when tmux saw the program
+// exit but never reported how: tmux 3.3a sometimes marks a pane dead
+// without recording the status.
+const StatusUnknown = -1
+
 // Exited tells whether the program in the pane has exited (the pane is
 // kept dead by remain-on-exit), with its exit status: 128+N when signal N
-// ended it, -1 when unknown.
+// ended it, StatusUnknown when tmux does not say.
 func (tm *Tmux) Exited() (bool, int) {
 	out, err := tm.tmux("display-message", "-p", "-t", tm.Session, "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")
 	if err != nil {
@@ -191,7 +201,7 @@ func (tm *Tmux) Exited() (bool, int) {
 	if sig, err := strconv.Atoi(f[2]); err == nil {
 		return true, 128 + sig
 	}
-	return true, -1
+	return true, StatusUnknown
 }
 
 // WaitExit waits up to timeout for the program in the pane to exit and
@@ -199,10 +209,20 @@ func (tm *Tmux) Exited() (bool, int) {
 func (tm *Tmux) WaitExit(timeout time.Duration) int {
 	tm.env.T.Helper()
 	deadline := time.Now().Add(timeout)
+	var deadSince time.Time
 	for time.Now().Before(deadline) {
-		if dead, status := tm.Exited(); dead {
+		dead, status := tm.Exited()
+		switch {
+		case dead && status != StatusUnknown:
 			tm.env.T.Logf("e2e: tmux: program exited with status %d", status)
 			return status
+		case dead && deadSince.IsZero():
+			deadSince = time.Now()
+		case dead && time.Since(deadSince) > 2*time.Second:
+			// The pane is marked dead when its terminal closes, usually a
+			// moment before tmux reaps the process and records the status.
+			tm.env.T.Logf("e2e: tmux: program exited; tmux did not report its status")
+			return StatusUnknown
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/exitcode"
@@ -24,6 +26,8 @@ type doctorOptions struct {
 	// Executable and LookPath locate this binary and the one on PATH.
 	Executable func() (string, error)
 	LookPath   func(string) (string, error)
+	// Catalog, when set, is listed to report unreadable session files.
+	Catalog func() (*catalog.Catalog, error)
 	// Shell is the calling shell's environment, for the shell checks.
 	Shell shellEnv
 	// Fix applies the safe fixes of failed or warned checks.
@@ -43,6 +47,7 @@ func (a *App) doctorCommand() *cli.Command {
 			return runDoctor(doctorOptions{
 				IO: a.IO, Loc: a.Loc, Root: a.Root(), LoadConf: a.Config,
 				Executable: os.Executable, LookPath: exec.LookPath, Fix: cmd.Bool("fix"),
+				Catalog: func() (*catalog.Catalog, error) { return a.catalogFor("") },
 				Shell: shellEnv{
 					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
 					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
@@ -122,6 +127,10 @@ func runDoctor(opts doctorOptions) error {
 		}
 	}
 
+	if opts.Catalog != nil {
+		catalogCheck(add, opts.Catalog)
+	}
+
 	shellChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
 	})
@@ -150,6 +159,35 @@ func runDoctor(opts doctorOptions) error {
 		return exitcode.With(exitcode.Error, fmt.Errorf("doctor: %d %s failed", failed, plural(failed, "check", "checks")))
 	}
 	return nil
+}
+
+// catalogCheck lists every session and reports the files the readers
+// could not understand (at most three by name).
+func catalogCheck(add func(status, name, format string, args ...any), open func() (*catalog.Catalog, error)) {
+	c, err := open()
+	if err != nil {
+		add("fail", "catalog", "%v", err)
+		return
+	}
+	ss, diags, err := c.List(context.Background(), catalog.ListOptions{All: true})
+	if err != nil {
+		add("fail", "catalog", "%v", err)
+		return
+	}
+	if len(diags) == 0 {
+		add("ok", "catalog", "%d %s, every file readable", len(ss), plural(len(ss), "session", "sessions"))
+		return
+	}
+	var names []string
+	for i, d := range diags {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("… %d more", len(diags)-3))
+			break
+		}
+		names = append(names, d.Path+": "+d.Problem)
+	}
+	add("warn", "catalog", "%d %s, %d unreadable %s (see 'tether sessions --json'): %s", len(ss), plural(len(ss), "session", "sessions"),
+		len(diags), plural(len(diags), "file", "files"), strings.Join(names, "; "))
 }
 
 // probeWritable creates dir if needed and a file in it, then removes the

@@ -59,8 +59,8 @@ type identityReport struct {
 type projectDirReport struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
-	// Long is set when the name is only the 200-character prefix Claude
-	// Code completes with a build-specific hash.
+	// Long is set when the name is cut to 200 characters plus a hash,
+	// which differs between CLI builds.
 	Long     bool `json:"long"`
 	Exists   bool `json:"exists"`
 	Sessions int  `json:"sessions"`
@@ -132,11 +132,11 @@ func printIdentity(io *iostreams.IOStreams, r identityReport) {
 	if pd.Exists {
 		state = fmt.Sprintf("exists, %d %s", pd.Sessions, plural(pd.Sessions, "session", "sessions"))
 	}
-	suffix := ""
+	note := ""
 	if pd.Long {
-		suffix = "-<hash>"
+		note = " (long: other CLI builds use another hash or the uncut name)"
 	}
-	fmt.Fprintf(w, "claude dir:   %s%s (%s)\n", pd.Name, suffix, state)
+	fmt.Fprintf(w, "claude dir:   %s (%s)%s\n", pd.Name, state, note)
 	fmt.Fprintf(w, "              under %s/projects\n", r.ClaudeConfigDir)
 	if len(r.OtherProjectDirs) == 0 {
 		fmt.Fprintf(w, "stranded:     none\n")

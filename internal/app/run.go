@@ -2,14 +2,19 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/trim"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -33,6 +38,8 @@ type runOptions struct {
 	Harness    wrap.Harness
 	Args       []string
 	SelfReport bool
+	Force      bool
+	Handoff    bool
 }
 
 // parseRunArgs splits "[tether flags] claude|codex [args…]". Flags are only
@@ -44,6 +51,10 @@ func parseRunArgs(args []string) (runOptions, error) {
 		switch args[0] {
 		case "--self-report":
 			opts.SelfReport = true
+		case "--force":
+			opts.Force = true
+		case "--handoff":
+			opts.Handoff = true
 		default:
 			return opts, fmt.Errorf("unknown run flag %q (tether's own flags go before the program name; see 'tether run --help')", args[0])
 		}
@@ -64,7 +75,7 @@ func (a *App) runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run the real claude or codex with the identity root pinned and resume failures handled",
-		ArgsUsage: "[--self-report] claude|codex [ARGS...]",
+		ArgsUsage: "[--self-report] [--force] [--handoff] claude|codex [ARGS...]",
 		Description: "Everything after the program name is passed through untouched, as are the terminal,\n" +
 			"signals and the exit status. The identity root of the current directory is exported\n" +
 			"as TETHER_IDENTITY_ROOT and the program starts in it. When a resume by id cannot work\n" +
@@ -75,7 +86,16 @@ func (a *App) runCommand() *cli.Command {
 			"$TETHER_CODEX_BIN.\n\n" +
 			"--self-report (before the program name) asks Claude, through --append-system-prompt,\n" +
 			"to end each reply with its own estimate of context use, [ctx: ~NN%], which the Stop\n" +
-			"hook logs next to the real token count.",
+			"hook logs next to the real token count.\n\n" +
+			"Before resuming a Claude session by id, tether refuses one that another process is\n" +
+			"running (--force overrides; exit status 4), starts fresh when a reset was requested\n" +
+			"(tether trim --reset, or RESET: TRUE in .tether/notes.md), and when the session's\n" +
+			"context is at or over [wrap] threshold (default 90%) applies [wrap] policy: trim\n" +
+			"(to fit_percent, default 60%, keeping a backup) or fresh. TETHER_DISABLE_TRIM=1 turns\n" +
+			"the automatic trim off.\n\n" +
+			"--handoff (or [wrap] handoff = true) gives a fresh Claude session that replaces one\n" +
+			"that could not be resumed a short summary of it through --append-system-prompt:\n" +
+			"first and latest requests, files read and modified, commits, work references.",
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseRunArgs(cmd.Args().Slice())
@@ -93,32 +113,86 @@ func (a *App) runWrap(opts runOptions) error {
 	if err != nil {
 		return notFound(err)
 	}
+	cfg, err := a.Config()
+	if err != nil {
+		return err
+	}
 	args := opts.Args
-	if opts.SelfReport {
+	env := os.Environ()
+	if opts.SelfReport || (cfg.Hooks.SelfReport && opts.Harness == wrap.Claude) {
 		if opts.Harness != wrap.Claude {
 			return usageErr(fmt.Errorf("--self-report needs claude: codex has no way to append to the system prompt"))
 		}
 		args = wrap.AppendSystemPrompt(args, wrap.SelfReportInstruction)
+		// Tells the Stop hook (tether hook) to parse the self-report.
+		env = append(env, envSelfReport+"=1")
 	}
-	code, err := wrap.Run(wrap.Options{
+	started := a.Now()
+	wopts := wrap.Options{
 		Harness:     opts.Harness,
 		Bin:         bin,
 		Args:        args,
 		Root:        a.Root(),
-		Env:         os.Environ(),
+		Env:         env,
 		ClaudeDir:   a.Loc.ClaudeDir,
 		CodexDir:    a.Loc.CodexDir,
 		Interactive: a.IO.StdinTTY,
 		Log:         a.Log(),
 		Stderr:      a.IO.ErrOut,
 		Exec:        a.exec,
-	})
+		StateDir:    a.Loc.StateDir,
+		Threshold:   cfg.Wrap.Threshold,
+		Policy:      cfg.Wrap.Policy,
+		FitPercent:  cfg.Wrap.FitPercent,
+		Windows:     cfg.Hooks.Windows,
+		DisableTrim: trim.Disabled(a.Getenv),
+		Force:       opts.Force,
+	}
+	if opts.Handoff || cfg.Wrap.Handoff {
+		wopts.Handoff = a.handoff
+	}
+	code, err := wrap.Run(wopts)
+	var running *wrap.RunningError
+	if errors.As(err, &running) {
+		return exitcode.With(exitcode.Refused, err)
+	}
 	if err != nil {
 		return err
+	}
+	if a.IO.StderrTTY && cfg.Wrap.ExitLine && a.Getenv("TETHER_EXIT_LINE") != "0" {
+		if line := a.exitLine(opts, started); line != "" {
+			if a.IO.ColorErr() {
+				line = "\x1b[2m" + line + "\x1b[0m"
+			}
+			fmt.Fprintln(a.IO.ErrOut, line)
+		}
 	}
 	if code != 0 {
 		// The program has said what went wrong; leave with its status.
 		return exitcode.Silent{Code: code}
 	}
 	return nil
+}
+
+// exitLine says which session just ran, how full its context is and how to
+// get back to it. The hooks keep that state; without it (hooks not
+// installed) there is nothing reliable to say and the line is skipped.
+func (a *App) exitLine(opts runOptions, started time.Time) string {
+	st, err := hooks.LatestForRoot(a.Loc.StateDir, a.Root().Path)
+	res := wrap.ParseResume(opts.Harness, opts.Args)
+	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID)) {
+		st, err = hooks.LoadSession(a.Loc.StateDir, res.ID)
+	}
+	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
+		return ""
+	}
+	ctx := "ctx –"
+	if st.UsageKnown && st.Window > 0 {
+		ctx = fmt.Sprintf("ctx %.0f%%", st.Percent)
+	}
+	resume := "claude --resume " + st.SessionID
+	if opts.Harness == wrap.Codex {
+		resume = "codex resume " + st.SessionID
+	}
+	return fmt.Sprintf("tether: session %s · %s · resume: %s", shortID(st.SessionID), ctx, resume)
 }

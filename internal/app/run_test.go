@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/hooks"
 
 	"github.com/tether-dev/tether/wrap"
 )
@@ -56,5 +59,36 @@ func TestRunUsage(t *testing.T) {
 	ta.env["PATH"] = ta.home
 	if code := ta.run("run", "claude"); code != 3 || !strings.Contains(ta.err.String(), "not on PATH") {
 		t.Errorf("missing binary: exit %d stderr %q", code, ta.err)
+	}
+}
+
+func TestRunExitLine(t *testing.T) {
+	ta := newTestApp(t)
+	fake := filepath.Join(ta.home, "bin", "claude")
+	os.MkdirAll(filepath.Dir(fake), 0o755)
+	os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755)
+	ta.env["TETHER_CLAUDE_BIN"] = fake
+	ta.IO.StderrTTY = true
+	const id = "d9f7843f-07d6-4b50-9048-40676f77f965"
+	ta.exec = func(c wrap.Child) (int, error) {
+		// What the Stop hook records during the run.
+		return 0, hooks.Save(ta.Loc.StateDir, hooks.State{SessionID: id, IdentityRoot: ta.Root().Path,
+			Tokens: 84000, Window: 200000, Percent: 42, UsageKnown: true, Updated: time.Now()})
+	}
+	if code := ta.run("run", "claude"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	want := "tether: session d9f7843f · ctx 42% · resume: claude --resume " + id + "\n"
+	if ta.err.String() != want {
+		t.Errorf("exit line %q, want %q", ta.err.String(), want)
+	}
+	// Off when stderr is not a terminal, or when turned off.
+	for _, setup := range []func(){func() { ta.IO.StderrTTY = false }, func() { ta.IO.StderrTTY = true; ta.env["TETHER_EXIT_LINE"] = "0" }} {
+		setup()
+		ta.err.Reset()
+		ta.run("run", "claude")
+		if ta.err.Len() != 0 {
+			t.Errorf("exit line printed: %q", ta.err.String())
+		}
 	}
 }

@@ -19,6 +19,11 @@ type Options struct {
 	// example ".bak"), hard-linked or copied before the rename, so the
 	// backup exists before the original is replaced.
 	Backup string
+	// NoSync skips the fsyncs, for derived state that is cheap to
+	// recompute and written on a hot path (the hook's session state).
+	// The rename still makes the replacement atomic for readers; only
+	// durability across a crash is given up.
+	NoSync bool
 }
 
 // hooks lets tests inject failures at each step.
@@ -55,8 +60,10 @@ func Write(path string, opts Options, fill func(w io.Writer) error) (err error) 
 	if err = fill(tmp); err != nil {
 		return err
 	}
-	if err = syncFile(tmp); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+	if !opts.NoSync {
+		if err = syncFile(tmp); err != nil {
+			return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
@@ -69,7 +76,9 @@ func Write(path string, opts Options, fill func(w io.Writer) error) (err error) 
 	if err = rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("rename into place: %w", err)
 	}
-	syncDir(dir)
+	if !opts.NoSync {
+		syncDir(dir)
+	}
 	return nil
 }
 

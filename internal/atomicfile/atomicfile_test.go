@@ -75,3 +75,20 @@ func assertNoTemp(t *testing.T, dir string) {
 		}
 	}
 }
+
+func TestNoSyncSkipsFsync(t *testing.T) {
+	calls := 0
+	syncFile = func(f *os.File) error { calls++; return f.Sync() }
+	defer func() { syncFile = func(f *os.File) error { return f.Sync() } }()
+	p := filepath.Join(t.TempDir(), "state.json")
+	if err := WriteBytes(p, []byte("{}"), Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "{}" || calls != 0 {
+		t.Errorf("content %q, %d fsyncs", b, calls)
+	}
+	WriteBytes(p, []byte("{}"), Options{})
+	if calls != 1 {
+		t.Errorf("default write: %d fsyncs, want 1", calls)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -14,8 +15,11 @@ import (
 // Config is the whole configuration. Every field has a working default, so
 // a missing file is the same as an empty one.
 type Config struct {
-	Log    Log    `toml:"log"`
-	Prompt Prompt `toml:"prompt"`
+	Log     Log     `toml:"log"`
+	Catalog Catalog `toml:"catalog"`
+	Hooks   Hooks   `toml:"hooks"`
+	Wrap    Wrap    `toml:"wrap"`
+	Prompt  Prompt  `toml:"prompt"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -34,9 +38,64 @@ type Log struct {
 	MaxSizeMB int `toml:"max_size_mb"`
 }
 
+// Catalog configures the session catalog.
+type Catalog struct {
+	// WorkRefs are the named regular expressions (Go RE2 syntax) that find
+	// work references (ticket ids) in prompts, branches, commit messages
+	// and paths. Setting the list replaces the defaults.
+	WorkRefs []WorkRefRule `toml:"work_refs"`
+}
+
+// WorkRefRule is one named pattern.
+type WorkRefRule struct {
+	Name    string `toml:"name"`
+	Pattern string `toml:"pattern"`
+}
+
+// Wrap configures tether run.
+type Wrap struct {
+	// ExitLine prints one dim line on stderr when the program exits: the
+	// session id, its context use and the command to resume it (only when
+	// stderr is a terminal). TETHER_EXIT_LINE=0 turns it off too.
+	ExitLine bool `toml:"exit_line"`
+	// Threshold is the context use (percent of the window) at or above
+	// which resuming a Claude session applies Policy; 0 turns it off.
+	Threshold float64 `toml:"threshold"`
+	// Policy is "trim" (trim the transcript to FitPercent first, keeping a
+	// backup) or "fresh" (start a new session instead).
+	Policy     string  `toml:"policy"`
+	FitPercent float64 `toml:"fit_percent"`
+	// Handoff passes a summary of a session that could not be resumed to
+	// the fresh one that replaces it (Claude only).
+	Handoff bool `toml:"handoff"`
+}
+
+// Hooks configures the hook command and the statusLine.
+type Hooks struct {
+	// SelfReport makes the Stop hook parse a "[ctx: ~NN%]" self-report
+	// from the last assistant message and log it next to the real usage.
+	SelfReport bool `toml:"self_report"`
+	// Windows maps a model id (or an id prefix) to its context window in
+	// tokens, overriding the built-in table. The window a statusLine
+	// reported for a session wins over both.
+	Windows map[string]int64 `toml:"windows"`
+	// TailMaxKiB caps how much of a transcript's end one hook reads to
+	// find the last usage.
+	TailMaxKiB int64 `toml:"tail_max_kib"`
+}
+
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
-	return Config{Log: Log{Level: "info", MaxSizeMB: 10}, Prompt: DefaultPrompt()}
+	return Config{
+		Log:   Log{Level: "info", MaxSizeMB: 10},
+		Hooks: Hooks{TailMaxKiB: 4096},
+		Wrap:  Wrap{ExitLine: true, Threshold: 90, Policy: "trim", FitPercent: 60},
+		Catalog: Catalog{WorkRefs: []WorkRefRule{
+			{Name: "INIT", Pattern: `\bINIT-[A-Z0-9]+-\d{3}\b`},
+			{Name: "RMI", Pattern: `\bRMI-[A-Z0-9]+-\d{3}\b`},
+		}},
+		Prompt: DefaultPrompt(),
+	}
 }
 
 // Load reads path over the defaults. A missing file is not an error; a file
@@ -79,8 +138,30 @@ func (c Config) validate() error {
 	default:
 		return fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level)
 	}
+	if c.Wrap.Policy != "trim" && c.Wrap.Policy != "fresh" {
+		return fmt.Errorf("wrap.policy: %q is not trim or fresh", c.Wrap.Policy)
+	}
+	if c.Wrap.Threshold < 0 || c.Wrap.Threshold > 100 || c.Wrap.FitPercent <= 0 || c.Wrap.FitPercent >= 100 {
+		return fmt.Errorf("wrap: threshold must be 0-100 and fit_percent between 0 and 100")
+	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)
+	}
+	for model, w := range c.Hooks.Windows {
+		if w < 1000 {
+			return fmt.Errorf("hooks.windows.%q: a context window of %d tokens is too small", model, w)
+		}
+	}
+	if c.Hooks.TailMaxKiB < 64 || c.Hooks.TailMaxKiB > 1<<20 {
+		return fmt.Errorf("hooks.tail_max_kib: must be between 64 and 1048576, got %d", c.Hooks.TailMaxKiB)
+	}
+	for i, r := range c.Catalog.WorkRefs {
+		if r.Name == "" {
+			return fmt.Errorf("catalog.work_refs[%d]: name is empty", i)
+		}
+		if _, err := regexp.Compile(r.Pattern); err != nil || r.Pattern == "" {
+			return fmt.Errorf("catalog.work_refs[%d] (%s): invalid pattern %q", i, r.Name, r.Pattern)
+		}
 	}
 	if err := c.Prompt.validate(); err != nil {
 		return err

@@ -67,3 +67,36 @@ func TestUnreadable(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestHooksSection(t *testing.T) {
+	cfg, err := Load(write(t, "[hooks]\nself_report = true\n[hooks.windows]\n\"claude-sonnet-4-5\" = 1000000\n"))
+	if err != nil || !cfg.Hooks.SelfReport || cfg.Hooks.Windows["claude-sonnet-4-5"] != 1_000_000 || cfg.Hooks.TailMaxKiB != 4096 {
+		t.Errorf("%+v %v", cfg.Hooks, err)
+	}
+	for body, want := range map[string]string{
+		"[hooks.windows]\nx = 5\n":    "too small",
+		"[hooks]\ntail_max_kib = 1\n": "tail_max_kib",
+	} {
+		if _, err := Load(write(t, body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}
+
+func TestCatalogWorkRefs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	cfg, err := Load(path)
+	if err != nil || len(cfg.Catalog.WorkRefs) != 2 || cfg.Catalog.WorkRefs[0].Pattern != `\bINIT-[A-Z0-9]+-\d{3}\b` {
+		t.Fatalf("defaults: %+v %v", cfg.Catalog, err)
+	}
+	os.WriteFile(path, []byte("[[catalog.work_refs]]\nname = \"JIRA\"\npattern = '\\bPROJ-\\d+\\b'\n"), 0o600)
+	cfg, err = Load(path)
+	if err != nil || len(cfg.Catalog.WorkRefs) != 1 || cfg.Catalog.WorkRefs[0].Name != "JIRA" {
+		t.Fatalf("replace: %+v %v", cfg.Catalog, err)
+	}
+	os.WriteFile(path, []byte("[[catalog.work_refs]]\nname = \"bad\"\npattern = '(['\n"), 0o600)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "catalog.work_refs[0]") {
+		t.Fatalf("bad pattern: %v", err)
+	}
+}

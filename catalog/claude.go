@@ -1,0 +1,681 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/identity"
+)
+
+// ClaudeReader reads Claude Code sessions under a config dir
+// ($CLAUDE_CONFIG_DIR or ~/.claude).
+type ClaudeReader struct {
+	Dir   string
+	Procs ProcessInspector
+	Open  Opener
+	Cache *Cache
+	// HeadBytes and TailBytes bound what List reads per transcript.
+	HeadBytes, TailBytes int64
+	// WorkRules find work references in show (nil: DefaultWorkRules).
+	WorkRules []WorkRule
+
+	roots rootMemo
+}
+
+// Harness implements Reader.
+func (r *ClaudeReader) Harness() string { return ClaudeCode }
+
+func (r *ClaudeReader) opener() Opener {
+	if r.Open != nil {
+		return r.Open
+	}
+	return OSOpen
+}
+
+func (r *ClaudeReader) budgets() (int64, int64) {
+	h, t := r.HeadBytes, r.TailBytes
+	if h <= 0 {
+		h = DefaultHeadBytes
+	}
+	if t <= 0 {
+		t = DefaultTailBytes
+	}
+	return h, t
+}
+
+// claudeSummary is what List learns from one transcript (and caches).
+type claudeSummary struct {
+	ID           string    `json:"id"`
+	Cwd          string    `json:"cwd"`
+	Branch       string    `json:"branch,omitempty"`
+	Version      string    `json:"version,omitempty"`
+	Entrypoint   string    `json:"entrypoint,omitempty"`
+	Model        string    `json:"model,omitempty"`
+	Created      time.Time `json:"created"`
+	LastActivity time.Time `json:"lastActivity"`
+	LastHuman    time.Time `json:"lastHuman"`
+	FirstPrompt  string    `json:"firstPrompt,omitempty"`
+	CustomTitle  string    `json:"customTitle,omitempty"`
+	AITitle      string    `json:"aiTitle,omitempty"`
+	LastPrompt   string    `json:"lastPrompt,omitempty"`
+	Summary      string    `json:"summary,omitempty"`
+	Tokens       int64     `json:"tokens"`
+	HasUsage     bool      `json:"hasUsage"`
+	Records      int       `json:"records"`
+	Problem      string    `json:"problem,omitempty"`
+}
+
+// clone copies every string so the summary no longer pins the lines (or
+// the read buffer) they were sliced from: kept for thousands of sessions,
+// those would cost hundreds of megabytes.
+func (s *claudeSummary) clone() {
+	for _, p := range []*string{&s.ID, &s.Cwd, &s.Branch, &s.Version, &s.Entrypoint, &s.Model, &s.FirstPrompt,
+		&s.CustomTitle, &s.AITitle, &s.LastPrompt, &s.Summary} {
+		*p = strings.Clone(*p)
+	}
+}
+
+// List implements Reader.
+func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Diagnostic, error) {
+	projects := filepath.Join(r.Dir, "projects")
+	dirs, err := os.ReadDir(projects)
+	if err != nil {
+		if isNotExist(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("read %s: %w", projects, err)
+	}
+	running := r.running()
+	var (
+		out   []Session
+		diags []Diagnostic
+		paths []string
+	)
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		dir := filepath.Join(projects, d.Name())
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			diags = append(diags, Diagnostic{ClaudeCode, dir, "unreadable project directory: " + err.Error()})
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			// 2.0.x kept subagent transcripts beside sessions as
+			// agent-<id>.jsonl; newer versions use <session>/subagents/.
+			// Neither is a session of its own.
+			if e.Type().IsRegular() && strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-") {
+				paths = append(paths, filepath.Join(dir, name))
+			}
+		}
+	}
+	// Files are independent: summarise them on every core.
+	type result struct {
+		sum claudeSummary
+		err error
+	}
+	results := make([]result, len(paths))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(paths))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i].sum, results[i].err = r.summarize(paths[i])
+			}
+		}()
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, diags, err
+	}
+	for i, path := range paths {
+		sum, err := results[i].sum, results[i].err
+		switch {
+		case err != nil:
+			diags = append(diags, Diagnostic{ClaudeCode, path, err.Error()})
+		case sum.Problem != "":
+			diags = append(diags, Diagnostic{ClaudeCode, path, sum.Problem})
+		default:
+			out = append(out, r.session(path, sum, running))
+		}
+	}
+	if err := r.Cache.Save(); err != nil {
+		diags = append(diags, Diagnostic{ClaudeCode, r.Cache.path, "cache not saved: " + err.Error()})
+	}
+	return out, diags, nil
+}
+
+func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
+	f, err := r.opener()(path)
+	if err != nil {
+		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
+	}
+	var sum claudeSummary
+	if r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
+		return sum, nil
+	}
+	h, t := r.budgets()
+	c, release, err := readHeadTail(f, h, t)
+	defer release()
+	if err != nil {
+		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
+	}
+	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(path), ".jsonl"), nil)
+	eachLine(c.head, sc.line)
+	sc.endHead()
+	eachLine(c.tail, sc.line)
+	sum = sc.summary(c.size, c.modTime)
+	r.Cache.Store(path, c.size, c.modTime, sum)
+	return sum, nil
+}
+
+func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claudePidFile) Session {
+	s := Session{
+		Harness:      ClaudeCode,
+		ID:           sum.ID,
+		Cwd:          sum.Cwd,
+		IdentityRoot: r.roots.get(sum.Cwd),
+		GitOrigin:    r.roots.origin(sum.Cwd),
+		GitBranch:    sum.Branch,
+		Created:      sum.Created,
+		LastActivity: sum.LastActivity,
+		FirstPrompt:  sum.FirstPrompt,
+		State:        StateResumable,
+		Source:       path,
+		CLIVersion:   sum.Version,
+		Origin:       sum.Entrypoint,
+		Model:        sum.Model,
+		Resume:       ResumeSpec{Argv: []string{"claude", "--resume", sum.ID}, Dir: sum.Cwd},
+	}
+	if s.GitBranch == "HEAD" {
+		// Claude records "HEAD" outside a branch (and outside git).
+		s.GitBranch = ""
+	}
+	if !sum.LastHuman.IsZero() {
+		t := sum.LastHuman
+		s.LastHumanActivity = &t
+	}
+	switch {
+	case sum.CustomTitle != "":
+		s.Title, s.TitleSource = sum.CustomTitle, TitleCustom
+	case sum.AITitle != "":
+		s.Title, s.TitleSource = sum.AITitle, TitleAI
+	case sum.LastPrompt != "":
+		s.Title, s.TitleSource = sum.LastPrompt, TitleLastPrompt
+	case sum.Summary != "":
+		s.Title, s.TitleSource = sum.Summary, TitleSummary
+	case sum.FirstPrompt != "":
+		s.Title, s.TitleSource = sum.FirstPrompt, TitleFirstPrompt
+	default:
+		s.Title, s.TitleSource = cwdTitle(sum.Cwd), TitleCwd
+	}
+	s.Title = oneLine(s.Title, 200)
+	if sum.HasUsage {
+		w, known := claudeWindow(sum.Model)
+		s.Context = newContext(sum.Tokens, w, known)
+	}
+	for _, p := range running {
+		if identity.SameSession(p.SessionID, sum.ID) {
+			s.State = StateRunning
+			s.Runtime = &Runtime{PID: p.PID, Status: p.Status, TmuxTarget: p.Tmux, Tmux: tmuxSessionName(p.Tmux)}
+			break
+		}
+	}
+	s.normalizeTimes()
+	return s
+}
+
+// claudePidFile is sessions/<pid>.json, present while that process runs.
+type claudePidFile struct {
+	PID       int    `json:"pid"`
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+	Status    string `json:"status"`
+	Tmux      string `json:"tmux"`
+}
+
+// running returns the live processes' pid files by pid file name. A file
+// whose pid is gone is stale (a crash) and ignored.
+func (r *ClaudeReader) running() map[string]claudePidFile {
+	dir := filepath.Join(r.Dir, "sessions")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	procs := r.Procs
+	if procs == nil {
+		procs = OSProcesses{}
+	}
+	out := map[string]claudePidFile{}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil || !gjson.ValidBytes(data) {
+			continue
+		}
+		p := claudePidFile{
+			PID:       int(gjson.GetBytes(data, "pid").Int()),
+			SessionID: gjson.GetBytes(data, "sessionId").String(),
+			Cwd:       gjson.GetBytes(data, "cwd").String(),
+			Status:    gjson.GetBytes(data, "status").String(),
+			Tmux:      gjson.GetBytes(data, "tmux").String(),
+		}
+		if p.SessionID != "" && procs.Alive(p.PID) {
+			out[e.Name()] = p
+		}
+	}
+	return out
+}
+
+// tmuxSessionName takes the session name out of "sess:@win.%pane".
+func tmuxSessionName(target string) string {
+	if i := strings.LastIndex(target, ":@"); i >= 0 {
+		return target[:i]
+	}
+	if i := strings.IndexByte(target, ':'); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
+// claudeWindow returns the context window of a model. Only windows seen
+// in real statusLine payloads are "known"; the rest fall back to 200k.
+func claudeWindow(model string) (int64, bool) {
+	switch {
+	case strings.HasSuffix(model, "[1m]"):
+		return 1_000_000, true
+	case strings.HasPrefix(model, "claude-opus-5"):
+		return 1_000_000, true
+	}
+	return 200_000, false
+}
+
+func newContext(tokens, window int64, known bool) *ContextUsage {
+	c := &ContextUsage{Tokens: tokens, Window: window, WindowKnown: known}
+	if window > 0 {
+		c.Percent = float64(int64(float64(tokens)*1000/float64(window))) / 10
+	}
+	return c
+}
+
+// oneLine collapses whitespace and cuts s to max runes, for titles.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}
+
+// claudeScan extracts a summary from transcript lines in file order. With
+// full set it also collects what Get reports.
+type claudeScan struct {
+	fileID  string
+	full    bool
+	inTail  bool
+	sum     claudeSummary
+	valid   int
+	invalid int
+	// usage after the last compact boundary
+	tokens   int64
+	hasUsage bool
+
+	// full read only
+	prompts []string
+	counts  Counts
+	curve   []int64
+	lastMsg string
+	ev      *evidenceCollector
+}
+
+func newClaudeScan(fileID string, ev *evidenceCollector) *claudeScan {
+	return &claudeScan{fileID: fileID, full: ev != nil, ev: ev}
+}
+
+func (sc *claudeScan) endHead() { sc.inTail = true }
+
+// claudeRec holds the top-level fields of one transcript record, taken
+// in a single pass: records can be megabytes (tool results), so each is
+// scanned once rather than once per field.
+type claudeRec struct {
+	Type, Timestamp, Cwd, SessionID, Version, Entrypoint, GitBranch, Subtype string
+	PromptSource, CustomTitle, AITitle, LastPrompt, Summary                  string
+	HasBranch, HasPromptSource, Sidechain, Meta, CompactSummary, APIError    bool
+	Message, CompactMeta                                                     gjson.Result
+}
+
+// parseClaudeRec parses one line. With zeroCopy the result's strings alias
+// b, so b must not change while they are in use and anything kept must be
+// cloned (claudeSummary.clone); without it the line is copied first.
+func parseClaudeRec(b []byte, zeroCopy bool) (claudeRec, bool) {
+	var r claudeRec
+	js := bytesString(b, zeroCopy)
+	if !gjson.Valid(js) {
+		return r, false
+	}
+	gjson.Parse(js).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			r.Type = v.Str
+		case "timestamp":
+			r.Timestamp = v.Str
+		case "cwd":
+			r.Cwd = v.Str
+		case "sessionId":
+			r.SessionID = v.Str
+		case "version":
+			r.Version = v.Str
+		case "entrypoint":
+			r.Entrypoint = v.Str
+		case "gitBranch":
+			r.GitBranch, r.HasBranch = v.Str, true
+		case "subtype":
+			r.Subtype = v.Str
+		case "promptSource":
+			r.PromptSource, r.HasPromptSource = v.Str, true
+		case "customTitle":
+			r.CustomTitle = v.Str
+		case "aiTitle":
+			r.AITitle = v.Str
+		case "lastPrompt":
+			r.LastPrompt = v.Str
+		case "summary":
+			r.Summary = v.String()
+		case "isSidechain":
+			r.Sidechain = v.Bool()
+		case "isMeta":
+			r.Meta = v.Bool()
+		case "isCompactSummary":
+			r.CompactSummary = v.Bool()
+		case "isApiErrorMessage":
+			r.APIError = v.Bool()
+		case "message":
+			r.Message = v
+		case "compactMetadata":
+			r.CompactMeta = v
+		}
+		return true
+	})
+	return r, true
+}
+
+func (sc *claudeScan) line(b []byte) {
+	rec, ok := parseClaudeRec(b, !sc.full)
+	if !ok {
+		sc.invalid++
+		return
+	}
+	sc.valid++
+	var ts time.Time
+	if rec.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, rec.Timestamp); err == nil {
+			ts = t
+			if sc.sum.Created.IsZero() || t.Before(sc.sum.Created) {
+				sc.sum.Created = t
+			}
+			if t.After(sc.sum.LastActivity) {
+				sc.sum.LastActivity = t
+			}
+		}
+	}
+	if sc.sum.Cwd == "" && rec.Cwd != "" {
+		sc.sum.Cwd = rec.Cwd
+	}
+	if sc.sum.ID == "" {
+		sc.sum.ID = rec.SessionID
+	}
+	if rec.Version != "" {
+		sc.sum.Version = rec.Version
+	}
+	if rec.Entrypoint != "" && sc.sum.Entrypoint == "" {
+		sc.sum.Entrypoint = rec.Entrypoint
+	}
+	if rec.HasBranch && !rec.Sidechain {
+		sc.sum.Branch = rec.GitBranch
+	}
+	switch rec.Type {
+	case "custom-title":
+		sc.sum.CustomTitle = rec.CustomTitle
+	case "ai-title":
+		sc.sum.AITitle = rec.AITitle
+	case "last-prompt":
+		sc.sum.LastPrompt = rec.LastPrompt
+	case "summary":
+		sc.sum.Summary = rec.Summary
+	case "system":
+		if rec.Subtype == "compact_boundary" {
+			// Context usage restarts here.
+			sc.tokens, sc.hasUsage = 0, false
+			if sc.full {
+				sc.curve = append(sc.curve, rec.CompactMeta.Get("postTokens").Int())
+			}
+		}
+	case "user":
+		if text, ok := claudeHumanPrompt(rec); ok {
+			if sc.sum.FirstPrompt == "" {
+				sc.sum.FirstPrompt = oneLine(text, 500)
+			}
+			if ts.After(sc.sum.LastHuman) {
+				sc.sum.LastHuman = ts
+			}
+			if sc.full {
+				sc.counts.HumanPrompts++
+				sc.prompts = append(sc.prompts, text)
+				sc.ev.prompt(text)
+			}
+		}
+		if sc.full && !rec.Sidechain {
+			sc.counts.Messages++
+			rec.Message.Get("content").ForEach(func(_, blk gjson.Result) bool {
+				if blk.Get("type").String() == "tool_result" {
+					sc.ev.toolResult(blk.Get("tool_use_id").String(), toolResultText(blk.Get("content")))
+				}
+				return true
+			})
+		}
+	case "assistant":
+		if rec.Sidechain || rec.APIError {
+			return
+		}
+		model := rec.Message.Get("model").String()
+		if model == "<synthetic>" {
+			return
+		}
+		u := rec.Message.Get("usage")
+		if u.Exists() {
+			sc.tokens = u.Get("input_tokens").Int() + u.Get("cache_creation_input_tokens").Int() + u.Get("cache_read_input_tokens").Int()
+			sc.hasUsage = true
+			sc.sum.Model = model
+		}
+		if sc.full {
+			msgID := rec.Message.Get("id").String()
+			if msgID != sc.lastMsg {
+				// One content block per record: records sharing a message
+				// id are one message and one turn of the curve.
+				sc.counts.Messages++
+				sc.curve = append(sc.curve, sc.tokens)
+				sc.lastMsg = msgID
+			} else if n := len(sc.curve); n > 0 {
+				sc.curve[n-1] = sc.tokens
+			}
+			rec.Message.Get("content").ForEach(func(_, blk gjson.Result) bool {
+				if blk.Get("type").String() == "tool_use" {
+					sc.counts.ToolCalls++
+					sc.ev.toolUse(blk.Get("id").String(), blk.Get("name").String(), blk.Get("input"), sc.sum.Cwd)
+				}
+				return true
+			})
+		}
+	}
+}
+
+func toolResultText(c gjson.Result) string {
+	if c.Type == gjson.String {
+		return c.String()
+	}
+	var b strings.Builder
+	c.ForEach(func(_, blk gjson.Result) bool {
+		if blk.Get("type").String() == "text" {
+			b.WriteString(blk.Get("text").String())
+			b.WriteByte('\n')
+		}
+		return true
+	})
+	return b.String()
+}
+
+func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
+	s := sc.sum
+	s.Tokens, s.HasUsage = sc.tokens, sc.hasUsage
+	s.Records = sc.valid
+	s.clone()
+	if sc.fileID != "" {
+		// The file name is what `claude --resume` looks up; a fork's
+		// copied records may still carry the parent's sessionId.
+		s.ID = sc.fileID
+	}
+	switch {
+	case size == 0:
+		s.Problem = "empty transcript"
+	case sc.valid == 0:
+		s.Problem = fmt.Sprintf("no JSON records in the first and last bytes (%d unparseable lines)", sc.invalid)
+	case s.Cwd == "":
+		s.Problem = "no record names a cwd"
+	}
+	if s.Created.IsZero() {
+		s.Created = mtime
+	}
+	if s.LastActivity.IsZero() {
+		s.LastActivity = mtime
+	}
+	return s
+}
+
+// wrapperPrefixes mark user records the harness wrote, not the human.
+var wrapperPrefixes = []string{
+	"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
+	"<local-command-stderr>", "<system-reminder>", "[Request interrupted", "<bash-input>",
+	"<bash-stdout>", "<bash-stderr>", "Caveat: The messages below were generated",
+}
+
+// claudeHumanPrompt applies the notes' rule: promptSource typed/sdk where
+// recorded; otherwise a string or text content that is not meta, not a
+// sidechain, not a tool result, not a compact summary and not a wrapper.
+func claudeHumanPrompt(rec claudeRec) (string, bool) {
+	if rec.Type != "user" || rec.Sidechain || rec.Meta || rec.CompactSummary {
+		return "", false
+	}
+	if rec.HasPromptSource && rec.PromptSource != "typed" && rec.PromptSource != "sdk" {
+		return "", false
+	}
+	c := rec.Message.Get("content")
+	var text string
+	switch {
+	case c.Type == gjson.String:
+		text = c.String()
+	case c.IsArray():
+		var parts []string
+		human := true
+		c.ForEach(func(_, blk gjson.Result) bool {
+			switch blk.Get("type").String() {
+			case "tool_result":
+				human = false
+				return false
+			case "text":
+				t := blk.Get("text").String()
+				if !isWrapper(t) {
+					parts = append(parts, t)
+				}
+			}
+			return true
+		})
+		if !human {
+			return "", false
+		}
+		text = strings.Join(parts, "\n")
+	default:
+		return "", false
+	}
+	text = strings.TrimSpace(text)
+	if text == "" || isWrapper(text) {
+		return "", false
+	}
+	return text, true
+}
+
+func isWrapper(t string) bool {
+	t = strings.TrimSpace(t)
+	for _, p := range wrapperPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Get implements Reader: one streaming pass over the whole transcript.
+func (r *ClaudeReader) Get(ctx context.Context, s Session) (Session, error) {
+	f, err := r.opener()(s.Source)
+	if err != nil {
+		return s, fmt.Errorf("read %s: %w", s.Source, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return s, fmt.Errorf("read %s: %w", s.Source, err)
+	}
+	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(s.Source), ".jsonl"), newEvidenceCollector(r.WorkRules))
+	if err := streamLines(f, sc.line); err != nil {
+		return s, fmt.Errorf("read %s: %w", s.Source, err)
+	}
+	sum := sc.summary(fi.Size(), fi.ModTime())
+	if sum.Problem != "" {
+		return s, fmt.Errorf("%s: %s", s.Source, sum.Problem)
+	}
+	full := r.session(s.Source, sum, nil)
+	full.State, full.Runtime = s.State, s.Runtime
+	full.Counts = &sc.counts
+	full.RecentPrompts = lastN(sc.prompts, 5)
+	full.ContextCurve = sc.curve
+	full.Evidence = sc.ev.finish(ctx, full)
+	return full, nil
+}
+
+func lastN(ss []string, n int) []string {
+	if len(ss) > n {
+		ss = ss[len(ss)-n:]
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = oneLine(s, 500)
+	}
+	return out
+}

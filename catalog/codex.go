@@ -1,0 +1,605 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	_ "modernc.org/sqlite" // pure-Go SQLite: the state DB without cgo
+)
+
+// CodexReader reads Codex threads under $CODEX_HOME (or ~/.codex): the
+// state database when there is one, else the rollout files.
+type CodexReader struct {
+	Dir string
+	// Procs finds processes holding rollouts open (running threads);
+	// nil: no thread is reported running.
+	Procs OpenFileFinder
+	Open  Opener
+	Cache *Cache
+	// HeadBytes and TailBytes bound what List reads per rollout.
+	HeadBytes, TailBytes int64
+	// WorkRules find work references in show (nil: DefaultWorkRules).
+	WorkRules []WorkRule
+
+	roots rootMemo
+}
+
+// Harness implements Reader.
+func (r *CodexReader) Harness() string { return Codex }
+
+func (r *CodexReader) opener() Opener {
+	if r.Open != nil {
+		return r.Open
+	}
+	return OSOpen
+}
+
+var stateDBName = regexp.MustCompile(`^state_(\d+)\.sqlite$`)
+
+// StateDB returns the state database with the highest version number under
+// dir, or "" when there is none.
+func StateDB(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	best, bestN := "", -1
+	for _, e := range entries {
+		m := stateDBName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		if n, err := strconv.Atoi(m[1]); err == nil && n > bestN {
+			best, bestN = filepath.Join(dir, e.Name()), n
+		}
+	}
+	return best
+}
+
+// codexRow is one thread as the state DB (or a rollout head) describes it.
+type codexRow struct {
+	ID, RolloutPath, Cwd, Source, Title, Name, FirstUser string
+	GitSHA, GitBranch, GitOrigin, CLIVersion, Model      string
+	Created, Updated                                     time.Time
+	Archived                                             bool
+}
+
+// List implements Reader.
+func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []Diagnostic, error) {
+	if fi, err := os.Stat(r.Dir); err != nil {
+		if isNotExist(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("read %s: %w", r.Dir, err)
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("read %s: not a directory", r.Dir)
+	}
+	var (
+		rows  []codexRow
+		diags []Diagnostic
+	)
+	fromDB := false
+	if db := StateDB(r.Dir); db != "" {
+		var err error
+		rows, err = queryThreads(ctx, db)
+		if err != nil {
+			diags = append(diags, Diagnostic{Codex, db, err.Error() + "; falling back to rollout files"})
+		} else {
+			fromDB = true
+		}
+	}
+	if !fromDB {
+		var d []Diagnostic
+		rows, d = r.scanRollouts(ctx, opts)
+		diags = append(diags, d...)
+	}
+	var out []Session
+	for _, row := range rows {
+		if row.Archived && !opts.All {
+			continue
+		}
+		if row.ID == "" || row.Cwd == "" {
+			diags = append(diags, Diagnostic{Codex, row.RolloutPath, "thread without id or cwd"})
+			continue
+		}
+		s := r.session(row)
+		out = append(out, s)
+	}
+	if r.Procs != nil {
+		paths := map[string]bool{}
+		for _, s := range out {
+			if s.Source != "" && !s.Archived {
+				paths[s.Source] = true
+			}
+		}
+		open := r.Procs.OpenBy(paths)
+		for i, s := range out {
+			if pid, ok := open[s.Source]; ok {
+				out[i].State = StateRunning
+				out[i].Runtime = &Runtime{PID: pid}
+			}
+		}
+	}
+	if err := r.Cache.Save(); err != nil {
+		diags = append(diags, Diagnostic{Codex, r.Cache.path, "cache not saved: " + err.Error()})
+	}
+	return out, diags, ctx.Err()
+}
+
+// threadColumns are the columns List uses; any the DB lacks read as NULL.
+var threadColumns = []string{
+	"id", "rollout_path", "cwd", "source", "title", "name", "first_user_message",
+	"git_sha", "git_branch", "git_origin_url", "cli_version", "model",
+	"created_at", "updated_at", "created_at_ms", "updated_at_ms", "archived",
+}
+
+// queryThreads reads every thread in one query, after probing which
+// columns this Codex version has.
+func queryThreads(ctx context.Context, path string) ([]codexRow, error) {
+	u := url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&_pragma=busy_timeout(2000)"}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	have := map[string]bool{}
+	cols, err := db.QueryContext(ctx, "PRAGMA table_info(threads)")
+	if err != nil {
+		return nil, fmt.Errorf("probe threads table: %w", err)
+	}
+	for cols.Next() {
+		var (
+			cid, notnull, pk int
+			name, typ        string
+			dflt             sql.NullString
+		)
+		if err := cols.Scan(&cid, &name, &typ, &notnull, &dflt, &pk); err != nil {
+			cols.Close()
+			return nil, fmt.Errorf("probe threads table: %w", err)
+		}
+		have[name] = true
+	}
+	cols.Close()
+	for _, need := range []string{"id", "cwd"} {
+		if !have[need] {
+			return nil, fmt.Errorf("threads table has no %s column (unfamiliar schema)", need)
+		}
+	}
+	sel := make([]string, len(threadColumns))
+	for i, c := range threadColumns {
+		if have[c] {
+			sel[i] = `"` + c + `"`
+		} else {
+			sel[i] = "NULL"
+		}
+	}
+	rs, err := db.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM threads")
+	if err != nil {
+		return nil, fmt.Errorf("query threads: %w", err)
+	}
+	defer rs.Close()
+	var out []codexRow
+	for rs.Next() {
+		var (
+			s                       [12]sql.NullString
+			ca, ua, cams, uams, arc sql.NullInt64
+		)
+		dst := []any{}
+		for i := range s {
+			dst = append(dst, &s[i])
+		}
+		dst = append(dst, &ca, &ua, &cams, &uams, &arc)
+		if err := rs.Scan(dst...); err != nil {
+			return nil, fmt.Errorf("read threads: %w", err)
+		}
+		row := codexRow{
+			ID: s[0].String, RolloutPath: s[1].String, Cwd: s[2].String, Source: s[3].String, Title: s[4].String,
+			Name: s[5].String, FirstUser: s[6].String, GitSHA: s[7].String, GitBranch: s[8].String,
+			GitOrigin: s[9].String, CLIVersion: s[10].String, Model: s[11].String, Archived: arc.Int64 != 0,
+		}
+		row.Created = pickTime(cams, ca)
+		row.Updated = pickTime(uams, ua)
+		out = append(out, row)
+	}
+	return out, rs.Err()
+}
+
+func pickTime(ms, s sql.NullInt64) time.Time {
+	switch {
+	case ms.Valid && ms.Int64 > 0:
+		return time.UnixMilli(ms.Int64).UTC()
+	case s.Valid && s.Int64 > 0:
+		return time.Unix(s.Int64, 0).UTC()
+	}
+	return time.Time{}
+}
+
+// codexTail is what List learns from a rollout's head and tail (cached).
+type codexTail struct {
+	ID, Cwd, Source, CLIVersion, Model, GitBranch, GitSHA, GitOrigin string
+	FirstPrompt                                                      string
+	Created, Last, LastHuman                                         time.Time
+	Tokens, Window                                                   int64
+	HasUsage                                                         bool
+	Valid                                                            int
+	Size                                                             int64
+}
+
+// clone copies the strings so they no longer pin the read buffer.
+func (t *codexTail) clone() {
+	for _, p := range []*string{&t.ID, &t.Cwd, &t.Source, &t.CLIVersion, &t.Model, &t.GitBranch, &t.GitSHA, &t.GitOrigin, &t.FirstPrompt} {
+		*p = strings.Clone(*p)
+	}
+}
+
+func (r *CodexReader) readRollout(path string) (codexTail, error) {
+	f, err := r.opener()(path)
+	if err != nil {
+		return codexTail{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return codexTail{}, err
+	}
+	var t codexTail
+	if r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
+		return t, nil
+	}
+	h, tl := r.HeadBytes, r.TailBytes
+	if h <= 0 {
+		h = DefaultHeadBytes
+	}
+	if tl <= 0 {
+		tl = DefaultTailBytes
+	}
+	c, release, err := readHeadTail(f, h, tl)
+	defer release()
+	if err != nil {
+		return codexTail{}, err
+	}
+	sc := &codexScan{}
+	eachLine(c.head, sc.line)
+	eachLine(c.tail, sc.line)
+	t = sc.t
+	t.clone()
+	t.Size = c.size
+	r.Cache.Store(path, c.size, c.modTime, t)
+	return t, nil
+}
+
+// codexScan extracts what it can from rollout lines in file order.
+type codexScan struct {
+	t codexTail
+	// full read only
+	full    bool
+	prompts []string // from response_item user messages
+	events  []string // from event_msg user_message (older versions)
+	counts  Counts
+	curve   []int64
+	ev      *evidenceCollector
+}
+
+func (sc *codexScan) line(b []byte) {
+	// List reads into a fresh buffer per file: parse it in place (the
+	// strings kept are cloned in readRollout). Get streams through a
+	// reused buffer: copy.
+	js := bytesString(b, !sc.full)
+	if !gjson.Valid(js) {
+		return
+	}
+	sc.t.Valid++
+	rec := gjson.Parse(js)
+	ts, _ := time.Parse(time.RFC3339Nano, rec.Get("timestamp").String())
+	if !ts.IsZero() {
+		if sc.t.Created.IsZero() || ts.Before(sc.t.Created) {
+			sc.t.Created = ts
+		}
+		if ts.After(sc.t.Last) {
+			sc.t.Last = ts
+		}
+	}
+	p := rec.Get("payload")
+	switch rec.Get("type").String() {
+	case "session_meta":
+		if sc.t.ID == "" {
+			sc.t.ID = p.Get("id").String()
+			sc.t.Cwd = p.Get("cwd").String()
+			if src := p.Get("source"); src.Type == gjson.String {
+				sc.t.Source = src.String()
+			} else {
+				sc.t.Source = src.Raw // e.g. {"custom":"atlas"}
+			}
+			sc.t.CLIVersion = p.Get("cli_version").String()
+			sc.t.GitBranch = p.Get("git.branch").String()
+			sc.t.GitSHA = p.Get("git.commit_hash").String()
+			sc.t.GitOrigin = p.Get("git.repository_url").String()
+		}
+	case "turn_context":
+		if m := p.Get("model").String(); m != "" {
+			sc.t.Model = m
+		}
+	case "event_msg":
+		switch p.Get("type").String() {
+		case "token_count":
+			if u := p.Get("info.last_token_usage"); u.Exists() {
+				sc.t.Tokens = u.Get("total_tokens").Int()
+				sc.t.HasUsage = true
+				if sc.full {
+					sc.curve = append(sc.curve, sc.t.Tokens)
+				}
+			}
+			if w := p.Get("info.model_context_window").Int(); w > 0 {
+				sc.t.Window = w
+			}
+		case "user_message":
+			sc.human(ts, p.Get("message").String(), true)
+		}
+	case "compacted":
+		sc.t.Tokens, sc.t.HasUsage = 0, false
+	case "response_item":
+		switch p.Get("type").String() {
+		case "message":
+			role := p.Get("role").String()
+			if role == "user" {
+				if text, ok := codexHumanText(p); ok {
+					sc.human(ts, text, false)
+				}
+			}
+			if sc.full && (role == "assistant" || role == "user") {
+				sc.counts.Messages++
+			}
+		case "function_call", "custom_tool_call", "local_shell_call":
+			if sc.full {
+				sc.counts.ToolCalls++
+				args := p.Get("arguments")
+				input := gjson.Parse(args.String())
+				if !args.Exists() {
+					input = p.Get("input")
+					if p.Get("action").Exists() {
+						input = p.Get("action")
+					}
+				}
+				name := p.Get("name").String()
+				if name == "" {
+					name = "local_shell"
+				}
+				sc.ev.toolUse(p.Get("call_id").String(), name, input, sc.t.Cwd)
+			}
+		case "function_call_output", "custom_tool_call_output":
+			if sc.full {
+				out := p.Get("output")
+				text := out.String()
+				if out.IsObject() {
+					text = out.Get("content").String()
+				}
+				sc.ev.toolResult(p.Get("call_id").String(), text)
+			}
+		}
+	}
+}
+
+func (sc *codexScan) human(ts time.Time, text string, fromEvent bool) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	if sc.t.FirstPrompt == "" {
+		sc.t.FirstPrompt = oneLine(text, 500)
+	}
+	if ts.After(sc.t.LastHuman) {
+		sc.t.LastHuman = ts
+	}
+	if sc.full {
+		if fromEvent {
+			sc.events = append(sc.events, text)
+		} else {
+			sc.prompts = append(sc.prompts, text)
+		}
+	}
+}
+
+// codexHumanText returns the typed text of a user message: newer rollouts
+// mark it with content_item_kinds "user.text"; older ones are recognised by
+// not being one of the harness's <tag> wrappers (environment_context,
+// user_instructions, …) or an AGENTS.md injection.
+func codexHumanText(p gjson.Result) (string, bool) {
+	kinds := p.Get("internal_chat_message_metadata_passthrough.content_item_kinds")
+	var parts []string
+	i := 0
+	p.Get("content").ForEach(func(_, blk gjson.Result) bool {
+		defer func() { i++ }()
+		if t := blk.Get("type").String(); t != "input_text" && t != "text" {
+			return true
+		}
+		text := blk.Get("text").String()
+		if kinds.IsArray() {
+			if kinds.Get(strconv.Itoa(i)).String() == "user.text" {
+				parts = append(parts, text)
+			}
+			return true
+		}
+		tt := strings.TrimSpace(text)
+		if strings.HasPrefix(tt, "<") || strings.HasPrefix(tt, "# AGENTS.md") {
+			return true
+		}
+		parts = append(parts, text)
+		return true
+	})
+	s := strings.TrimSpace(strings.Join(parts, "\n"))
+	return s, s != ""
+}
+
+func (r *CodexReader) session(row codexRow) Session {
+	s := Session{
+		Harness:      Codex,
+		ID:           row.ID,
+		Cwd:          row.Cwd,
+		IdentityRoot: r.roots.get(row.Cwd),
+		GitBranch:    row.GitBranch,
+		GitSHA:       row.GitSHA,
+		Created:      row.Created,
+		LastActivity: row.Updated,
+		Archived:     row.Archived,
+		State:        StateUnknown,
+		Source:       row.RolloutPath,
+		CLIVersion:   row.CLIVersion,
+		Origin:       row.Source,
+		Model:        row.Model,
+		Resume:       ResumeSpec{Argv: []string{"codex", "resume", row.ID}, Dir: row.Cwd},
+	}
+	if row.GitOrigin != "" {
+		s.GitOrigin = RemoteID(row.GitOrigin)
+	}
+	var tail codexTail
+	if row.RolloutPath != "" {
+		if t, err := r.readRollout(row.RolloutPath); err == nil {
+			tail = t
+			if t.Size > 0 {
+				// A rollout that exists and has records can be resumed.
+				// Codex leaves no pid file, so a running thread is not
+				// told apart.
+				s.State = StateResumable
+			}
+		}
+	}
+	if s.Created.IsZero() {
+		s.Created = tail.Created
+	}
+	if tail.Last.After(s.LastActivity) {
+		s.LastActivity = tail.Last
+	}
+	if !tail.LastHuman.IsZero() {
+		t := tail.LastHuman
+		s.LastHumanActivity = &t
+	}
+	if s.Model == "" {
+		s.Model = tail.Model
+	}
+	s.FirstPrompt = row.FirstUser
+	if s.FirstPrompt == "" {
+		s.FirstPrompt = tail.FirstPrompt
+	}
+	switch {
+	case row.Name != "":
+		s.Title, s.TitleSource = row.Name, TitleName
+	case row.Title != "":
+		s.Title, s.TitleSource = row.Title, TitleThread
+	case s.FirstPrompt != "":
+		s.Title, s.TitleSource = s.FirstPrompt, TitleFirstUser
+	default:
+		s.Title, s.TitleSource = cwdTitle(row.Cwd), TitleCwd
+	}
+	s.Title = oneLine(s.Title, 200)
+	s.FirstPrompt = oneLine(s.FirstPrompt, 500)
+	if tail.HasUsage {
+		w, known := tail.Window, tail.Window > 0
+		if !known {
+			w = 272_000
+		}
+		s.Context = newContext(tail.Tokens, w, known)
+	}
+	s.normalizeTimes()
+	return s
+}
+
+// scanRollouts lists rollout files when there is no state DB.
+func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]codexRow, []Diagnostic) {
+	var (
+		rows  []codexRow
+		diags []Diagnostic
+	)
+	roots := []string{filepath.Join(r.Dir, "sessions")}
+	if opts.All {
+		roots = append(roots, filepath.Join(r.Dir, "archived_sessions"))
+	}
+	for i, root := range roots {
+		archived := i == 1
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if !isNotExist(err) {
+					diags = append(diags, Diagnostic{Codex, path, "unreadable: " + err.Error()})
+				}
+				return nil
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			name := d.Name()
+			if d.IsDir() || !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") {
+				return nil
+			}
+			t, err := r.readRollout(path)
+			switch {
+			case err != nil:
+				diags = append(diags, Diagnostic{Codex, path, "unreadable: " + err.Error()})
+				return nil
+			case t.Size == 0:
+				diags = append(diags, Diagnostic{Codex, path, "empty rollout"})
+				return nil
+			case t.ID == "" || t.Cwd == "":
+				diags = append(diags, Diagnostic{Codex, path, "no session_meta record with an id and cwd"})
+				return nil
+			}
+			rows = append(rows, codexRow{
+				ID: t.ID, RolloutPath: path, Cwd: t.Cwd, Source: t.Source, GitSHA: t.GitSHA,
+				GitBranch: t.GitBranch, GitOrigin: t.GitOrigin, CLIVersion: t.CLIVersion, Model: t.Model,
+				Created: t.Created, Updated: t.Last, Archived: archived,
+			})
+			return nil
+		})
+	}
+	return rows, diags
+}
+
+// Get implements Reader: one streaming pass over the whole rollout.
+func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
+	if s.Source == "" {
+		return s, fmt.Errorf("codex thread %s has no rollout file", s.ID)
+	}
+	f, err := r.opener()(s.Source)
+	if err != nil {
+		return s, fmt.Errorf("read %s: %w", s.Source, err)
+	}
+	defer f.Close()
+	sc := &codexScan{full: true, ev: newEvidenceCollector(r.WorkRules)}
+	sc.t.Cwd = s.Cwd
+	if err := streamLines(f, sc.line); err != nil {
+		return s, fmt.Errorf("read %s: %w", s.Source, err)
+	}
+	prompts := sc.prompts
+	if len(sc.events) > 0 {
+		prompts = sc.events
+	}
+	for _, p := range prompts {
+		sc.ev.prompt(p)
+	}
+	sc.counts.HumanPrompts = len(prompts)
+	full := s
+	if sc.t.HasUsage {
+		w, known := sc.t.Window, sc.t.Window > 0
+		if !known {
+			w = 272_000
+		}
+		full.Context = newContext(sc.t.Tokens, w, known)
+	}
+	if sc.t.Last.After(full.LastActivity) {
+		full.LastActivity = sc.t.Last
+	}
+	full.Counts = &sc.counts
+	full.RecentPrompts = lastN(prompts, 5)
+	full.ContextCurve = sc.curve
+	full.Evidence = sc.ev.finish(ctx, full)
+	full.normalizeTimes()
+	return full, nil
+}

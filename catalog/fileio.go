@@ -1,0 +1,166 @@
+package catalog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// bytesString views b as a string without copying when zeroCopy is set
+// (the caller guarantees b is not modified while the string is used),
+// else copies it.
+func bytesString(b []byte, zeroCopy bool) string {
+	if !zeroCopy {
+		return string(b)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// Default read budgets for List. A 2.1.x transcript snapshots the system
+// prompt and tool schemas near its start, so the head must hold a few of
+// those lines; the tail must hold the last turn's records.
+const (
+	DefaultHeadBytes = 128 << 10
+	DefaultTailBytes = 256 << 10
+)
+
+// chunks is what a bounded read of a file returns: the head and, when the
+// file is larger than both budgets together, a separate tail. Both end
+// and (the tail) start on line boundaries.
+type chunks struct {
+	head, tail []byte
+	size       int64
+	modTime    time.Time
+}
+
+// bufPool recycles read buffers across files: List parses each buffer in
+// place and clones what it keeps, so a buffer is free once a file is done.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// readHeadTail reads at most headN bytes from the start and tailN bytes
+// from the end of the file, into a pooled buffer; call release when done
+// with the chunks.
+func readHeadTail(f File, headN, tailN int64) (c chunks, release func(), err error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return chunks{}, func() {}, err
+	}
+	c = chunks{size: fi.Size(), modTime: fi.ModTime()}
+	n := min(c.size, headN+tailN)
+	bp := bufPool.Get().(*[]byte)
+	if int64(cap(*bp)) < n {
+		*bp = make([]byte, n)
+	}
+	buf := (*bp)[:n]
+	release = func() { bufPool.Put(bp) }
+	if c.size <= headN+tailN {
+		m, err := f.ReadAt(buf, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return c, release, err
+		}
+		c.head = buf[:m]
+		return c, release, nil
+	}
+	head, tail := buf[:headN], buf[headN:]
+	m, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return c, release, err
+	}
+	head = head[:m]
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	m, err = f.ReadAt(tail, c.size-tailN)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return c, release, err
+	}
+	tail = tail[:m]
+	// The first tail line is almost surely cut; drop it.
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	} else {
+		tail = nil
+	}
+	c.head, c.tail = head, tail
+	return c, release, nil
+}
+
+// eachLine calls fn for every non-empty line of b.
+func eachLine(b []byte, fn func(line []byte)) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		var line []byte
+		if i < 0 {
+			line, b = b, nil
+		} else {
+			line, b = b[:i], b[i+1:]
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 {
+			fn(line)
+		}
+	}
+}
+
+// streamLines calls fn for every non-empty line read from r, however long.
+func streamLines(r io.Reader, fn func(line []byte)) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, frag...)
+			continue
+		}
+		line := frag
+		if long != nil {
+			long = append(long, frag...)
+			line, long = long, nil
+		}
+		if l := bytes.TrimSpace(line); len(l) > 0 {
+			fn(l)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// ProcessInspector answers questions about live processes.
+type ProcessInspector interface {
+	// Alive reports whether a process with this pid exists.
+	Alive(pid int) bool
+}
+
+// OpenFileFinder finds the processes holding files open. Codex leaves no
+// pid file, so a thread counts as running while a process holds its
+// rollout open.
+type OpenFileFinder interface {
+	OpenBy(paths map[string]bool) map[string]int
+}
+
+// OSProcesses inspects this machine's processes.
+type OSProcesses struct{}
+
+// Alive uses signal 0: EPERM still means the process exists.
+func (OSProcesses) Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

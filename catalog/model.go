@@ -1,0 +1,206 @@
+// Package catalog finds, describes and resumes every Claude Code and Codex
+// session on the machine.
+//
+// Each harness has a Reader with a cheap List (bounded reads per session,
+// results cached per file) and a full Get (one pass over the whole
+// transcript, for evidence and counts). Readers never fail because one
+// file is odd: such files become Diagnostics and the other sessions are
+// still listed. Only an unreadable storage root is an error.
+package catalog
+
+import (
+	"path/filepath"
+	"time"
+)
+
+// Harness names.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+)
+
+// Session states.
+const (
+	StateRunning   = "running"
+	StateResumable = "resumable"
+	StateUnknown   = "unknown"
+)
+
+// Title sources, from the most to the least deliberate.
+const (
+	TitleCustom      = "custom-title"
+	TitleAI          = "ai-title"
+	TitleLastPrompt  = "last-prompt"
+	TitleSummary     = "summary"
+	TitleFirstPrompt = "first-prompt"
+	TitleName        = "name"
+	TitleThread      = "title"
+	TitleFirstUser   = "first-user-message"
+	TitleCwd         = "cwd"
+)
+
+// Session is one agent session, described the same way for every harness.
+type Session struct {
+	Harness string `json:"harness" jsonschema:"enum=claude-code,enum=codex"`
+	ID      string `json:"id" jsonschema:"minLength=1"`
+	// Cwd is the directory the session was started in, as recorded.
+	Cwd string `json:"cwd" jsonschema:"minLength=1"`
+	// IdentityRoot is Cwd resolved by tether's identity rules (symlinks,
+	// trailing slashes and NFC folded), the key --cwd matches on.
+	IdentityRoot string `json:"identityRoot"`
+	GitBranch    string `json:"gitBranch,omitempty"`
+	GitOrigin    string `json:"gitOrigin,omitempty"`
+	GitSHA       string `json:"gitSha,omitempty"`
+
+	Created           time.Time  `json:"created"`
+	LastActivity      time.Time  `json:"lastActivity"`
+	LastHumanActivity *time.Time `json:"lastHumanActivity,omitempty"`
+
+	Title       string `json:"title"`
+	TitleSource string `json:"titleSource" jsonschema:"enum=custom-title,enum=ai-title,enum=last-prompt,enum=summary,enum=first-prompt,enum=name,enum=title,enum=first-user-message,enum=cwd"`
+	// FirstPrompt and RecentPrompts are human prompts (prompt-derived:
+	// removed by --no-content).
+	FirstPrompt   string   `json:"firstPrompt,omitempty"`
+	RecentPrompts []string `json:"recentPrompts,omitempty"`
+
+	// Counts are known only after a full read (show).
+	Counts *Counts `json:"counts,omitempty"`
+
+	Archived bool     `json:"archived"`
+	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown"`
+	Runtime  *Runtime `json:"runtime,omitempty"`
+
+	Context *ContextUsage `json:"context,omitempty"`
+	// ContextCurve is the context in use after each main-chain turn (full
+	// read only).
+	ContextCurve []int64 `json:"contextCurve,omitempty"`
+
+	Evidence *Evidence  `json:"evidence,omitempty"`
+	Resume   ResumeSpec `json:"resume"`
+
+	// Source is the transcript (Claude Code) or rollout (Codex) file.
+	Source     string `json:"source"`
+	CLIVersion string `json:"cliVersion,omitempty"`
+	// Origin is how the session was started: cli, sdk-cli (claude -p),
+	// exec, vscode, ….
+	Origin string `json:"origin,omitempty"`
+	Model  string `json:"model,omitempty"`
+}
+
+// Counts are message and tool-call totals of the main chain.
+type Counts struct {
+	HumanPrompts int `json:"humanPrompts"`
+	Messages     int `json:"messages"`
+	ToolCalls    int `json:"toolCalls"`
+}
+
+// Runtime describes the live process of a running session.
+type Runtime struct {
+	PID    int    `json:"pid"`
+	Status string `json:"status,omitempty"`
+	// Tmux is the tmux session name the process runs in, if any.
+	Tmux string `json:"tmux,omitempty"`
+	// TmuxTarget is the full "session:@window.%pane" Claude recorded.
+	TmuxTarget string `json:"tmuxTarget,omitempty"`
+}
+
+// ContextUsage is the context in use after the last main-chain turn.
+type ContextUsage struct {
+	Tokens int64 `json:"tokens"`
+	Window int64 `json:"window"`
+	// WindowKnown is false when Window is a fallback guess.
+	WindowKnown bool    `json:"windowKnown"`
+	Percent     float64 `json:"percent"`
+}
+
+// ResumeSpec is how to continue the session: run Argv in Dir with Env
+// added to the environment.
+type ResumeSpec struct {
+	Argv []string          `json:"argv" jsonschema:"minItems=1"`
+	Dir  string            `json:"dir" jsonschema:"minLength=1"`
+	Env  map[string]string `json:"env,omitempty"`
+}
+
+// Diagnostic is a file a reader could not make sense of.
+type Diagnostic struct {
+	Harness string `json:"harness"`
+	Path    string `json:"path"`
+	Problem string `json:"problem"`
+}
+
+// Evidence is what a full read learns about what the session did.
+type Evidence struct {
+	Repos             []Repo    `json:"repos"`
+	FilesRead         []string  `json:"filesRead"`
+	FilesModified     []string  `json:"filesModified"`
+	CommitsCreated    []Commit  `json:"commitsCreated"`
+	CommitsReferenced []string  `json:"commitsReferenced"`
+	WorkRefs          []WorkRef `json:"workRefs"`
+}
+
+// Repo is a git repository the session touched.
+type Repo struct {
+	Root string `json:"root"`
+	// ID is the origin remote as host/owner/name ("" without one).
+	ID string `json:"id,omitempty"`
+}
+
+// Commit is a commit the session created.
+type Commit struct {
+	SHA    string `json:"sha"`
+	Branch string `json:"branch,omitempty"`
+	// Subject is the commit message's first line (prompt-derived).
+	Subject string `json:"subject,omitempty"`
+}
+
+// WorkRef is a work item reference (ticket id) a rule found.
+type WorkRef struct {
+	Rule string `json:"rule"`
+	Ref  string `json:"ref"`
+}
+
+// Key is the session's unique key across harnesses.
+func (s Session) Key() string { return s.Harness + ":" + s.ID }
+
+// ShortID is the first eight characters of the id.
+func (s Session) ShortID() string {
+	if len(s.ID) > 8 {
+		return s.ID[:8]
+	}
+	return s.ID
+}
+
+// StripContent removes every prompt-derived field; the title falls back
+// to the cwd base name.
+func (s *Session) StripContent() {
+	s.Title, s.TitleSource = cwdTitle(s.Cwd), TitleCwd
+	s.FirstPrompt = ""
+	s.RecentPrompts = nil
+	if s.Evidence != nil {
+		s.Evidence.WorkRefs = []WorkRef{}
+		s.Evidence.CommitsReferenced = []string{}
+		for i := range s.Evidence.CommitsCreated {
+			s.Evidence.CommitsCreated[i].Subject = ""
+		}
+	}
+}
+
+func cwdTitle(cwd string) string {
+	if cwd == "" {
+		return "(unknown)"
+	}
+	return filepath.Base(cwd)
+}
+
+// normalizeTimes makes created ≤ last activity and last human ≤ last
+// activity hold even when clocks or records disagree.
+func (s *Session) normalizeTimes() {
+	if s.LastActivity.Before(s.Created) {
+		s.LastActivity = s.Created
+	}
+	if s.LastHumanActivity != nil {
+		if s.LastHumanActivity.After(s.LastActivity) {
+			s.LastActivity = *s.LastHumanActivity
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tether-dev/tether/identity"
+)
+
+// Reader reads one harness's sessions.
+type Reader interface {
+	Harness() string
+	// List returns every session cheaply: a bounded number of bytes per
+	// file, cached by (path, size, mtime). Files it cannot understand are
+	// returned as diagnostics. It fails only when the storage root exists
+	// but cannot be read.
+	List(ctx context.Context, opts ListOptions) ([]Session, []Diagnostic, error)
+	// Get fully reads one listed session: counts, recent prompts, context
+	// curve and evidence.
+	Get(ctx context.Context, s Session) (Session, error)
+}
+
+// ListOptions narrow what a reader returns.
+type ListOptions struct {
+	// All includes archived sessions.
+	All bool
+}
+
+// File is what readers need from an open file; tests swap the opener to
+// count bytes.
+type File interface {
+	io.ReaderAt
+	io.Reader
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// Opener opens a file for reading.
+type Opener func(name string) (File, error)
+
+// OSOpen opens files on the real file system.
+func OSOpen(name string) (File, error) { return os.Open(name) }
+
+// Catalog merges the readers of every harness.
+type Catalog struct {
+	Readers []Reader
+}
+
+// List returns the sessions of every reader, newest activity first.
+func (c *Catalog) List(ctx context.Context, opts ListOptions) ([]Session, []Diagnostic, error) {
+	var (
+		all   []Session
+		diags []Diagnostic
+		errs  []error
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+	)
+	for _, r := range c.Readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, d, err := r.List(ctx, opts)
+			mu.Lock()
+			defer mu.Unlock()
+			all = append(all, s...)
+			diags = append(diags, d...)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", r.Harness(), err))
+			}
+		}()
+	}
+	wg.Wait()
+	SortNewest(all)
+	sort.Slice(diags, func(i, j int) bool { return diags[i].Path < diags[j].Path })
+	return all, diags, errors.Join(errs...)
+}
+
+// Get fully reads s with its harness's reader.
+func (c *Catalog) Get(ctx context.Context, s Session) (Session, error) {
+	for _, r := range c.Readers {
+		if r.Harness() == s.Harness {
+			return r.Get(ctx, s)
+		}
+	}
+	return s, fmt.Errorf("no reader for harness %q", s.Harness)
+}
+
+// SortNewest orders sessions by last activity, newest first, with the key
+// as a tie breaker so output is stable.
+func SortNewest(ss []Session) {
+	sort.SliceStable(ss, func(i, j int) bool {
+		if !ss[i].LastActivity.Equal(ss[j].LastActivity) {
+			return ss[i].LastActivity.After(ss[j].LastActivity)
+		}
+		return ss[i].Key() < ss[j].Key()
+	})
+}
+
+// MinPrefix is the shortest id prefix Resolve accepts.
+const MinPrefix = 4
+
+// ErrNotFound is returned (wrapped) when no session matches.
+var ErrNotFound = errors.New("no such session")
+
+// ErrShortPrefix is returned (wrapped) for a prefix under MinPrefix.
+var ErrShortPrefix = errors.New("session id prefix too short")
+
+// AmbiguousError lists the sessions an id prefix matches.
+type AmbiguousError struct {
+	Query      string
+	Candidates []Session
+}
+
+func (e *AmbiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session id %q is ambiguous; it matches %d sessions:", e.Query, len(e.Candidates))
+	for _, s := range e.Candidates {
+		fmt.Fprintf(&b, " %s (%s)", s.Key(), cwdTitle(s.Cwd))
+		b.WriteString(";")
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// Resolve finds the one session query names: a full id, a unique prefix of
+// at least MinPrefix characters, either optionally qualified as
+// "claude-code:<id>" or "codex:<id>". Ids are also compared by body
+// (identity.SameSession), so a renamed prefix still resolves. Errors wrap
+// ErrNotFound or ErrShortPrefix, or are an *AmbiguousError.
+func Resolve(sessions []Session, query string) (Session, error) {
+	q := strings.TrimSpace(query)
+	harness := ""
+	for _, h := range []string{ClaudeCode, Codex} {
+		if rest, ok := strings.CutPrefix(q, h+":"); ok {
+			harness, q = h, rest
+		}
+	}
+	if q == "" {
+		return Session{}, fmt.Errorf("%w: empty id", ErrNotFound)
+	}
+	var exact, prefix []Session
+	lq := strings.ToLower(q)
+	for _, s := range sessions {
+		if harness != "" && s.Harness != harness {
+			continue
+		}
+		id := strings.ToLower(s.ID)
+		switch {
+		case id == lq || identity.SameSession(id, lq):
+			exact = append(exact, s)
+		case strings.HasPrefix(id, lq):
+			prefix = append(prefix, s)
+		}
+	}
+	if len(exact) == 1 {
+		return exact[0], nil
+	}
+	if len(exact) > 1 {
+		return Session{}, &AmbiguousError{Query: query, Candidates: exact}
+	}
+	if len(q) < MinPrefix {
+		return Session{}, fmt.Errorf("%w: %q (give at least %d characters)", ErrShortPrefix, query, MinPrefix)
+	}
+	switch len(prefix) {
+	case 0:
+		return Session{}, fmt.Errorf("%w: %q", ErrNotFound, query)
+	case 1:
+		return prefix[0], nil
+	}
+	return Session{}, &AmbiguousError{Query: query, Candidates: prefix}
+}
+
+// Resolve lists every session (archived included) and resolves query as
+// the package-level Resolve does. Diagnostics are ignored: an unreadable
+// file cannot be the session asked for.
+func (c *Catalog) Resolve(ctx context.Context, query string) (Session, error) {
+	all, _, err := c.List(ctx, ListOptions{All: true})
+	if err != nil && len(all) == 0 {
+		return Session{}, err
+	}
+	return Resolve(all, query)
+}

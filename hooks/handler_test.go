@@ -1,0 +1,223 @@
+package hooks
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/internal/eventlog"
+)
+
+type handlerEnv struct {
+	Env
+	logPath string
+	now     time.Time
+	env     map[string]string
+}
+
+func newHandlerEnv(t *testing.T) *handlerEnv {
+	dir := t.TempDir()
+	h := &handlerEnv{logPath: filepath.Join(dir, "events.jsonl"), now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), env: map[string]string{}}
+	h.Env = Env{
+		StateDir: filepath.Join(dir, "state"),
+		Getenv:   func(k string) string { return h.env[k] },
+		Now:      func() time.Time { return h.now },
+		Log:      eventlog.Open(eventlog.Options{Path: h.logPath, Level: -4}),
+	}
+	return h
+}
+
+func (h *handlerEnv) handle(t *testing.T, payload string) Result {
+	t.Helper()
+	p, err := ParsePayload([]byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Handle(h.Env, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func (h *handlerEnv) records(t *testing.T, event string) []gjson.Result {
+	data, _ := os.ReadFile(h.logPath)
+	var out []gjson.Result
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if r := gjson.Parse(l); r.Get("event").String() == event {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestIdentityRootPinnedAtFirstEvent(t *testing.T) {
+	h := newHandlerEnv(t)
+	root := t.TempDir()
+	sub := filepath.Join(root, "sub")
+	os.Mkdir(sub, 0o755)
+	h.handle(t, `{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"`+root+`/","transcript_path":"/x/projects/p/s1.jsonl"}`)
+	res := h.handle(t, `{"session_id":"s1","hook_event_name":"Stop","cwd":"`+sub+`","transcript_path":"/x/projects/p/s1.jsonl"}`)
+	wantRoot, _ := filepath.EvalSymlinks(root)
+	if res.Root != wantRoot || res.State.IdentityRoot != wantRoot || res.State.Cwd != sub {
+		t.Errorf("root %q state %+v, want root %q", res.Root, res.State, wantRoot)
+	}
+	// The trailing-slash spelling and the later cd both differ from the
+	// root: two path_normalized records, each naming the raw cwd.
+	norm := h.records(t, EvPathNormalized)
+	if len(norm) != 2 || norm[0].Get("cwd").String() != root+"/" || norm[1].Get("cwd").String() != sub {
+		t.Errorf("path_normalized: %v", norm)
+	}
+	spawn := h.records(t, EvSpawn)
+	if len(spawn) != 1 || spawn[0].Get("identity_root").String() != wantRoot || spawn[0].Get("normalized_cwd").String() != wantRoot {
+		t.Errorf("spawn: %v", spawn)
+	}
+	// The index names the session; the reader API returns it.
+	st, err := LatestForRoot(h.StateDir, wantRoot)
+	if err != nil || st.SessionID != "s1" || st.LastEvent != "Stop" {
+		t.Errorf("LatestForRoot: %+v %v", st, err)
+	}
+	if _, err := LatestForRoot(h.StateDir, "/elsewhere"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("unknown root: %v", err)
+	}
+
+	// The wrapper's root wins, verbatim.
+	h.env["TETHER_IDENTITY_ROOT"] = "/home/example/src/project"
+	res = h.handle(t, `{"session_id":"s2","hook_event_name":"SessionStart","source":"startup","cwd":"/home/example/src/project/sub"}`)
+	if res.Root != "/home/example/src/project" {
+		t.Errorf("pinned root: %q", res.Root)
+	}
+}
+
+func TestStopUsageSelfReportAndSessionEnd(t *testing.T) {
+	h := newHandlerEnv(t)
+	h.SelfReport = true
+	tr := writeLines(t, assistant("m1", 100, 0, 19900, ""))
+	h.handle(t, `{"session_id":"s","hook_event_name":"SessionStart","source":"startup","cwd":"/home/example/src/p","transcript_path":"`+tr+`"}`)
+	h.now = h.now.Add(90 * time.Second)
+	res := h.handle(t, `{"session_id":"s","hook_event_name":"Stop","cwd":"/home/example/src/p","transcript_path":"`+tr+`","last_assistant_message":"secret words [ctx: ~12%]"}`)
+	if res.State.Tokens != 20000 || res.State.Window != 1_000_000 || res.State.Percent != 2 {
+		t.Errorf("state: %+v", res.State)
+	}
+	cu := h.records(t, EvContextUsage)
+	if len(cu) != 1 || cu[0].Get("sdk_pct").Float() != 2 || cu[0].Get("self_reported_pct").Float() != 12 {
+		t.Errorf("context_usage: %v", cu)
+	}
+	// A window reported by the statusLine wins from then on.
+	st := res.State
+	st.ReportedWindow = 200_000
+	if err := Save(h.StateDir, st); err != nil {
+		t.Fatal(err)
+	}
+	res = h.handle(t, `{"session_id":"s","hook_event_name":"Stop","cwd":"/home/example/src/p","transcript_path":"`+tr+`"}`)
+	if res.State.Window != 200_000 || res.State.Percent != 10 || res.State.WindowSource != "statusline" {
+		t.Errorf("reported window: %+v", res.State)
+	}
+	h.handle(t, `{"session_id":"s","hook_event_name":"SessionEnd","reason":"prompt_input_exit","cwd":"/home/example/src/p"}`)
+	end := h.records(t, EvSessionEnd)
+	if len(end) != 1 || end[0].Get("duration_ms").Int() != 90_000 || end[0].Get("tokens").Int() != 20000 || end[0].Get("reason").String() != "prompt_input_exit" {
+		t.Errorf("session_end: %v", end)
+	}
+	data, _ := os.ReadFile(h.logPath)
+	if strings.Contains(string(data), "secret words") {
+		t.Error("assistant text in the log")
+	}
+}
+
+func TestCompactionAndFailure(t *testing.T) {
+	h := newHandlerEnv(t)
+	tr := writeLines(t, assistant("m1", 100, 0, 150000, ""))
+	h.handle(t, `{"session_id":"s","hook_event_name":"Stop","cwd":"/p","transcript_path":"`+tr+`"}`)
+	h.handle(t, `{"session_id":"s","hook_event_name":"PreCompact","trigger":"auto","cwd":"/p","transcript_path":"`+tr+`"}`)
+	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":150100,"postTokens":3000}}` + "\n")
+	f.Close()
+	res := h.handle(t, `{"session_id":"s","hook_event_name":"PostCompact","trigger":"auto","cwd":"/p","transcript_path":"`+tr+`"}`)
+	pre, post := h.records(t, EvCompactStart), h.records(t, EvCompactEnd)
+	if len(pre) != 1 || pre[0].Get("tokens_before").Int() != 150100 || pre[0].Get("trigger").String() != "auto" {
+		t.Errorf("compact_start: %v", pre)
+	}
+	if len(post) != 1 || post[0].Get("tokens_before").Int() != 150100 || post[0].Get("tokens_after").Int() != 3000 {
+		t.Errorf("compact_end: %v", post)
+	}
+	if res.State.Tokens != 3000 {
+		t.Errorf("state after compaction: %+v", res.State)
+	}
+	h.handle(t, `{"session_id":"s","hook_event_name":"StopFailure","error":"invalid_request","error_details":"400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 210000 tokens > 200000 maximum\"}}","cwd":"/p"}`)
+	fail := h.records(t, EvTurnFailure)
+	if len(fail) != 1 || !fail[0].Get("prompt_too_long").Bool() || fail[0].Get("error").String() != "invalid_request" {
+		t.Errorf("turn_failure: %v", fail)
+	}
+}
+
+func TestUnknownEventAndCorruptState(t *testing.T) {
+	h := newHandlerEnv(t)
+	os.MkdirAll(filepath.Join(h.StateDir, "sessions"), 0o700)
+	os.WriteFile(SessionPath(h.StateDir, "s"), []byte("{not json"), 0o600)
+	res := h.handle(t, `{"session_id":"s","hook_event_name":"FutureEvent","new_field":{"x":1},"cwd":"/p"}`)
+	if res.Event != EvUnknownEvent || !res.Saved {
+		t.Errorf("unknown event: %+v", res)
+	}
+	if st, err := LoadSession(h.StateDir, "s"); err != nil || st.SessionID != "s" {
+		t.Errorf("corrupt state not replaced: %+v %v", st, err)
+	}
+	if len(h.records(t, EvUnknownEvent)) != 1 {
+		t.Error("unknown event not logged at debug")
+	}
+	// A session id cannot escape the state directory.
+	if p := SessionPath("/state", "../../etc/passwd"); filepath.Dir(p) != "/state/sessions" {
+		t.Errorf("SessionPath escapes: %s", p)
+	}
+}
+
+func TestCodexNotifyPayload(t *testing.T) {
+	p, err := ParsePayload([]byte(`{"type":"agent-turn-complete","thread-id":"01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99","turn-id":"t1","cwd":"/home/example/src/proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"hello"}`))
+	if err != nil || p.Event != "Stop" || p.SessionID != "01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99" || DetectHarness(p, "", true) != eventlog.Codex {
+		t.Errorf("%+v %v", p, err)
+	}
+}
+
+func TestCodexNotifyFindsRollout(t *testing.T) {
+	h := newHandlerEnv(t)
+	h.CodexDir = t.TempDir()
+	id := "01a22c1e-edbd-73b1-9ee8-1fcd43d77fc9"
+	day := filepath.Join(h.CodexDir, "sessions", "2026", "11", "30")
+	os.MkdirAll(day, 0o700)
+	data, _ := os.ReadFile(filepath.Join("..", "testdata", "hooks", "codex-0.171.0-rollout-tool-resume.jsonl"))
+	os.WriteFile(filepath.Join(day, "rollout-2026-11-30T11-02-34-"+id+".jsonl"), data, 0o600)
+	res := h.handle(t, `{"type":"agent-turn-complete","thread-id":"`+id+`","turn-id":"t","cwd":"/home/example/src/codex-proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"x"}`)
+	if res.Harness != eventlog.Codex || res.State.Tokens != 153 || res.State.Window != 258400 {
+		t.Errorf("notify turn: %+v", res)
+	}
+}
+
+// TestPostCompactBeforeBoundaryIsWritten: Claude Code 2.1.332 fires
+// PostCompact before the compact boundary reaches the transcript; the
+// pre-compaction usage must not be reported as the context after it.
+func TestPostCompactBeforeBoundaryIsWritten(t *testing.T) {
+	h := newHandlerEnv(t)
+	tr := writeLines(t, assistant("m1", 100, 0, 1000, ""))
+	h.handle(t, `{"session_id":"s","hook_event_name":"Stop","cwd":"/p","transcript_path":"`+tr+`"}`)
+	res := h.handle(t, `{"session_id":"s","hook_event_name":"PostCompact","trigger":"manual","cwd":"/p","transcript_path":"`+tr+`"}`)
+	post := h.records(t, EvCompactEnd)
+	if len(post) != 1 || post[0].Get("tokens_after").Exists() || post[0].Get("tokens_before").Int() != 1100 || !post[0].Get("boundary_pending").Bool() {
+		t.Errorf("compact_end: %v", post)
+	}
+	if res.State.UsageKnown {
+		t.Errorf("usage still known after compaction: %+v", res.State)
+	}
+	// The boundary lands; SessionStart(compact) picks up its postTokens.
+	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual","preTokens":1110,"postTokens":2612}}` + "\n")
+	f.Close()
+	res = h.handle(t, `{"session_id":"s","hook_event_name":"SessionStart","source":"compact","cwd":"/p","transcript_path":"`+tr+`"}`)
+	if c := h.records(t, EvCompacted); len(c) != 1 || c[0].Get("tokens_after").Int() != 2612 || res.State.Tokens != 2612 {
+		t.Errorf("session_compacted: %v %+v", c, res.State)
+	}
+}

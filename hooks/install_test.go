@@ -1,0 +1,219 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+const userSettings = `{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "~/bin/guard.sh"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send done"
+          }
+        ]
+      }
+    ]
+  },
+  "permissions": {
+    "allow": []
+  },
+  "zzz": 1
+}
+`
+
+func TestInstallKeepsEverythingElseAndIsIdempotent(t *testing.T) {
+	opts := InstallOptions{Command: "/usr/local/bin/tether hook", Events: ClaudeEvents, Timeout: HookTimeout}
+	out, plan, err := Install([]byte(userSettings), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Added) != len(ClaudeEvents) {
+		t.Errorf("plan: %+v", plan)
+	}
+	// Other hooks, keys and their order survive; the canonical style is
+	// kept.
+	s := string(out)
+	for _, want := range []string{`"command": "~/bin/guard.sh"`, `"command": "notify-send done"`, `"matcher": "Bash"`, `"allow": []`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("lost %s:\n%s", want, s)
+		}
+	}
+	if strings.Index(s, `"model"`) > strings.Index(s, `"hooks"`) || strings.Index(s, `"permissions"`) > strings.Index(s, `"zzz"`) {
+		t.Errorf("key order changed:\n%s", s)
+	}
+	if !strings.HasPrefix(s, "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [") || !strings.HasSuffix(s, "}\n") {
+		t.Errorf("style changed:\n%s", s)
+	}
+	// Stop has the user's group first, tether's appended.
+	stop := gjson.Get(s, "hooks.Stop").Array()
+	if len(stop) != 2 || stop[1].Get("hooks.0.command").String() != opts.Command || stop[1].Get("hooks.0.timeout").Int() != HookTimeout {
+		t.Errorf("Stop: %s", gjson.Get(s, "hooks.Stop").Raw)
+	}
+	again, plan2, err := Install(out, opts)
+	if err != nil || string(again) != string(out) || plan2.Changed() {
+		t.Errorf("second install changed the file: %+v\n%s", plan2, again)
+	}
+	// Uninstall restores the original byte for byte.
+	back, plan3, err := Uninstall(out)
+	if err != nil || string(back) != userSettings {
+		t.Errorf("uninstall: %v %+v\n%s", err, plan3, back)
+	}
+}
+
+func TestInstallDowngradeDropsUnknownEventsAndMovedBinary(t *testing.T) {
+	full, _, _ := Install(nil, InstallOptions{Command: "/old/tether hook", Events: ClaudeEvents, Timeout: HookTimeout})
+	out, plan, err := Install(full, InstallOptions{Command: "/new/tether hook", Events: ClaudeClassicEvents, Timeout: HookTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := gjson.GetBytes(out, "hooks")
+	if len(h.Map()) != len(ClaudeClassicEvents) || h.Get("StopFailure").Exists() || h.Get("PostCompact").Exists() {
+		t.Errorf("events after downgrade: %s", h.Raw)
+	}
+	if len(plan.Updated) != len(ClaudeClassicEvents) || h.Get("Stop.0.hooks.0.command").String() != "/new/tether hook" {
+		t.Errorf("plan %+v: %s", plan, h.Raw)
+	}
+	// A fresh file is written in Claude's own style.
+	if !strings.HasPrefix(string(full), "{\n  \"hooks\": {\n") {
+		t.Errorf("fresh file:\n%s", full)
+	}
+	back, _, _ := Uninstall(out)
+	if strings.TrimSpace(string(back)) != "{}" {
+		t.Errorf("uninstall of a tether-only file: %q", back)
+	}
+}
+
+func TestInstallHandFormattedFile(t *testing.T) {
+	in := `{"model":"opus",   "hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}`
+	out, _, err := Install([]byte(in), InstallOptions{Command: "tether hook", Events: []string{"Stop"}, Timeout: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), `{"model":"opus",   "hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]},`) {
+		t.Errorf("hand formatting lost: %s", out)
+	}
+	back, _, _ := Uninstall(out)
+	if string(back) != in {
+		t.Errorf("uninstall: %s", back)
+	}
+}
+
+func TestInstallRefusesMalformed(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\n  \"a\": 1,\n  \"b\": \n}\n": "line 4",
+		`[1,2]`:                          "not a JSON object",
+		`{"hooks": []}`:                  `"hooks" is not an object`,
+		`{"hooks": {"Stop": {}}}`:        `"hooks.Stop" is not an array`,
+	} {
+		_, _, err := Install([]byte(in), InstallOptions{Command: "tether hook", Events: []string{"Stop"}})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+	var pe *ParseError
+	if _, _, err := Uninstall([]byte("{,}")); !errors.As(err, &pe) || pe.Line != 1 {
+		t.Errorf("uninstall malformed: %v", err)
+	}
+}
+
+func TestStatusLineNeverReplacedWithoutForce(t *testing.T) {
+	in := []byte(`{"statusLine":{"type":"command","command":"~/my-line.sh"}}`)
+	out, plan, _ := Install(in, InstallOptions{Command: "tether hook", Events: []string{"Stop"}, StatusLine: "tether statusline"})
+	if plan.StatusLine != "kept-user" || gjson.GetBytes(out, "statusLine.command").String() != "~/my-line.sh" {
+		t.Errorf("without --force: %+v %s", plan, out)
+	}
+	out, plan, _ = Install(in, InstallOptions{Command: "tether hook", Events: []string{"Stop"}, StatusLine: "tether statusline", Force: true})
+	if plan.StatusLine != "updated" || gjson.GetBytes(out, "statusLine.command").String() != "tether statusline" {
+		t.Errorf("with --force: %+v %s", plan, out)
+	}
+	back, plan, _ := Uninstall(out)
+	if plan.StatusLine != "removed" || gjson.GetBytes(back, "statusLine").Exists() {
+		t.Errorf("uninstall statusLine: %s", back)
+	}
+}
+
+func TestEventsForClaude(t *testing.T) {
+	for v, want := range map[string]int{"2.0.77 (Claude Code)": 4, "2.1.332 (Claude Code)": 8, "3.0.0": 8, "": 4, "garbage": 4, "2.1.9": 4} {
+		if got := len(EventsForClaude(v)); got != want {
+			t.Errorf("%q: %d events, want %d", v, got, want)
+		}
+	}
+	for c, want := range map[string]bool{"/usr/bin/tether hook": true, "'/a b/tether' hook --harness codex": true, "tether statusline": false, "nottether hook": false, "/x/tether": false} {
+		if IsTetherCommand(c, "hook") != want {
+			t.Errorf("IsTetherCommand(%q) != %v", c, want)
+		}
+	}
+}
+
+func TestCodexTrust(t *testing.T) {
+	hooksJSON, _, err := Install(nil, InstallOptions{Command: "/usr/bin/tether hook --harness codex", Events: []string{"Stop", "SessionEnd"}, Timeout: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := CodexTrust("/home/example/.codex/hooks.json", hooksJSON)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("%v %v", entries, err)
+	}
+	// sha256 of the compact sorted-key group, computed independently.
+	wantStop := sha256Hex(`{"event_name":"stop","hooks":[{"async":false,"command":"/usr/bin/tether hook --harness codex","timeout":5,"type":"command"}]}`)
+	for _, e := range entries {
+		if e.Key == "/home/example/.codex/hooks.json:stop:0:0" && e.Hash != "sha256:"+wantStop {
+			t.Errorf("stop hash %s, want %s", e.Hash, wantStop)
+		}
+		if !strings.HasPrefix(e.Key, "/home/example/.codex/hooks.json:") || (!strings.Contains(e.Key, ":stop:") && !strings.Contains(e.Key, ":session_end:")) {
+			t.Errorf("key %s", e.Key)
+		}
+	}
+	cfg := "model = \"gpt\"\n\n[hooks.state.\"/other:stop:0:0\"]\ntrusted_hash = \"sha256:aa\"\n"
+	out, err := ApplyCodexTrust([]byte(cfg), entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := ApplyCodexTrust(out, entries)
+	if string(again) != string(out) || !strings.HasPrefix(string(out), cfg) {
+		t.Errorf("apply:\n%s\nagain:\n%s", out, again)
+	}
+	if back := RemoveCodexTrust(out, entries); string(back) != cfg {
+		t.Errorf("remove:\n%q\nwant\n%q", back, cfg)
+	}
+	if _, err := ApplyCodexTrust([]byte("model = = 1"), entries); err == nil {
+		t.Error("malformed config.toml edited")
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func TestCodexTimeoutsPerEvent(t *testing.T) {
+	out, _, _ := Install(nil, InstallOptions{Command: "tether hook --harness codex", Events: CodexEvents, Timeout: HookTimeout, Timeouts: CodexTimeouts})
+	if gjson.GetBytes(out, "hooks.SessionEnd.0.hooks.0.timeout").Int() != 1 || gjson.GetBytes(out, "hooks.Stop.0.hooks.0.timeout").Int() != HookTimeout {
+		t.Errorf("timeouts: %s", out)
+	}
+	again, plan, _ := Install(out, InstallOptions{Command: "tether hook --harness codex", Events: CodexEvents, Timeout: HookTimeout, Timeouts: CodexTimeouts})
+	if plan.Changed() || string(again) != string(out) {
+		t.Errorf("not idempotent with per-event timeouts: %+v", plan)
+	}
+}

@@ -1,0 +1,214 @@
+// Package hooks is what runs inside Claude Code and Codex: the hook
+// command's payload parsing and event handling, the context-usage reader
+// (a bounded tail of the transcript), the per-session state the prompt
+// segment reads, the statusLine renderer, and the installer that edits the
+// agents' settings files.
+//
+// The hook runs on every event the agent fires, so everything here is
+// bounded: one small state file read and written, at most a few MiB of
+// transcript tail, no locks that wait, no network.
+package hooks
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/internal/eventlog"
+)
+
+// Payload is a hook's stdin, with the fields tether uses pulled out. Raw
+// keeps the whole object; unknown fields are simply not read.
+type Payload struct {
+	Event            string
+	SessionID        string
+	TranscriptPath   string
+	Cwd              string
+	Model            string
+	Source           string // SessionStart: startup|resume|clear|compact|fork
+	Reason           string // SessionEnd
+	Trigger          string // Pre/PostCompact: manual|auto
+	TurnID           string
+	AgentID          string
+	AgentType        string
+	AgentTranscript  string
+	Error            string // StopFailure error type; Codex PostModelRequest error
+	ErrorDetails     string
+	LastAssistant    string // never logged; only parsed for a self-report
+	ToolName         string
+	NotificationType string
+	Status           string // Codex PostModelRequest
+	Kind             string // Codex Pre/PostModelRequest
+	Raw              []byte
+}
+
+// ErrEmpty is returned for an empty payload.
+var ErrEmpty = errors.New("empty payload")
+
+// ParsePayload parses a hook payload. Only a non-object is an error:
+// missing fields stay empty.
+func ParsePayload(data []byte) (Payload, error) {
+	data = trimSpace(data)
+	if len(data) == 0 {
+		return Payload{}, ErrEmpty
+	}
+	if data[0] != '{' || !gjson.ValidBytes(data) {
+		return Payload{}, errors.New("payload is not a JSON object")
+	}
+	r := gjson.ParseBytes(data)
+	p := Payload{
+		Event:            r.Get("hook_event_name").String(),
+		SessionID:        r.Get("session_id").String(),
+		TranscriptPath:   r.Get("transcript_path").String(),
+		Cwd:              r.Get("cwd").String(),
+		Source:           r.Get("source").String(),
+		Reason:           r.Get("reason").String(),
+		Trigger:          r.Get("trigger").String(),
+		TurnID:           r.Get("turn_id").String(),
+		AgentID:          r.Get("agent_id").String(),
+		AgentType:        r.Get("agent_type").String(),
+		AgentTranscript:  r.Get("agent_transcript_path").String(),
+		ErrorDetails:     r.Get("error_details").String(),
+		LastAssistant:    r.Get("last_assistant_message").String(),
+		ToolName:         r.Get("tool_name").String(),
+		NotificationType: r.Get("notification_type").String(),
+		Status:           r.Get("status").String(),
+		Kind:             r.Get("kind").String(),
+		Raw:              data,
+	}
+	if e := r.Get("error"); e.Type == gjson.String {
+		p.Error = e.Str
+	}
+	// Claude's statusLine sends model as {id, display_name}; hooks send a
+	// string when they send one at all.
+	if m := r.Get("model"); m.IsObject() {
+		p.Model = m.Get("id").String()
+	} else {
+		p.Model = m.String()
+	}
+	// Codex's legacy notify program gets {"type":"agent-turn-complete",
+	// "thread-id", "turn-id", "cwd", …} as its last argument.
+	if p.Event == "" && r.Get("type").String() == "agent-turn-complete" {
+		p.Event = "Stop"
+		p.SessionID = r.Get("thread-id").String()
+		p.TurnID = r.Get("turn-id").String()
+		p.LastAssistant = r.Get("last-assistant-message").String()
+	}
+	return p, nil
+}
+
+// DetectHarness tells Claude Code payloads from Codex ones. Codex sends
+// thread_id in model-request events, a rollout under
+// …/sessions/YYYY/MM/DD/rollout-*.jsonl as transcript_path, model_provider
+// in some builds, and turn_id in turn events; Claude's transcripts live
+// under projects/ and its payloads carry prompt_id or effort.
+// claudeEnv is set when the environment says Claude Code ran the hook
+// (CLAUDE_CODE_SESSION_ID); it decides only when the payload has no
+// Codex-only marker, since a Codex run inside a Claude session inherits it.
+func DetectHarness(p Payload, codexDir string, claudeEnv bool) string {
+	r := gjson.ParseBytes(p.Raw)
+	switch {
+	case r.Get("type").String() == "agent-turn-complete":
+		return eventlog.Codex
+	case r.Get("thread_id").Exists(), r.Get("model_provider").Exists():
+		return eventlog.Codex
+	case strings.Contains(p.TranscriptPath, "/rollout-"):
+		return eventlog.Codex
+	case codexDir != "" && p.TranscriptPath != "" && strings.HasPrefix(p.TranscriptPath, strings.TrimSuffix(codexDir, "/")+"/"):
+		return eventlog.Codex
+	case claudeEnv:
+		return eventlog.ClaudeCode
+	case strings.Contains(p.TranscriptPath, "/projects/"):
+		return eventlog.ClaudeCode
+	case r.Get("prompt_id").Exists(), r.Get("effort").Exists():
+		return eventlog.ClaudeCode
+	case p.TurnID != "":
+		return eventlog.Codex
+	}
+	return eventlog.ClaudeCode
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// ReadLimits bound how long and how much ReadPayload reads.
+type ReadLimits struct {
+	// Total is the longest ReadPayload waits for a complete payload.
+	Total time.Duration
+	// Idle is how long it waits for more bytes once some arrived.
+	Idle time.Duration
+	// Max is the most bytes kept; a larger payload is cut (and then fails
+	// to parse, which the caller logs).
+	Max int
+}
+
+// DefaultReadLimits suit a hook: Claude writes the payload at once, but may
+// leave stdin open (SessionEnd), so a complete JSON object ends the read
+// without waiting for EOF.
+var DefaultReadLimits = ReadLimits{Total: time.Second, Idle: 200 * time.Millisecond, Max: 8 << 20}
+
+// ReadPayload reads a payload from r. It returns as soon as the bytes read
+// form a complete JSON value, at EOF, after lim.Idle without new bytes once
+// some arrived, or after lim.Total. It never blocks past lim.Total: a read
+// still pending then is abandoned (the process exits soon after).
+func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan chunk, 4)
+	go func() {
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := r.Read(buf)
+			ch <- chunk{buf[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var data []byte
+	total := time.NewTimer(lim.Total)
+	defer total.Stop()
+	var idle <-chan time.Time
+	for {
+		select {
+		case c := <-ch:
+			if len(data) < lim.Max {
+				data = append(data, c.b...)
+				if len(data) > lim.Max {
+					data = data[:lim.Max]
+				}
+			}
+			if c.err != nil {
+				if errors.Is(c.err, io.EOF) {
+					return data, nil
+				}
+				return data, c.err
+			}
+			if len(c.b) > 0 {
+				if t := trimSpace(data); len(t) > 0 && gjson.ValidBytes(t) {
+					return data, nil
+				}
+				idle = time.After(lim.Idle)
+			}
+		case <-idle:
+			return data, nil
+		case <-total.C:
+			return data, errors.New("timed out reading the payload")
+		}
+	}
+}
+
+func gjsonInt(raw []byte, path string) int64  { return gjson.GetBytes(raw, path).Int() }
+func gjsonStr(raw []byte, path string) string { return gjson.GetBytes(raw, path).String() }

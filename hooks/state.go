@@ -1,0 +1,157 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tether-dev/tether/internal/atomicfile"
+)
+
+// State is what tether knows about one session, kept in
+// <stateDir>/sessions/<id>.json and copied to the identity root's index
+// <stateDir>/roots/<hash>.json, so that a prompt segment reads one small
+// file. It holds metadata only.
+type State struct {
+	SessionID      string `json:"session_id"`
+	Harness        string `json:"harness"`
+	IdentityRoot   string `json:"identity_root"`
+	Cwd            string `json:"cwd,omitempty"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	Model          string `json:"model,omitempty"`
+
+	// Tokens is the context in use after the last turn (input + cache
+	// creation + cache read of the last main-chain assistant message).
+	Tokens int64 `json:"tokens"`
+	// Window is the context window used for Percent; WindowSource says
+	// where it came from: statusline, rollout, config, model, default.
+	Window       int64   `json:"window"`
+	WindowSource string  `json:"window_source,omitempty"`
+	Percent      float64 `json:"percent"`
+	// ReportedWindow is the window Claude's statusLine last reported for
+	// this session; it wins over any table.
+	ReportedWindow int64 `json:"reported_window,omitempty"`
+	// UsageKnown is false until a turn's usage was found (and again right
+	// after a compaction, until the next turn).
+	UsageKnown bool `json:"usage_known"`
+	// CompactPending is set from PreCompact until a turn's usage after the
+	// compaction is known; TokensBeforeCompact is the usage PreCompact saw.
+	CompactPending      bool  `json:"compact_pending,omitempty"`
+	TokensBeforeCompact int64 `json:"tokens_before_compact,omitempty"`
+
+	LastEvent string    `json:"last_event"`
+	Started   time.Time `json:"started,omitzero"`
+	Updated   time.Time `json:"updated"`
+	Ended     bool      `json:"ended,omitempty"`
+}
+
+// SessionPath is where a session's state lives.
+func SessionPath(stateDir, sessionID string) string {
+	return filepath.Join(stateDir, "sessions", safeName(sessionID)+".json")
+}
+
+// RootPath is where the latest session of an identity root is indexed:
+// a hash of the root keeps the name short and free of separators.
+func RootPath(stateDir, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(stateDir, "roots", hex.EncodeToString(sum[:12])+".json")
+}
+
+// safeName keeps a session id usable as a file name whatever a harness
+// sends.
+func safeName(id string) string {
+	if id == "" {
+		return "_"
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(id, "."))
+}
+
+// LoadSession reads a session's state. A missing file returns
+// fs.ErrNotExist; a corrupt one an error naming it.
+func LoadSession(stateDir, sessionID string) (State, error) {
+	return readState(SessionPath(stateDir, sessionID))
+}
+
+// LatestForRoot returns the state of the session that most recently
+// reported for the identity root: one small file read, for the prompt
+// segment. fs.ErrNotExist means no session has reported for root.
+func LatestForRoot(stateDir, root string) (State, error) {
+	s, err := readState(RootPath(stateDir, root))
+	if err != nil {
+		return s, err
+	}
+	if s.IdentityRoot != root {
+		// A hash collision, or a file from elsewhere: not this root's.
+		return State{}, fmt.Errorf("%s: indexes %q, not %q: %w", RootPath(stateDir, root), s.IdentityRoot, root, fs.ErrNotExist)
+	}
+	return s, nil
+}
+
+func readState(path string) (State, error) {
+	var s State
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return State{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Save writes the session's state and, when it has an identity root, the
+// root's index, each atomically. Concurrent writers never leave a torn
+// file; the last one wins. It does not fsync: the state is recomputed
+// from the transcript at the next turn, and a Stop hook should not wait
+// for the disk.
+func Save(stateDir string, s State) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	write := func(path string) error {
+		err := atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600, NoSync: true})
+		if errors.Is(err, fs.ErrNotExist) || isNoDir(err) {
+			if mkErr := os.MkdirAll(filepath.Dir(path), 0o700); mkErr != nil {
+				return mkErr
+			}
+			err = atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600, NoSync: true})
+		}
+		return err
+	}
+	if err := write(SessionPath(stateDir, s.SessionID)); err != nil {
+		return fmt.Errorf("save session state: %w", err)
+	}
+	if s.IdentityRoot != "" {
+		if err := write(RootPath(stateDir, s.IdentityRoot)); err != nil {
+			return fmt.Errorf("save root index: %w", err)
+		}
+	}
+	return nil
+}
+
+func isNoDir(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no such file or directory")
+}
+
+// Percent is tokens as a percentage of window, rounded to one decimal.
+func Percent(tokens, window int64) float64 {
+	if window <= 0 {
+		return 0
+	}
+	return float64(tokens*1000/window) / 10
+}

@@ -1,0 +1,777 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/iostreams"
+)
+
+// Test hooks: resume replaces this process, and tmux is a real program.
+var (
+	execResume = func(dir string, argv, env []string) error {
+		if err := os.Chdir(dir); err != nil {
+			return err
+		}
+		path, err := exec.LookPath(argv[0])
+		if err != nil {
+			return exitcode.With(exitcode.NotFound, fmt.Errorf("%s not found on PATH", argv[0]))
+		}
+		return syscall.Exec(path, argv, env)
+	}
+	newTmux = func(getenv func(string) string) catalog.Tmux {
+		return catalog.ExecTmux{Inside: getenv("TMUX") != ""}
+	}
+)
+
+// sessionsBase is what every sessions subcommand needs.
+type sessionsBase struct {
+	IO      *iostreams.IOStreams
+	Catalog *catalog.Catalog
+	Now     func() time.Time
+}
+
+// catalogFor builds the catalog over the harnesses named ("" for all).
+func (a *App) catalogFor(harness string) (*catalog.Catalog, error) {
+	cfg, err := a.Config()
+	if err != nil {
+		return nil, err
+	}
+	var rules []catalog.WorkRule
+	for _, r := range cfg.Catalog.WorkRefs {
+		re, err := regexp.Compile(r.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("config: catalog.work_refs %s: %w", r.Name, err)
+		}
+		rules = append(rules, catalog.WorkRule{Name: r.Name, Pattern: re})
+	}
+	cache := catalog.CacheFiles(a.Loc.CacheDir)
+	c := &catalog.Catalog{}
+	if harness == "" || harness == catalog.ClaudeCode {
+		c.Readers = append(c.Readers, &catalog.ClaudeReader{
+			Dir: a.Loc.ClaudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules,
+		})
+	}
+	if harness == "" || harness == catalog.Codex {
+		c.Readers = append(c.Readers, &catalog.CodexReader{
+			Dir: a.Loc.CodexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
+		})
+	}
+	return c, nil
+}
+
+func (a *App) base(harness string) (sessionsBase, error) {
+	c, err := a.catalogFor(harness)
+	return sessionsBase{IO: a.IO, Catalog: c, Now: a.Now}, err
+}
+
+func checkHarness(h string) error {
+	if h != "" && h != catalog.ClaudeCode && h != catalog.Codex {
+		return usageErr(fmt.Errorf("--harness: %q is not claude-code or codex", h))
+	}
+	return nil
+}
+
+func (a *App) sessionsCommand() *cli.Command {
+	list := a.sessionsListCommand()
+	return &cli.Command{
+		Name:  "sessions",
+		Usage: "list, show, search and resume every Claude Code and Codex session",
+		Description: "Without a subcommand, lists sessions (like 'tether sessions list').\n\n" +
+			"IDs: a full id or a unique prefix of at least 4 characters, optionally qualified\n" +
+			"as claude-code:ID or codex:ID. An ambiguous prefix exits 2 and lists the\n" +
+			"candidates; an unknown id exits 3.",
+		// The parent lists too, with its own copy of list's flags, local
+		// so they do not leak into the other subcommands.
+		Flags:  sessionsListFlags(true),
+		Action: list.Action,
+		Commands: []*cli.Command{
+			list,
+			a.sessionsShowCommand(),
+			a.sessionsResumeCommand(),
+			a.sessionsSearchCommand(),
+			a.sessionsSchemaCommand(),
+			a.sessionsCacheCommand(),
+		},
+	}
+}
+
+// ---- list
+
+type sessionsListOptions struct {
+	sessionsBase
+	Since     time.Duration
+	Cwd       string // identity root to match ("" for any)
+	Repo      string
+	State     string
+	All       bool
+	NoContent bool
+	JSON      bool
+	Limit     int
+}
+
+func (a *App) sessionsListCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list sessions, newest activity first",
+		Flags: sessionsListFlags(false),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usageErr(fmt.Errorf("unexpected argument %q (see 'tether sessions --help')", cmd.Args().First()))
+			}
+			h := cmd.String("harness")
+			if err := checkHarness(h); err != nil {
+				return err
+			}
+			st := cmd.String("state")
+			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown {
+				return usageErr(fmt.Errorf("--state: %q is not running, resumable or unknown", st))
+			}
+			if cmd.Int("limit") < 0 {
+				return usageErr(errors.New("--limit: must be 0 or more"))
+			}
+			b, err := a.base(h)
+			if err != nil {
+				return err
+			}
+			opts := sessionsListOptions{sessionsBase: b, Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
+				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit"))}
+			if s := cmd.String("since"); s != "" {
+				d, err := parseDuration(s)
+				if err != nil {
+					return usageErr(fmt.Errorf("--since: %w", err))
+				}
+				opts.Since = d
+			}
+			if c := cmd.String("cwd"); c != "" {
+				opts.Cwd = identity.Resolve(c).Path
+			}
+			return runSessionsList(ctx, opts)
+		},
+	}
+}
+
+func sessionsListFlags(local bool) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
+		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
+		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code or codex)"},
+		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
+		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
+		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
+		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
+		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
+	}
+}
+
+func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
+	all, diags, err := opts.Catalog.List(ctx, catalog.ListOptions{All: opts.All})
+	if err != nil && len(all) == 0 {
+		return err
+	}
+	var repos repoMemo
+	out := []catalog.Session{}
+	for _, s := range all {
+		switch {
+		case opts.Since > 0 && s.LastActivity.Before(opts.Now().Add(-opts.Since)):
+		case opts.Cwd != "" && s.IdentityRoot != opts.Cwd:
+		case opts.State != "" && s.State != opts.State:
+		case opts.Repo != "" && !repos.matches(s, opts.Repo):
+		default:
+			if opts.NoContent {
+				s.StripContent()
+			}
+			out = append(out, s)
+		}
+	}
+	if opts.Limit > 0 && len(out) > opts.Limit {
+		out = out[:opts.Limit]
+	}
+	if diags == nil {
+		diags = []catalog.Diagnostic{}
+	}
+	if opts.JSON {
+		if err != nil {
+			// A reader failed but others worked: say so, keep the output.
+			fmt.Fprintf(opts.IO.ErrOut, "tether: %v\n", err)
+		}
+		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
+	}
+	printSessionTable(opts.IO.Out, out, opts.Now())
+	if len(diags) > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "tether: %d %s could not be read (see --json diagnostics)\n",
+			len(diags), plural(len(diags), "file", "files"))
+	}
+	return err
+}
+
+// repoMemo maps a session's cwd to its repository once per cwd.
+type repoMemo map[string][2]string
+
+func (m *repoMemo) matches(s catalog.Session, want string) bool {
+	if *m == nil {
+		*m = repoMemo{}
+	}
+	r, ok := (*m)[s.Cwd]
+	if !ok {
+		root, id := catalog.RepoOf(s.Cwd)
+		r = [2]string{root, id}
+		(*m)[s.Cwd] = r
+	}
+	want = strings.TrimSuffix(want, "/")
+	ids := []string{r[1], catalog.RemoteID(s.GitOrigin)}
+	for _, id := range ids {
+		if id != "" && (id == want || strings.HasSuffix(id, "/"+want)) {
+			return true
+		}
+	}
+	return r[0] != "" && (r[0] == want || r[0] == identity.Resolve(want).Path)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HARNESS\tID\tDIR\tHUMAN\tACTIVE\tSTATE\tTMUX\tCTX\tTITLE")
+	for _, s := range ss {
+		human := "-"
+		if s.LastHumanActivity != nil {
+			human = relTime(now, *s.LastHumanActivity)
+		}
+		tmux := "-"
+		if s.Runtime != nil && s.Runtime.Tmux != "" {
+			tmux = s.Runtime.Tmux
+		}
+		ctxs := "-"
+		if s.Context != nil {
+			ctxs = fmt.Sprintf("%.0f%%", s.Context.Percent)
+			if s.Context.Percent < 10 {
+				ctxs = fmt.Sprintf("%.1f%%", s.Context.Percent)
+			}
+		}
+		state := s.State
+		if s.Archived {
+			state += ",archived"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, s.ShortID(), cell(filepath.Base(s.Cwd), 24),
+			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
+	}
+	tw.Flush()
+}
+
+// cell makes s safe and short for a table cell: no tabs or newlines.
+func cell(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// relTime says how long ago t was, compactly: 45s, 12m, 3h, 5d, 2026-01-02.
+func relTime(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case t.IsZero():
+		return "-"
+	case d < 0:
+		return "now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h"
+	case d < 60*24*time.Hour:
+		return strconv.Itoa(int(d.Hours()/24)) + "d"
+	}
+	return t.Local().Format("2006-01-02")
+}
+
+// ---- id resolution shared by show and resume
+
+// resolveSession lists everything (archived included) and resolves id:
+// ambiguous or too short → exit 2, unknown → exit 3.
+func resolveSession(ctx context.Context, c *catalog.Catalog, id string) (catalog.Session, error) {
+	s, err := c.Resolve(ctx, id)
+	return s, resolveErr(err)
+}
+
+// resolveErr gives a catalog.Resolve error its exit status.
+func resolveErr(err error) error {
+	var amb *catalog.AmbiguousError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &amb), errors.Is(err, catalog.ErrShortPrefix):
+		return usageErr(err)
+	case errors.Is(err, catalog.ErrNotFound):
+		return notFound(err)
+	}
+	return err
+}
+
+func oneID(cmd *cli.Command) (string, error) {
+	if cmd.NArg() != 1 {
+		return "", usageErr(fmt.Errorf("%s takes one session ID, got %d", cmd.Name, cmd.NArg()))
+	}
+	return cmd.Args().First(), nil
+}
+
+// ---- show
+
+type sessionsShowOptions struct {
+	sessionsBase
+	ID        string
+	JSON      bool
+	NoContent bool
+}
+
+func (a *App) sessionsShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one session in full: prompts, counts, context curve, evidence",
+		ArgsUsage: "ID",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "no-content", Usage: "omit every prompt-derived field"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			id, err := oneID(cmd)
+			if err != nil {
+				return err
+			}
+			b, err := a.base("")
+			if err != nil {
+				return err
+			}
+			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
+		},
+	}
+}
+
+func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
+	s, err := resolveSession(ctx, opts.Catalog, opts.ID)
+	if err != nil {
+		return err
+	}
+	full, err := opts.Catalog.Get(ctx, s)
+	if err != nil {
+		return err
+	}
+	if opts.NoContent {
+		full.StripContent()
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, full)
+	}
+	printSession(opts.IO.Out, full, opts.Now())
+	return nil
+}
+
+func printSession(w io.Writer, s catalog.Session, now time.Time) {
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-14s %s\n", k+":", v)
+		}
+	}
+	row("session", s.Key())
+	row("title", fmt.Sprintf("%s (%s)", s.Title, s.TitleSource))
+	row("cwd", s.Cwd)
+	if s.IdentityRoot != s.Cwd {
+		row("identity root", s.IdentityRoot)
+	}
+	row("branch", s.GitBranch)
+	row("origin", s.GitOrigin)
+	state := s.State
+	if s.Runtime != nil {
+		state += fmt.Sprintf(" (pid %d", s.Runtime.PID)
+		if s.Runtime.Status != "" {
+			state += ", " + s.Runtime.Status
+		}
+		if s.Runtime.Tmux != "" {
+			state += ", tmux " + s.Runtime.Tmux
+		}
+		state += ")"
+	}
+	if s.Archived {
+		state += ", archived"
+	}
+	row("state", state)
+	row("created", fmt.Sprintf("%s (%s ago)", s.Created.Local().Format(time.DateTime), relTime(now, s.Created)))
+	row("last activity", fmt.Sprintf("%s (%s ago)", s.LastActivity.Local().Format(time.DateTime), relTime(now, s.LastActivity)))
+	if s.LastHumanActivity != nil {
+		row("last human", fmt.Sprintf("%s (%s ago)", s.LastHumanActivity.Local().Format(time.DateTime), relTime(now, *s.LastHumanActivity)))
+	}
+	row("origin kind", strings.TrimSpace(s.Origin+" "+s.CLIVersion))
+	row("model", s.Model)
+	if s.Counts != nil {
+		c := s.Counts
+		row("counts", fmt.Sprintf("%d %s, %d %s, %d %s", c.HumanPrompts, plural(c.HumanPrompts, "prompt", "prompts"),
+			c.Messages, plural(c.Messages, "message", "messages"), c.ToolCalls, plural(c.ToolCalls, "tool call", "tool calls")))
+	}
+	if s.Context != nil {
+		win := fmt.Sprintf("%d", s.Context.Window)
+		if !s.Context.WindowKnown {
+			win += " (assumed)"
+		}
+		row("context", fmt.Sprintf("%d / %s tokens (%.1f%%)", s.Context.Tokens, win, s.Context.Percent))
+	}
+	if len(s.ContextCurve) > 1 {
+		row("context curve", Sparkline(s.ContextCurve))
+	}
+	row("transcript", s.Source)
+	row("resume", catalog.ResumeSpec.ShellCommand(s.Resume))
+	if len(s.RecentPrompts) > 0 {
+		fmt.Fprintln(w, "recent prompts:")
+		for _, p := range s.RecentPrompts {
+			fmt.Fprintf(w, "  > %s\n", cell(p, 160))
+		}
+	}
+	if ev := s.Evidence; ev != nil {
+		list := func(title string, items []string) {
+			if len(items) == 0 {
+				return
+			}
+			fmt.Fprintf(w, "%s:\n", title)
+			for i, it := range items {
+				if i == 20 {
+					fmt.Fprintf(w, "  … %d more\n", len(items)-20)
+					break
+				}
+				fmt.Fprintf(w, "  %s\n", it)
+			}
+		}
+		var repos, commits, refs []string
+		for _, r := range ev.Repos {
+			repos = append(repos, strings.TrimSpace(r.Root+"  "+r.ID))
+		}
+		for _, c := range ev.CommitsCreated {
+			commits = append(commits, strings.TrimSpace(fmt.Sprintf("%s %s  %s", c.SHA, c.Branch, c.Subject)))
+		}
+		for _, r := range ev.WorkRefs {
+			refs = append(refs, r.Ref+"  ("+r.Rule+")")
+		}
+		list("repositories", repos)
+		list("files modified", ev.FilesModified)
+		list("files read", ev.FilesRead)
+		list("commits created", commits)
+		list("commits referenced", ev.CommitsReferenced)
+		list("work references", refs)
+	}
+}
+
+// Sparkline draws values as one line of block characters, at most 60
+// wide (longer series are bucketed, keeping each bucket's maximum).
+func Sparkline(vals []int64) string {
+	const width = 60
+	if len(vals) > width {
+		b := make([]int64, width)
+		for i, v := range vals {
+			j := i * width / len(vals)
+			b[j] = max(b[j], v)
+		}
+		vals = b
+	}
+	var top int64
+	for _, v := range vals {
+		top = max(top, v)
+	}
+	bars := []rune("▁▂▃▄▅▆▇█")
+	var sb strings.Builder
+	for _, v := range vals {
+		i := 0
+		if top > 0 {
+			i = int(v * int64(len(bars)-1) / top)
+		}
+		sb.WriteRune(bars[i])
+	}
+	return sb.String()
+}
+
+// ---- resume
+
+type sessionsResumeOptions struct {
+	sessionsBase
+	ID       string
+	Print    bool
+	Force    bool
+	UseTmux  bool
+	TmuxName string
+	Bindings string // bindings.json path
+	Tmux     catalog.Tmux
+	Exec     func(dir string, argv, env []string) error
+	Environ  []string
+	Getenv   func(string) string
+	StatDir  func(string) error
+	// Logged records a resume in the lifecycle log (metadata only).
+	Logged func(s catalog.Session, mode string, forced bool)
+}
+
+// tmuxFlag is a boolean flag that also takes a value: --tmux or
+// --tmux=NAME.
+type tmuxFlag struct {
+	set  bool
+	name string
+}
+
+func (t *tmuxFlag) Set(v string) error {
+	t.set = true
+	if v != "true" {
+		t.name = v
+	}
+	return nil
+}
+func (t *tmuxFlag) String() string   { return t.name }
+func (t *tmuxFlag) Get() any         { return t.name }
+func (t *tmuxFlag) IsBoolFlag() bool { return true }
+
+func (a *App) sessionsResumeCommand() *cli.Command {
+	tf := &tmuxFlag{}
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "continue a session in the directory it belongs to",
+		ArgsUsage: "ID",
+		Description: "Changes to the session's recorded cwd and runs 'claude --resume ID' or 'codex\n" +
+			"resume ID' in place of tether. A running session is refused (exit 4) unless\n" +
+			"--force. --tmux[=NAME] opens it in a detached tmux session instead (NAME, else\n" +
+			"the name remembered for this session, else the cwd base name; -2, -3 … when a\n" +
+			"live session has that name) and attaches; the name is remembered in\n" +
+			"$XDG_STATE_HOME/tether/bindings.json.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "print", Usage: "print the shell command instead of running it"},
+			&cli.BoolFlag{Name: "force", Usage: "resume even if the session is running"},
+			&cli.GenericFlag{Name: "tmux", Value: tf, Usage: "open in tmux session `NAME` (--tmux alone picks a name)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			id, err := oneID(cmd)
+			if err != nil {
+				return err
+			}
+			b, err := a.base("")
+			if err != nil {
+				return err
+			}
+			return runSessionsResume(ctx, sessionsResumeOptions{
+				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
+				UseTmux: tf.set, TmuxName: tf.name, Bindings: filepath.Join(a.Loc.StateDir, "bindings.json"),
+				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv,
+				Logged: func(s catalog.Session, mode string, forced bool) {
+					a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
+						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
+				},
+			})
+		},
+	}
+}
+
+func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
+	s, err := resolveSession(ctx, opts.Catalog, opts.ID)
+	if err != nil {
+		return err
+	}
+	spec := s.Resume
+	if opts.Print {
+		fmt.Fprintln(opts.IO.Out, spec.ShellCommand())
+		return nil
+	}
+	if s.State == catalog.StateRunning && !opts.Force {
+		where := ""
+		if s.Runtime != nil {
+			where = fmt.Sprintf(" as pid %d", s.Runtime.PID)
+			if s.Runtime.Tmux != "" {
+				where += " in tmux session " + s.Runtime.Tmux
+			}
+		}
+		return exitcode.With(exitcode.Refused, fmt.Errorf("session %s is running%s; use --force to resume it anyway", s.Key(), where))
+	}
+	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("session %s belongs to %s, which no longer exists (print the command with --print to run it elsewhere)", s.Key(), spec.Dir)
+	}
+	env := opts.Environ
+	for k, v := range spec.Env {
+		env = append(env, k+"="+v)
+	}
+	if opts.UseTmux {
+		return resumeInTmux(opts, s, env)
+	}
+	if opts.Logged != nil {
+		opts.Logged(s, "exec", opts.Force)
+	}
+	return opts.Exec(spec.Dir, spec.Argv, env)
+}
+
+func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) error {
+	b, err := catalog.LoadBindings(opts.Bindings)
+	if err != nil {
+		return err
+	}
+	base := opts.TmuxName
+	if base == "" {
+		base = b.Sessions[s.Key()].Tmux
+	}
+	if base == "" {
+		base = filepath.Base(s.Resume.Dir)
+	}
+	base = catalog.TmuxName(base)
+	name := catalog.FreeTmuxName(opts.Tmux, base)
+	var extra []string
+	for k, v := range s.Resume.Env {
+		extra = append(extra, k+"="+v)
+	}
+	if err := opts.Tmux.NewSession(name, s.Resume.Dir, s.Resume.Argv, extra); err != nil {
+		return err
+	}
+	b.Sessions[s.Key()] = catalog.Binding{Tmux: name, Dir: s.Resume.Dir, Updated: opts.Now().UTC()}
+	if err := b.Save(opts.Bindings); err != nil {
+		return fmt.Errorf("tmux session %s started, but the binding was not saved: %w", name, err)
+	}
+	if opts.Logged != nil {
+		opts.Logged(s, "tmux:"+name, opts.Force)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", s.Key(), name)
+	return opts.Tmux.Attach(name)
+}
+
+// ---- search
+
+type sessionsSearchOptions struct {
+	sessionsBase
+	Query   string
+	JSON    bool
+	AllText bool
+	Limit   int
+}
+
+func (a *App) sessionsSearchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "full-text search over titles and human prompts",
+		ArgsUsage: "QUERY",
+		Description: "Every word of QUERY must appear (case-insensitively) in the session's title or\n" +
+			"human prompts (or assistant text with --all-text). Ranked by hits, title hits\n" +
+			"weighing most, then by recency. Archived Codex threads are included.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "all-text", Usage: "also search assistant text"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "show at most `N` results (0: all)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() == 0 {
+				return usageErr(errors.New("search needs a QUERY"))
+			}
+			b, err := a.base("")
+			if err != nil {
+				return err
+			}
+			return runSessionsSearch(ctx, sessionsSearchOptions{sessionsBase: b, Query: strings.Join(cmd.Args().Slice(), " "),
+				JSON: cmd.Bool("json"), AllText: cmd.Bool("all-text"), Limit: int(cmd.Int("limit"))})
+		},
+	}
+}
+
+func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
+	if strings.TrimSpace(opts.Query) == "" {
+		return usageErr(errors.New("search needs a non-empty QUERY"))
+	}
+	all, _, err := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
+	if err != nil && len(all) == 0 {
+		return err
+	}
+	res := catalog.Search(ctx, all, opts.Query, catalog.SearchOptions{AllText: opts.AllText})
+	if opts.Limit > 0 && len(res) > opts.Limit {
+		res = res[:opts.Limit]
+	}
+	if res == nil {
+		res = []catalog.SearchResult{}
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, catalog.SearchOutput{Query: opts.Query, Results: res})
+	}
+	if len(res) == 0 {
+		return notFound(fmt.Errorf("no session matches %q", opts.Query))
+	}
+	now := opts.Now()
+	for _, r := range res {
+		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", r.Session.ShortID(), r.Session.Harness,
+			relTime(now, r.Session.LastActivity), cell(filepath.Base(r.Session.Cwd), 24), cell(r.Session.Title, 70))
+		for _, m := range r.Matches {
+			fmt.Fprintf(opts.IO.Out, "    %s\n", cell(m, 120))
+		}
+	}
+	return nil
+}
+
+// ---- cache
+
+func (a *App) sessionsCacheCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "cache",
+		Usage: "manage the catalog cache",
+		Commands: []*cli.Command{{
+			Name:  "clear",
+			Usage: "delete the catalog cache (it is rebuilt on the next list)",
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				n, err := catalog.ClearCache(a.Loc.CacheDir)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.IO.Out, "removed %d cache %s from %s\n", n, plural(n, "file", "files"), a.Loc.CacheDir)
+				return nil
+			},
+		}},
+	}
+}
+
+// ---- schema
+
+func (a *App) sessionsSchemaCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "schema",
+		Usage:     "print the JSON Schema of a --json output (list, show or search)",
+		ArgsUsage: "[list|show|search]",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 1 {
+				return usageErr(fmt.Errorf("schema takes at most one name, got %d", cmd.NArg()))
+			}
+			name := cmd.Args().First()
+			if name == "" {
+				name = "list"
+			}
+			b, err := catalog.Schema(name)
+			if err != nil {
+				return usageErr(err)
+			}
+			_, err = a.IO.Out.Write(b)
+			return err
+		},
+	}
+}

@@ -1,0 +1,338 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/trim"
+)
+
+type trimOptions struct {
+	IO        *iostreams.IOStreams
+	ClaudeDir string
+	StateDir  string
+	Root      identity.Root // this process's identity root, for --reset without a session
+	Now       func() time.Time
+	Session   string
+	Keep      []string
+	KeepFile  string
+	Fit       string
+	Window    int
+	DryRun    bool
+	JSON      bool
+	Force     bool
+	Unknown   bool
+	Restore   bool
+	Reset     bool
+	log       func(event, session string, attrs ...slog.Attr)
+}
+
+func (a *App) trimCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "trim",
+		Usage:     "shrink a Claude Code session so it resumes, keeping a backup",
+		ArgsUsage: "SESSION",
+		Description: "Rewrites a session transcript (SESSION is an id, a unique id prefix of at least\n" +
+			"4 characters, or a path to a .jsonl file) by one of two policies:\n\n" +
+			"  keep  (--keep PATH, --keep-file FILE, or KEEP: lines in .tether/notes.md or\n" +
+			"        .loop/notes.md of the session's directory): keep the first prompt, the\n" +
+			"        Reads of kept paths, attachments, compactions, titles and the last answer;\n" +
+			"        drop the rest of the conversation.\n" +
+			"  fit   (--fit TOKENS or --fit 60%): keep the conversation, shrinking it oldest\n" +
+			"        first (thinking, then large tool output, then whole turns) until it fits.\n\n" +
+			"The result is validated before it replaces the original, which is kept as\n" +
+			"SESSION.jsonl.bak ('tether trim --restore SESSION' puts it back). A running\n" +
+			"session is refused (exit 4) unless --force. --reset asks the wrapper to start\n" +
+			"the next session fresh.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "keep", Usage: "keep Reads of this `PATH` (file or directory; repeatable; relative to the session's directory)"},
+			&cli.StringFlag{Name: "keep-file", Usage: "read KEEP: lines from this notes `FILE`"},
+			&cli.StringFlag{Name: "fit", Usage: "shrink to this many `TOKENS`, or a percentage of the window (60%)"},
+			&cli.IntFlag{Name: "window", Usage: "context window of `N` tokens for --fit N% (default: from the session's model, else 200000)", HideDefault: true},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would change; write nothing"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.BoolFlag{Name: "force", Usage: "trim even if the session is running"},
+			&cli.BoolFlag{Name: "allow-unknown", Usage: "pass unfamiliar record and content types through instead of refusing"},
+			&cli.BoolFlag{Name: "restore", Usage: "put SESSION's backup back in place"},
+			&cli.BoolFlag{Name: "reset", Usage: "ask the wrapper to start the next session fresh (SESSION optional)"},
+			&cli.StringFlag{Name: "config-dir", Usage: "Claude Code config `DIR` (default $CLAUDE_CONFIG_DIR or ~/.claude)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 1 {
+				return usageErr(fmt.Errorf("trim takes one SESSION, got %d arguments", cmd.NArg()))
+			}
+			if _, err := a.Config(); err != nil {
+				return err
+			}
+			opts := trimOptions{
+				IO: a.IO, ClaudeDir: a.Loc.ClaudeDir, StateDir: a.Loc.StateDir, Root: a.Root(), Now: a.Now,
+				Session: cmd.Args().First(), Keep: cmd.StringSlice("keep"), KeepFile: cmd.String("keep-file"),
+				Fit: cmd.String("fit"), Window: int(cmd.Int("window")), DryRun: cmd.Bool("dry-run"), JSON: cmd.Bool("json"),
+				Force: cmd.Bool("force"), Unknown: cmd.Bool("allow-unknown"), Restore: cmd.Bool("restore"), Reset: cmd.Bool("reset"),
+				log: func(event, session string, attrs ...slog.Attr) { a.Log().Info(event, session, attrs...) },
+			}
+			if d := cmd.String("config-dir"); d != "" {
+				opts.ClaudeDir = filepath.Clean(d)
+			}
+			return runTrim(opts)
+		},
+	}
+}
+
+func runTrim(opts trimOptions) error {
+	if opts.log == nil {
+		opts.log = func(string, string, ...slog.Attr) {}
+	}
+	if opts.Reset {
+		if opts.Restore || opts.Fit != "" || len(opts.Keep) > 0 || opts.KeepFile != "" {
+			return usageErr(errors.New("--reset cannot be combined with a trim or --restore"))
+		}
+		return runTrimReset(opts)
+	}
+	if opts.Session == "" {
+		return usageErr(errors.New("trim needs a SESSION (id, id prefix or path)"))
+	}
+	path, id, err := resolveTrimSession(opts.ClaudeDir, opts.Session)
+	if err != nil {
+		return err
+	}
+	if !opts.Force && !opts.DryRun {
+		if pid := trim.Running(opts.ClaudeDir, id); pid != 0 {
+			return exitcode.With(exitcode.Refused, fmt.Errorf("session %s is running (pid %d); stop it first or pass --force", id, pid))
+		}
+	}
+	if opts.Restore {
+		if opts.Fit != "" || len(opts.Keep) > 0 || opts.KeepFile != "" || opts.DryRun {
+			return usageErr(errors.New("--restore takes only SESSION (and --force)"))
+		}
+		kept, err := trim.Restore(path)
+		if err != nil {
+			return lockRefusal(fmt.Errorf("%s: %w", path, err))
+		}
+		opts.log("trim_restore", id, slog.String("path", path))
+		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", path, trim.BackupPath(path))
+		if kept != "" {
+			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", kept)
+		}
+		return nil
+	}
+	topts := trim.Options{AllowUnknown: opts.Unknown, Window: opts.Window}
+	root := sessionRoot(path, opts.Root)
+	var notes trim.Notes
+	switch {
+	case opts.Fit != "":
+		if len(opts.Keep) > 0 || opts.KeepFile != "" {
+			return usageErr(errors.New("--fit and --keep/--keep-file are different policies; choose one"))
+		}
+		topts.Policy = trim.PolicyFit
+		if err := parseFit(opts.Fit, &topts); err != nil {
+			return usageErr(fmt.Errorf("--fit: %w", err))
+		}
+	default:
+		topts.Policy = trim.PolicyKeep
+		keep := opts.Keep
+		if opts.KeepFile != "" {
+			notes, err = trim.ReadNotes(opts.KeepFile)
+			if errors.Is(err, os.ErrNotExist) {
+				return notFound(fmt.Errorf("keep file %s does not exist", opts.KeepFile))
+			}
+		} else if len(keep) == 0 {
+			notes, err = trim.FindNotes(root)
+		}
+		if err != nil {
+			return err
+		}
+		keep = append(keep, notes.Keep...)
+		if len(keep) == 0 {
+			msg := "nothing to keep: give --keep PATH, --keep-file FILE or --fit TOKENS"
+			if notes.Path == "" {
+				msg += fmt.Sprintf(" (no %s in %s)", strings.Join(trim.DefaultNotes, " or "), root)
+			} else {
+				msg += fmt.Sprintf(" (%s has no KEEP: line)", notes.Path)
+			}
+			return usageErr(errors.New(msg))
+		}
+		topts.KeepPaths = trim.ResolveKeep(keep, root)
+	}
+	rep, err := trim.File(path, topts, opts.DryRun)
+	if err != nil {
+		opts.log("trim_failed", id, slog.String("path", path), slog.String("error", err.Error()))
+		return lockRefusal(err)
+	}
+	if !opts.DryRun && rep.Changed {
+		opts.log("trim", id, slog.String("path", path), slog.String("policy", string(rep.Policy)),
+			slog.Int64("bytes_before", rep.BytesBefore), slog.Int64("bytes_after", rep.BytesAfter),
+			slog.Int("records_before", rep.RecordsBefore), slog.Int("records_after", rep.RecordsAfter),
+			slog.Int64("tokens_before", rep.TokensBefore), slog.Int64("tokens_after", rep.TokensAfter))
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			*trim.Report
+			Session  string   `json:"session"`
+			Keep     []string `json:"keepPaths,omitempty"`
+			Notes    string   `json:"notes,omitempty"`
+			ResetSet bool     `json:"resetRequested,omitempty"`
+		}{rep, id, topts.KeepPaths, notes.Path, notes.Reset})
+	}
+	printTrimReport(opts.IO, rep, topts)
+	if notes.Reset {
+		fmt.Fprintf(opts.IO.Out, "note: %s says RESET: TRUE; the wrapper will start the next session fresh\n", notes.Path)
+	}
+	return nil
+}
+
+func lockRefusal(err error) error {
+	if errors.Is(err, trim.ErrLocked) {
+		return exitcode.With(exitcode.Refused, err)
+	}
+	return err
+}
+
+func runTrimReset(opts trimOptions) error {
+	root, id := opts.Root.Path, ""
+	if opts.Session != "" {
+		path, sid, err := resolveTrimSession(opts.ClaudeDir, opts.Session)
+		if err != nil {
+			return err
+		}
+		root, id = sessionRoot(path, opts.Root), sid
+	}
+	marker, err := trim.MarkReset(opts.StateDir, root, id, opts.Now())
+	if err != nil {
+		return fmt.Errorf("write reset marker: %w", err)
+	}
+	opts.log("trim_reset", id, slog.String("root", root))
+	if opts.JSON {
+		return json.NewEncoder(opts.IO.Out).Encode(map[string]string{"root": root, "session": id, "marker": marker})
+	}
+	fmt.Fprintf(opts.IO.Out, "the next session in %s will start fresh (marker %s)\n", root, marker)
+	return nil
+}
+
+// sessionRoot is the identity root of the directory the session was
+// started in, as recorded in the transcript; else this process's root.
+func sessionRoot(path string, fallback identity.Root) string {
+	if cwd := identity.RecordedCwd(path); cwd != "" {
+		return identity.Resolve(cwd).Path
+	}
+	return fallback.Path
+}
+
+func parseFit(s string, o *trim.Options) error {
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil || f <= 0 || f > 100 {
+			return fmt.Errorf("%q is not a percentage in (0, 100]", s)
+		}
+		o.FitPercent = f
+		return nil
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
+	if err != nil || n <= 0 {
+		return fmt.Errorf("%q is neither a token count nor a percentage", s)
+	}
+	o.FitTokens = n
+	return nil
+}
+
+// resolveTrimSession finds a transcript by path, by id, or by a unique id
+// prefix of at least 4 characters under <claudeDir>/projects/*/.
+// TODO(lead): replace with the catalog's resolver at merge.
+func resolveTrimSession(claudeDir, arg string) (path, id string, err error) {
+	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return "", "", notFound(fmt.Errorf("session file %s: %w", arg, errors.Unwrap(err)))
+		}
+		if st.IsDir() {
+			return "", "", usageErr(fmt.Errorf("%s is a directory, not a session transcript", arg))
+		}
+		abs, _ := filepath.Abs(arg)
+		return abs, strings.TrimSuffix(filepath.Base(arg), ".jsonl"), nil
+	}
+	// Resolution by name only (no file is read), with the catalog's rules:
+	// full id, unique prefix of at least 4 characters, claude-code:
+	// qualifier, ambiguity listed.
+	projects := filepath.Join(claudeDir, "projects")
+	files, _ := filepath.Glob(filepath.Join(projects, "*", "*.jsonl"))
+	var sessions []catalog.Session
+	for _, f := range files {
+		if name := filepath.Base(f); !strings.HasPrefix(name, "agent-") {
+			sessions = append(sessions, catalog.Session{Harness: catalog.ClaudeCode, ID: strings.TrimSuffix(name, ".jsonl"), Cwd: filepath.Base(filepath.Dir(f)), Source: f})
+		}
+	}
+	if strings.HasPrefix(arg, catalog.Codex+":") {
+		return "", "", usageErr(fmt.Errorf("trim works on Claude Code transcripts; %s is a Codex session", arg))
+	}
+	s, err := catalog.Resolve(sessions, arg)
+	if err != nil {
+		return "", "", resolveErr(err)
+	}
+	return s.Source, s.ID, nil
+}
+
+func printTrimReport(ios *iostreams.IOStreams, r *trim.Report, o trim.Options) {
+	w := ios.Out
+	verb := "trimmed"
+	switch {
+	case !r.Changed:
+		verb = "nothing to trim in"
+	case r.DryRun:
+		verb = "would trim"
+	}
+	fmt.Fprintf(w, "%s %s (%s policy)\n", verb, r.Path, r.Policy)
+	if r.Policy == trim.PolicyFit {
+		fmt.Fprintf(w, "target:  %d tokens (window %d, model %s)\n", r.Target, r.Window, orDash(r.Model))
+	} else {
+		fmt.Fprintf(w, "keep:    %s\n", strings.Join(o.KeepPaths, ", "))
+	}
+	fmt.Fprintf(w, "records: %d -> %d (%d re-linked)\n", r.RecordsBefore, r.RecordsAfter, r.Relinked)
+	fmt.Fprintf(w, "bytes:   %s -> %s\n", humanBytes(r.BytesBefore), humanBytes(r.BytesAfter))
+	fmt.Fprintf(w, "tokens:  ~%d -> ~%d (estimated: bytes/4 of what a resume sends)\n", r.TokensBefore, r.TokensAfter)
+	if r.Backup != "" {
+		fmt.Fprintf(w, "backup:  %s\n", r.Backup)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tKEPT\tDROPPED\tTRIMMED\tKEPT BYTES\tDROPPED BYTES\tSAVED BY MARKERS")
+	for _, k := range r.Kinds {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", k.Kind, k.Kept, k.Dropped, k.Trimmed,
+			humanBytes(k.KeptBytes), humanBytes(k.DroppedBytes), humanBytes(k.TrimmedBytes))
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,189 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/trim"
+)
+
+// seedSession copies the real 2.1.332 sample into the temp config root
+// under id, with its cwd rewritten to dir. It returns the transcript path.
+func seedSession(t *testing.T, ta *testApp, id, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../trim/testdata/claude-2.1.332-tool-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(data), "/home/example/src/proj", dir)
+	s = strings.ReplaceAll(s, "d9f7843f-07d6-4b50-9048-40676f77f965", id)
+	name, _ := identity.ProjectDirName(dir)
+	pd := filepath.Join(ta.home, ".claude", "projects", name)
+	os.MkdirAll(pd, 0o700)
+	path := filepath.Join(pd, id+".jsonl")
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTrimCommand(t *testing.T) {
+	ta := newTestApp(t)
+	dir := filepath.Join(ta.home, "src", "proj")
+	os.MkdirAll(dir, 0o755)
+	id := "d9f7843f-07d6-4b50-9048-40676f77f965"
+	path := seedSession(t, ta, id, dir)
+	orig, _ := os.ReadFile(path)
+
+	// Without kept paths or a budget there is nothing to do: usage error.
+	if code := ta.run("trim", "d9f7"); code != 2 || !strings.Contains(ta.err.String(), "nothing to keep") {
+		t.Fatalf("no policy: exit %d %q", code, ta.err)
+	}
+	// The default notes file in the session's directory supplies KEEP.
+	os.MkdirAll(filepath.Join(dir, ".tether"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".tether", "notes.md"), []byte("# notes\nKEEP: docs, `src/a.go`\nRESET: TRUE\n"), 0o644)
+	ta.out.Reset()
+	ta.err.Reset()
+	if code := ta.run("trim", "--dry-run", "--json", "d9f7"); code != 0 {
+		t.Fatalf("dry run: exit %d %s", code, ta.err)
+	}
+	var rep struct {
+		trim.Report
+		Session string   `json:"session"`
+		Keep    []string `json:"keepPaths"`
+		Reset   bool     `json:"resetRequested"`
+	}
+	if err := json.Unmarshal(ta.out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, ta.out)
+	}
+	if rep.Session != id || !rep.DryRun || !rep.Changed || !rep.Reset || len(rep.Keep) != 2 || rep.Keep[0] != filepath.Join(dir, "docs") {
+		t.Errorf("dry run report: %+v", rep)
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(orig) {
+		t.Fatal("dry run wrote")
+	}
+
+	// A running session is refused with exit 4, unless --force.
+	sessions := filepath.Join(ta.home, ".claude", "sessions")
+	os.MkdirAll(sessions, 0o700)
+	live := filepath.Join(sessions, fmt.Sprintf("%d.json", os.Getpid()))
+	os.WriteFile(live, []byte(fmt.Sprintf(`{"pid":%d,"sessionId":%q,"status":"busy"}`, os.Getpid(), id)), 0o600)
+	ta.err.Reset()
+	if code := ta.run("trim", "--keep", "docs", id); code != 4 || !strings.Contains(ta.err.String(), "is running") {
+		t.Fatalf("running: exit %d %q", code, ta.err)
+	}
+	// A stale file (dead pid) does not count.
+	os.Remove(live)
+	os.WriteFile(filepath.Join(sessions, "999999999.json"), []byte(fmt.Sprintf(`{"pid":999999999,"sessionId":%q}`, id)), 0o600)
+
+	// Another trim holding the lock: refused, exit 4.
+	unlock, err := trim.Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta.err.Reset()
+	if code := ta.run("trim", "--keep", "docs", id); code != 4 || !strings.Contains(ta.err.String(), "another tether trim") {
+		t.Fatalf("locked: exit %d %q", code, ta.err)
+	}
+	unlock()
+
+	ta.out.Reset()
+	if code := ta.run("trim", "--keep", "docs", path); code != 0 {
+		t.Fatalf("trim by path: exit %d %s", code, ta.err)
+	}
+	for _, want := range []string{"trimmed " + path, "backup:  " + path + ".bak", "tool_use", "KIND"} {
+		if !strings.Contains(ta.out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, ta.out)
+		}
+	}
+	if bak, _ := os.ReadFile(path + ".bak"); string(bak) != string(orig) {
+		t.Error("backup is not the original")
+	}
+	if err := trim.Validate(mustOpen(t, path)); err != nil {
+		t.Error(err)
+	}
+	// The lifecycle log records metadata only.
+	logData, _ := os.ReadFile(ta.Loc.EventLog())
+	if !strings.Contains(string(logData), `"event":"trim"`) || strings.Contains(string(logData), "TOOL_BASH") {
+		t.Errorf("log: %s", logData)
+	}
+
+	ta.out.Reset()
+	if code := ta.run("trim", "--restore", id); code != 0 {
+		t.Fatalf("restore: exit %d %s", code, ta.err)
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(orig) {
+		t.Error("restore did not bring the original back")
+	}
+
+	// --reset writes the marker the wrapper takes.
+	ta.out.Reset()
+	if code := ta.run("trim", "--reset", id); code != 0 {
+		t.Fatalf("reset: exit %d %s", code, ta.err)
+	}
+	root := identity.Resolve(dir).Path
+	if ok, err := trim.TakeReset(ta.Loc.StateDir, root, trim.Notes{}); !ok || err != nil {
+		t.Errorf("reset marker not found for %s: %v", root, err)
+	}
+	if ok, _ := trim.TakeReset(ta.Loc.StateDir, root, trim.Notes{}); ok {
+		t.Error("reset marker acted twice")
+	}
+}
+
+func mustOpen(t *testing.T, p string) *os.File {
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestTrimResolveAndUsage(t *testing.T) {
+	ta := newTestApp(t)
+	dir := filepath.Join(ta.home, "src", "proj")
+	seedSession(t, ta, "abcd1111-0000-4000-8000-000000000001", dir)
+	seedSession(t, ta, "abcd2222-0000-4000-8000-000000000002", dir)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"trim", "--fit", "50%", "abcd"}, 2, "ambiguous; it matches 2 sessions: claude-code:abcd1111-0000-4000-8000-000000000001"},
+		{[]string{"trim", "--fit", "50%", "abc"}, 2, "too short"},
+		{[]string{"trim", "--fit", "50%", "ffff"}, 3, "no such session: \"ffff\""},
+		{[]string{"trim", "--fit", "50%", "/nope/x.jsonl"}, 3, "/nope/x.jsonl"},
+		{[]string{"trim", "--fit", "lots", "abcd1"}, 2, "--fit"},
+		{[]string{"trim", "--fit", "150%", "abcd1"}, 2, "percentage"},
+		{[]string{"trim", "--fit", "10", "--keep", "x", "abcd1"}, 2, "choose one"},
+		{[]string{"trim"}, 2, "needs a SESSION"},
+		{[]string{"trim", "--keep-file", "/nope/notes.md", "abcd1"}, 3, "keep file"},
+		{[]string{"trim", "--fit", "10", "abcd1"}, 1, "cannot fit"},
+		{[]string{"trim", "--restore", "abcd1"}, 1, "no backup"},
+	}
+	for _, c := range cases {
+		ta.err.Reset()
+		code := ta.run(c.args...)
+		if code != c.code || !strings.Contains(ta.err.String(), c.want) || strings.Count(ta.err.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, ta.err, c.code, c.want)
+		}
+	}
+	// An unfamiliar chain record stops the trim with the line and version;
+	// --allow-unknown passes it through.
+	path := seedSession(t, ta, "ee000000-0000-4000-8000-000000000003", dir)
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"hologram","uuid":"h1","parentUuid":null,"version":"9.9.9","sessionId":"x"}` + "\n")
+	f.Close()
+	ta.err.Reset()
+	if code := ta.run("trim", "--keep", "docs", "ee00"); code != 1 || !strings.Contains(ta.err.String(), `line 30: unknown chain record type (type "hologram", version 9.9.9)`) {
+		t.Errorf("drift: exit %d %q", code, ta.err)
+	}
+	if code := ta.run("trim", "--keep", "docs", "--allow-unknown", "ee00"); code != 0 {
+		t.Errorf("--allow-unknown: exit %d %q", code, ta.err)
+	}
+}

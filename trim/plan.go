@@ -1,0 +1,705 @@
+package trim
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Policy names what a trim keeps.
+type Policy string
+
+const (
+	// PolicyKeep keeps the skeleton of a session plus the Reads of kept
+	// paths and drops the rest of the conversation.
+	PolicyKeep Policy = "keep"
+	// PolicyFit keeps the conversation and shrinks it oldest-first until
+	// the estimated context fits a token budget.
+	PolicyFit Policy = "fit"
+)
+
+// DefaultWindow is the context window assumed when the model is unknown.
+const DefaultWindow = 200000
+
+// DefaultLargeResult is the size above which fit replaces a tool_result's
+// content with a marker.
+const DefaultLargeResult = 1024
+
+// Options configure a trim.
+type Options struct {
+	Policy Policy
+	// KeepPaths are absolute, clean paths (files or directories) whose
+	// Reads the keep policy retains.
+	KeepPaths []string
+	// FitTokens is the fit policy's budget; when 0, FitPercent of the
+	// window is used.
+	FitTokens  int
+	FitPercent float64
+	// Window overrides the context window derived from the model.
+	Window int
+	// LargeResult is the tool_result size in bytes above which fit may
+	// replace it (DefaultLargeResult when 0).
+	LargeResult int
+	// AllowUnknown passes unknown chain record types and unknown content
+	// blocks through instead of refusing.
+	AllowUnknown bool
+}
+
+// Marker is what replaces a trimmed tool_result content or toolUseResult.
+func Marker(n int64) string { return fmt.Sprintf("[trimmed by tether: %d bytes]", n) }
+
+// edit is what pass 2 does to one record.
+type edit struct {
+	drop          bool
+	relink        bool
+	parent        string // "" writes null
+	relinkLogical bool
+	logical       string
+	relinkLeaf    bool
+	leaf          string
+	trimBlocks    []int // tool_result blocks whose content becomes a marker
+	trimTUR       bool
+}
+
+// KindStat counts one kind of record.
+type KindStat struct {
+	Kind         string `json:"kind"`
+	Kept         int    `json:"kept"`
+	Dropped      int    `json:"dropped"`
+	Trimmed      int    `json:"trimmed"`
+	KeptBytes    int64  `json:"keptBytes"`
+	DroppedBytes int64  `json:"droppedBytes"`
+	TrimmedBytes int64  `json:"trimmedBytes"`
+}
+
+// Report describes a trim (or what it would do).
+type Report struct {
+	Path          string     `json:"path"`
+	Policy        Policy     `json:"policy"`
+	DryRun        bool       `json:"dryRun"`
+	Changed       bool       `json:"changed"`
+	RecordsBefore int        `json:"recordsBefore"`
+	RecordsAfter  int        `json:"recordsAfter"`
+	BytesBefore   int64      `json:"bytesBefore"`
+	BytesAfter    int64      `json:"bytesAfter"`
+	TokensBefore  int64      `json:"estimatedTokensBefore"`
+	TokensAfter   int64      `json:"estimatedTokensAfter"`
+	Target        int64      `json:"targetTokens,omitempty"`
+	Window        int        `json:"window,omitempty"`
+	Model         string     `json:"model,omitempty"`
+	Relinked      int        `json:"relinked"`
+	Kinds         []KindStat `json:"kinds"`
+	Backup        string     `json:"backup,omitempty"`
+}
+
+// FitError says the fit policy could not reach its budget; nothing was
+// written.
+type FitError struct {
+	Tokens, Target int64
+}
+
+func (e *FitError) Error() string {
+	return fmt.Sprintf("cannot fit: an estimated %d tokens remain after dropping every older turn, target %d; nothing was modified", e.Tokens, e.Target)
+}
+
+// kindOf labels a record for the report.
+func kindOf(rc *rec) string {
+	switch rc.class {
+	case classSkip:
+		return "blank-or-truncated"
+	case classNonChain:
+		return rc.typ
+	case classUnknownChain:
+		return "unknown:" + rc.typ
+	}
+	if rc.sidechain {
+		return "sidechain"
+	}
+	switch rc.typ {
+	case "system":
+		if rc.boundary {
+			return "compact_boundary"
+		}
+		return "system"
+	case "attachment", "progress":
+		return rc.typ
+	case "user":
+		switch {
+		case rc.summary:
+			return "compact_summary"
+		case len(rc.results) > 0:
+			return "tool_result"
+		case rc.human:
+			return "prompt"
+		default:
+			return "meta"
+		}
+	case "assistant":
+		switch {
+		case rc.synthetic:
+			return "api_error"
+		case len(rc.uses) > 0:
+			return "tool_use"
+		case rc.thinking:
+			return "thinking"
+		default:
+			return "assistant_text"
+		}
+	}
+	return rc.typ
+}
+
+// graph is the uuid structure of a scanned transcript.
+type graph struct {
+	recs     []rec
+	byUUID   map[string]int
+	parent   []int // index of the parent, -1 at a root
+	active   []int // the chain from the root to the newest main-chain leaf
+	useRec   map[string]int
+	resRec   map[string]int
+	unpaired map[string]bool
+}
+
+func buildGraph(recs []rec) (*graph, error) {
+	g := &graph{recs: recs, byUUID: map[string]int{}, parent: make([]int, len(recs)),
+		useRec: map[string]int{}, resRec: map[string]int{}, unpaired: map[string]bool{}}
+	for i := range recs {
+		rc := &recs[i]
+		if rc.uuid == "" || rc.class == classSkip {
+			continue
+		}
+		if j, dup := g.byUUID[rc.uuid]; dup {
+			return nil, fmt.Errorf("line %d: duplicate uuid %q (first on line %d)", rc.line, rc.uuid, recs[j].line)
+		}
+		g.byUUID[rc.uuid] = i
+	}
+	hasChild := make([]bool, len(recs))
+	for i := range recs {
+		g.parent[i] = -1
+		rc := &recs[i]
+		if rc.uuid == "" || rc.parent == "" {
+			continue
+		}
+		j, ok := g.byUUID[rc.parent]
+		if !ok {
+			return nil, fmt.Errorf("line %d: parentUuid %q is not in the file", rc.line, rc.parent)
+		}
+		g.parent[i] = j
+		hasChild[j] = true
+	}
+	for i := range recs {
+		rc := &recs[i]
+		if rc.typ == "assistant" {
+			for _, u := range rc.uses {
+				if _, dup := g.useRec[u.id]; dup {
+					g.unpaired[u.id] = true
+				}
+				g.useRec[u.id] = i
+			}
+		}
+		if rc.typ == "user" {
+			for _, r := range rc.results {
+				if _, dup := g.resRec[r.id]; dup {
+					g.unpaired[r.id] = true
+				}
+				g.resRec[r.id] = i
+			}
+		}
+	}
+	for id, u := range g.useRec {
+		if r, ok := g.resRec[id]; !ok || r < u {
+			g.unpaired[id] = true
+		}
+	}
+	for id := range g.resRec {
+		if _, ok := g.useRec[id]; !ok {
+			g.unpaired[id] = true
+		}
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		rc := &recs[i]
+		if rc.uuid == "" || rc.sidechain || hasChild[i] || (rc.class != classChain && rc.class != classUnknownChain) {
+			continue
+		}
+		for j, steps := i, 0; j >= 0; j, steps = g.parent[j], steps+1 {
+			if steps > len(recs) {
+				return nil, fmt.Errorf("line %d: parentUuid cycle", rc.line)
+			}
+			g.active = append(g.active, j)
+		}
+		break
+	}
+	for l, r := 0, len(g.active)-1; l < r; l, r = l+1, r-1 {
+		g.active[l], g.active[r] = g.active[r], g.active[l]
+	}
+	return g, nil
+}
+
+// hasUnpaired reports whether a record holds a tool block without its
+// partner; such records are dropped (the CLI would paper over them).
+func (g *graph) hasUnpaired(rc *rec) bool {
+	for _, u := range rc.uses {
+		if g.unpaired[u.id] {
+			return true
+		}
+	}
+	for _, r := range rc.results {
+		if g.unpaired[r.id] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *graph) ids(rc *rec) []string {
+	var ids []string
+	if rc.typ == "assistant" {
+		for _, u := range rc.uses {
+			ids = append(ids, u.id)
+		}
+	}
+	if rc.typ == "user" {
+		for _, r := range rc.results {
+			ids = append(ids, r.id)
+		}
+	}
+	return ids
+}
+
+// planner holds the decisions being made.
+type planner struct {
+	g      *graph
+	opts   Options
+	edits  []edit
+	send   []int64 // what each record sends after edits
+	saved  []int64 // bytes saved in each record by markers
+	active []bool  // on the active chain
+	cur    int64   // bytes the active chain sends now
+}
+
+func makePlan(recs []rec, opts Options) ([]edit, *Report, error) {
+	g, err := buildGraph(recs)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &planner{g: g, opts: opts, edits: make([]edit, len(recs)), send: make([]int64, len(recs)),
+		saved: make([]int64, len(recs)), active: make([]bool, len(recs))}
+	rep := &Report{Policy: opts.Policy, RecordsBefore: len(recs)}
+	rendered := false
+	for i := range recs {
+		rendered = rendered || (recs[i].typ == "attachment" && !recs[i].unrendered)
+	}
+	for i := range recs {
+		p.send[i] = recs[i].send
+		if rendered && recs[i].typ == "attachment" && recs[i].unrendered {
+			p.send[i] = 0
+		}
+		if recs[i].class == classSkip {
+			p.edits[i].drop = true
+		}
+	}
+	for _, i := range g.active {
+		p.active[i] = true
+		p.cur += p.send[i]
+	}
+	rep.Model = p.lastModel()
+	rep.TokensBefore = p.estimate()
+	switch opts.Policy {
+	case PolicyKeep:
+		p.keep()
+	case PolicyFit:
+		rep.Window = opts.Window
+		if rep.Window <= 0 {
+			rep.Window = ModelWindow(rep.Model)
+		}
+		rep.Target = int64(opts.FitTokens)
+		if rep.Target <= 0 {
+			rep.Target = int64(float64(rep.Window) * opts.FitPercent / 100)
+		}
+		if rep.Target <= 0 {
+			return nil, nil, fmt.Errorf("fit: no token budget")
+		}
+		if err := p.fit(rep.Target); err != nil {
+			return nil, nil, err
+		}
+	default:
+		return nil, nil, fmt.Errorf("unknown policy %q", opts.Policy)
+	}
+	p.relink()
+	if err := p.guardUnknown(); err != nil {
+		return nil, nil, err
+	}
+	p.cur = 0
+	for _, i := range g.active {
+		if !p.edits[i].drop {
+			p.cur += p.send[i]
+		}
+	}
+	rep.TokensAfter = p.estimate()
+	p.fillReport(rep)
+	return p.edits, rep, nil
+}
+
+// lastModel is the model of the last main-chain, non-synthetic assistant
+// record: the one whose usage is the session's current context.
+func (p *planner) lastModel() string {
+	for i := len(p.g.recs) - 1; i >= 0; i-- {
+		rc := &p.g.recs[i]
+		if rc.typ == "assistant" && rc.class == classChain && !rc.sidechain && !rc.synthetic && rc.model != "" {
+			return rc.model
+		}
+	}
+	return ""
+}
+
+// ModelWindow is the context window of a model as far as tether knows:
+// 1M for models observed with a 1M window (claude-opus-5*, any "[1m]"
+// variant), else DefaultWindow.
+func ModelWindow(model string) int {
+	m := strings.ToLower(model)
+	if strings.Contains(m, "[1m]") || strings.HasPrefix(m, "claude-opus-5") {
+		return 1000000
+	}
+	return DefaultWindow
+}
+
+// estimate is bytes/4 of what a resume would send: the message content of
+// the kept records on the active chain (attachments by what they render).
+func (p *planner) estimate() int64 { return p.cur / 4 }
+
+// drop marks record i dropped and keeps the running estimate.
+func (p *planner) drop(i int) {
+	if p.edits[i].drop {
+		return
+	}
+	p.edits[i].drop = true
+	if p.active[i] {
+		p.cur -= p.send[i]
+	}
+}
+
+// keep implements PolicyKeep.
+func (p *planner) keep() {
+	recs := p.g.recs
+	firstHuman, finalText := -1, -1
+	for i := range recs {
+		rc := &recs[i]
+		if rc.typ == "user" && rc.class == classChain && rc.human && !rc.sidechain && firstHuman < 0 {
+			firstHuman = i
+		}
+	}
+	// The final assistant text of the last turn, on the active chain.
+	for k := len(p.g.active) - 1; k >= 0; k-- {
+		rc := &recs[p.g.active[k]]
+		if rc.typ == "user" && rc.human {
+			break
+		}
+		if rc.typ == "assistant" && rc.text && !rc.synthetic && len(rc.uses) == 0 {
+			finalText = p.g.active[k]
+			break
+		}
+	}
+	forced := make([]bool, len(recs))
+	want := map[string]bool{}
+	for i := range recs {
+		rc := &recs[i]
+		keep := false
+		switch {
+		case rc.class == classSkip:
+		case rc.class != classChain || rc.sidechain:
+			keep = true
+		case rc.typ == "system" || rc.typ == "attachment":
+			keep = true
+		case rc.typ == "progress":
+		case rc.typ == "user":
+			switch {
+			case rc.summary, i == firstHuman:
+				keep = true
+			case len(rc.results) > 0, rc.human:
+			default:
+				keep = true // isMeta and harness-written text: small context the CLI wrote
+			}
+		case rc.typ == "assistant":
+			keep = i == finalText
+			for _, u := range rc.uses {
+				if u.name == "Read" && !p.g.unpaired[u.id] && p.underKept(u.path) {
+					want[u.id] = true
+				}
+			}
+		}
+		if keep {
+			forced[i] = true
+			for _, id := range p.g.ids(rc) {
+				want[id] = true
+			}
+		}
+	}
+	// A record holding several tool blocks is kept or dropped whole, so
+	// wanting one of its ids means wanting all of them.
+	for changed := true; changed; {
+		changed = false
+		for i := range recs {
+			ids := p.g.ids(&recs[i])
+			if len(ids) < 2 {
+				continue
+			}
+			any := false
+			for _, id := range ids {
+				any = any || want[id]
+			}
+			for _, id := range ids {
+				if any && !want[id] {
+					want[id] = true
+					changed = true
+				}
+			}
+		}
+	}
+	for i := range recs {
+		rc := &recs[i]
+		keep := forced[i]
+		if !keep && rc.class == classChain && !rc.sidechain {
+			for _, id := range p.g.ids(rc) {
+				keep = keep || want[id]
+			}
+		}
+		if rc.class == classChain && p.g.hasUnpaired(rc) && !rc.sidechain {
+			keep = false
+		}
+		p.edits[i].drop = !keep
+	}
+}
+
+func (p *planner) underKept(path string) bool {
+	if path == "" {
+		return false
+	}
+	path = filepath.Clean(path)
+	for _, k := range p.opts.KeepPaths {
+		if path == k || strings.HasPrefix(path, strings.TrimSuffix(k, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// turns splits the active chain at human prompts. The head (before the
+// first prompt: a compact boundary and its summary, say) is not a turn.
+func (p *planner) turns() [][]int {
+	var turns [][]int
+	for _, i := range p.g.active {
+		rc := &p.g.recs[i]
+		if rc.typ == "user" && rc.human {
+			turns = append(turns, nil)
+		}
+		if len(turns) > 0 {
+			turns[len(turns)-1] = append(turns[len(turns)-1], i)
+		}
+	}
+	return turns
+}
+
+// fit implements PolicyFit.
+func (p *planner) fit(target int64) error {
+	recs := p.g.recs
+	for i := range recs {
+		if recs[i].class == classChain && !recs[i].sidechain && p.g.hasUnpaired(&recs[i]) {
+			p.drop(i)
+		}
+	}
+	if p.estimate() <= target {
+		return nil
+	}
+	turns := p.turns()
+	var older []int // active records of every turn but the last
+	for k := 0; k+1 < len(turns); k++ {
+		older = append(older, turns[k]...)
+	}
+	// 1. Thinking, oldest first; the last turn keeps its thinking because
+	// the API wants it back while a tool loop is open.
+	for _, i := range older {
+		rc := &recs[i]
+		if rc.typ == "assistant" && rc.thinking && !rc.text && len(rc.uses) == 0 && !p.edits[i].drop {
+			p.drop(i)
+			if p.estimate() <= target {
+				return nil
+			}
+		}
+	}
+	// 2. Large tool results, oldest first, pairs intact.
+	large := p.opts.LargeResult
+	if large <= 0 {
+		large = DefaultLargeResult
+	}
+	for _, i := range p.g.active {
+		rc := &recs[i]
+		if p.edits[i].drop || rc.typ != "user" {
+			continue
+		}
+		for _, r := range rc.results {
+			if r.size <= large {
+				continue
+			}
+			p.edits[i].trimBlocks = append(p.edits[i].trimBlocks, r.block)
+			d := int64(r.size - len(Marker(int64(r.size))) - 2)
+			p.send[i] -= d
+			p.saved[i] += d
+			p.cur -= d
+		}
+		if len(p.edits[i].trimBlocks) > 0 && rc.turSize > int64(large) {
+			p.edits[i].trimTUR = true
+			p.saved[i] += rc.turSize - int64(len(Marker(rc.turSize))+2)
+		}
+		if p.estimate() <= target {
+			return nil
+		}
+	}
+	// 3. Whole turns, oldest first, never the last. Attachments and system
+	// records stay: they are small and some carry the session's set-up.
+	for k := 0; k+1 < len(turns); k++ {
+		for _, i := range turns[k] {
+			if t := recs[i].typ; t == "user" || t == "assistant" || t == "progress" {
+				p.drop(i)
+			}
+		}
+		p.dropPartners(turns[k])
+		if p.estimate() <= target {
+			return nil
+		}
+	}
+	return &FitError{Tokens: p.estimate(), Target: target}
+}
+
+// dropPartners drops the partner of every dropped tool block in the
+// records idx, and so on transitively.
+func (p *planner) dropPartners(idx []int) {
+	work := append([]int(nil), idx...)
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		if !p.edits[i].drop {
+			continue
+		}
+		for _, id := range p.g.ids(&p.g.recs[i]) {
+			for _, j := range []int{p.g.useRec[id], p.g.resRec[id]} {
+				if u, ok := p.g.useRec[id]; !ok || u < 0 {
+					continue
+				}
+				if r, ok := p.g.resRec[id]; !ok || r < 0 {
+					continue
+				}
+				if !p.edits[j].drop {
+					p.drop(j)
+					work = append(work, j)
+				}
+			}
+		}
+	}
+}
+
+// nearestKept returns the closest kept record at or above i, or -1.
+func (p *planner) nearestKept(i int) int {
+	for steps := 0; i >= 0 && p.edits[i].drop; steps++ {
+		if steps > len(p.edits) {
+			return -1
+		}
+		i = p.g.parent[i]
+	}
+	return i
+}
+
+// relink points every kept record at its nearest kept ancestor.
+func (p *planner) relink() {
+	recs := p.g.recs
+	for i := range recs {
+		rc := &recs[i]
+		e := &p.edits[i]
+		if e.drop {
+			continue
+		}
+		if rc.uuid != "" {
+			if orig := p.g.parent[i]; orig >= 0 {
+				if np := p.nearestKept(orig); np != orig {
+					e.relink = true
+					if np >= 0 {
+						e.parent = recs[np].uuid
+					}
+				}
+			}
+			if rc.boundary && rc.logical != "" {
+				if j, ok := p.g.byUUID[rc.logical]; ok && p.edits[j].drop {
+					e.relinkLogical = true
+					if np := p.nearestKept(j); np >= 0 {
+						e.logical = recs[np].uuid
+					}
+				}
+			}
+		}
+		if rc.class == classNonChain && rc.leaf != "" {
+			if j, ok := p.g.byUUID[rc.leaf]; ok && p.edits[j].drop {
+				if np := p.nearestKept(j); np >= 0 {
+					e.relinkLeaf = true
+					e.leaf = recs[np].uuid
+				}
+			}
+		}
+	}
+}
+
+// guardUnknown refuses to change a record holding a content block this
+// code does not know.
+func (p *planner) guardUnknown() error {
+	if p.opts.AllowUnknown {
+		return nil
+	}
+	for i := range p.g.recs {
+		rc := &p.g.recs[i]
+		e := &p.edits[i]
+		if rc.unknown == "" {
+			continue
+		}
+		if e.drop || e.relink || len(e.trimBlocks) > 0 || e.trimTUR {
+			return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version,
+				Reason: fmt.Sprintf("unknown content block type %q in a record the trim would change", rc.unknown)}
+		}
+	}
+	return nil
+}
+
+func (p *planner) fillReport(rep *Report) {
+	stats := map[string]*KindStat{}
+	for i := range p.g.recs {
+		rc := &p.g.recs[i]
+		e := &p.edits[i]
+		k := kindOf(rc)
+		st := stats[k]
+		if st == nil {
+			st = &KindStat{Kind: k}
+			stats[k] = st
+		}
+		switch {
+		case e.drop:
+			st.Dropped++
+			st.DroppedBytes += rc.size
+			rep.Changed = true
+		default:
+			rep.RecordsAfter++
+			st.Kept++
+			st.KeptBytes += rc.size
+			if len(e.trimBlocks) > 0 || e.trimTUR {
+				st.Trimmed++
+				st.TrimmedBytes += p.saved[i]
+				rep.Changed = true
+			}
+			if e.relink || e.relinkLeaf || e.relinkLogical {
+				rep.Relinked++
+				rep.Changed = true
+			}
+		}
+	}
+	for _, st := range stats {
+		rep.Kinds = append(rep.Kinds, *st)
+	}
+	sort.Slice(rep.Kinds, func(a, b int) bool { return rep.Kinds[a].Kind < rep.Kinds[b].Kind })
+}

@@ -1,0 +1,86 @@
+package wrap
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/trim"
+)
+
+// Policies for a session whose context is over the threshold.
+const (
+	PolicyTrim  = "trim"
+	PolicyFresh = "fresh"
+)
+
+// RunningError refuses to resume a session another process is running.
+type RunningError struct {
+	ID  string
+	PID int
+}
+
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one file; pass --force to do it anyway", short(e.ID), e.PID)
+}
+
+// preflight decides, before a Claude resume by id, whether to go on as
+// asked (""), or to start fresh instead (the reason). It trims the
+// transcript first when the configured policy says so.
+func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath string) (string, error) {
+	if pid := trim.Running(o.ClaudeDir, id); pid > 0 && !o.Force {
+		return "", &RunningError{ID: id, PID: pid}
+	}
+	if o.StateDir != "" {
+		notes, _ := trim.FindNotes(rootPath)
+		if reset, err := trim.TakeReset(o.StateDir, rootPath, notes); err == nil && reset {
+			return "a reset was requested", nil
+		}
+	}
+	if o.Threshold <= 0 {
+		return "", nil
+	}
+	u, err := hooks.ClaudeUsage(hooks.OpenFile, tr.path, hooks.DefaultTail)
+	if err != nil || !u.Found {
+		return "", nil // nothing known about its size: let the CLI try
+	}
+	var reported int64
+	if st, err := hooks.LoadSession(o.StateDir, id); err == nil {
+		reported = st.ReportedWindow
+	}
+	window, _ := hooks.Window(reported, u.Window, u.Model, o.Windows)
+	pct := hooks.Percent(u.Tokens, window)
+	if pct < o.Threshold {
+		return "", nil
+	}
+	over := fmt.Sprintf("context at %.0f%% of %s tokens", pct, hooks.Human(window))
+	if o.Policy == PolicyFresh {
+		return over, nil
+	}
+	if o.DisableTrim {
+		log.Info("trim_skipped", id, slog.String("reason", "TETHER_DISABLE_TRIM"), slog.Float64("percent", pct))
+		return "", nil
+	}
+	target := o.FitPercent
+	if target <= 0 {
+		target = 60
+	}
+	rep, err := trim.File(tr.path, trim.Options{Policy: trim.PolicyFit, FitPercent: target, Window: int(window)}, false)
+	if err != nil {
+		log.Warn("trim_failed", id, slog.String("error", err.Error()), slog.Float64("percent", pct))
+		return over + "; trimming failed: " + err.Error(), nil
+	}
+	log.Info("trimmed", id, slog.Float64("percent", pct), slog.Bool("changed", rep.Changed), slog.Int64("tokens_before", rep.TokensBefore),
+		slog.Int64("tokens_after", rep.TokensAfter), slog.String("backup", rep.Backup))
+	if !rep.Changed {
+		// The transcript's own size says it fits; the reported usage may
+		// count things the file does not hold (system prompt, tools).
+		fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context, but its transcript already fits %.0f%% — resuming as is.\n",
+			short(id), pct, target)
+		return "", nil
+	}
+	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
+		short(id), pct, hooks.Percent(rep.TokensAfter, window), rep.Backup, id)
+	return "", nil
+}
