@@ -3,9 +3,6 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/fakeapi"
 	"github.com/tether-dev/tether/shellinit"
@@ -87,21 +85,18 @@ func write(t *testing.T, path, body string) {
 	}
 }
 
-// writeState writes the state file the hooks keep for root's latest
-// session, with the given mtime.
+// writeState saves the state of root's latest session through the hooks
+// package, as the hook command does, and gives its file the mtime.
 func writeState(t *testing.T, stateDir, root string, pct float64, mtime time.Time) {
 	t.Helper()
-	data, _ := json.Marshal(map[string]any{
-		"session_id": "3f2a1b4c-0000-4000-8000-000000000001", "harness": "claude-code", "identity_root": root,
-		"tokens": int64(pct * 2000), "window": 200000, "percent": pct, "usage_known": true,
+	err := hooks.Save(stateDir, hooks.State{
+		SessionID: "3f2a1b4c-0000-4000-8000-000000000001", Harness: "claude-code", IdentityRoot: root,
+		Tokens: int64(pct * 2000), Window: 200000, Percent: pct, UsageKnown: true, Updated: mtime,
 	})
-	sum := sha256Hex(root)
-	path := filepath.Join(stateDir, "roots", sum[:24]+".json")
-	write(t, path+".tmp", string(data))
-	if err := os.Chtimes(path+".tmp", mtime, mtime); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(path+".tmp", path); err != nil {
+	if err := os.Chtimes(hooks.RootPath(stateDir, root), mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -238,9 +233,4 @@ func TestShellIntegration(t *testing.T) {
 			tm.WaitFor("claude from-previous", shellWait)
 		})
 	}
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
 }

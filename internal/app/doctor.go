@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,9 @@ type doctorOptions struct {
 	Shell shellEnv
 	// Fix applies the safe fixes of failed or warned checks.
 	Fix bool
+	// ReinstallHooks installs the hooks of one harness and scope again
+	// (--fix, for hooks that run a binary that is gone).
+	ReinstallHooks func(harness, scope string, statusLine bool) error
 }
 
 func (a *App) doctorCommand() *cli.Command {
@@ -40,8 +44,9 @@ func (a *App) doctorCommand() *cli.Command {
 		Usage: "check tether's installation and the current directory's sessions",
 		Description: "Runs every check and prints one line each: ok, warn (works, but worth a look) or\n" +
 			"fail (something tether needs is broken), with how to fix it. Exits 1 when any\n" +
-			"check fails. --fix applies the safe fixes (rebuilding the completion index);\n" +
-			"it never edits shell rc files.",
+			"check fails. --fix applies the safe fixes (rebuilding the completion index,\n" +
+			"re-installing hooks that run a tether binary that no longer exists); it never\n" +
+			"edits shell rc files.",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "fix", Usage: "apply the safe fixes"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return runDoctor(doctorOptions{
@@ -51,6 +56,20 @@ func (a *App) doctorCommand() *cli.Command {
 				Shell: shellEnv{
 					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
 					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
+				},
+				ReinstallHooks: func(harness, scope string, statusLine bool) error {
+					quiet := *a.IO
+					quiet.Out = io.Discard
+					o := hooksOptions{
+						IO: &quiet, Action: "install", Scope: scope, Harness: harness, StatusLine: statusLine,
+						ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir,
+						ClaudeBin: a.Getenv(envClaudeBin),
+					}
+					if o.ClaudeBin == "" {
+						o.ClaudeBin = "claude"
+					}
+					o.OnPath, o.Tether = tetherBinary(a.Getenv("PATH"))
+					return runHooks(ctx, o)
 				},
 			})
 		},
@@ -130,6 +149,10 @@ func runDoctor(opts doctorOptions) error {
 	if opts.Catalog != nil {
 		catalogCheck(add, opts.Catalog)
 	}
+
+	hooksChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
+		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
+	})
 
 	shellChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})

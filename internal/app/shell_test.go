@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,25 +10,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/shellinit"
 )
 
-// writeRootState writes the hooks' state file for root, as the hooks do.
+// writeRootState saves a session's state for root through the hooks
+// package, as the hook command does.
 func writeRootState(t testing.TB, stateDir, root string, pct float64, known bool) string {
 	t.Helper()
-	data, _ := json.Marshal(map[string]any{
-		"session_id": "3f2a1b4c-0000-4000-8000-000000000001", "harness": "claude-code",
-		"identity_root": root, "model": "claude-sonnet-4-5", "tokens": 124000, "window": 200000,
-		"percent": pct, "usage_known": known, "updated": "2026-11-30T10:00:00Z",
+	err := hooks.Save(stateDir, hooks.State{
+		SessionID: "3f2a1b4c-0000-4000-8000-000000000001", Harness: "claude-code", IdentityRoot: root,
+		Model: "claude-sonnet-4-5", Tokens: 124000, Window: 200000, Percent: pct, UsageKnown: known,
+		Updated: time.Now(),
 	})
-	path := rootStatePath(stateDir, root)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return hooks.RootPath(stateDir, root)
 }
 
 // promptApp is a test app whose identity root is a project directory.
@@ -382,5 +380,51 @@ func TestDoctorShellChecks(t *testing.T) {
 	}
 	if _, err := os.Stat(shellinit.IndexPath(ta.Loc.CacheDir)); err != nil {
 		t.Errorf("--fix built no index: %v", err)
+	}
+}
+
+// TestDoctorHooks: doctor finds tether's hooks and statusLine, fails when
+// they run a binary that is gone, and --fix installs them again.
+func TestDoctorHooks(t *testing.T) {
+	ta := newTestApp(t)
+	ta.run("doctor")
+	if out := ta.out.String(); !strings.Contains(out, "warn  hooks      not installed") || !strings.Contains(out, "warn  statusLine not set") {
+		t.Fatalf("no hooks:\n%s", out)
+	}
+	// Hook commands run the tether on PATH: this test binary, named tether.
+	bin := filepath.Join(ta.home, "bin")
+	os.MkdirAll(bin, 0o755)
+	exe, _ := os.Executable()
+	self := filepath.Join(bin, "tether")
+	if err := os.Symlink(exe, self); err != nil {
+		t.Fatal(err)
+	}
+	ta.env["PATH"] = bin
+	if code := ta.run("hooks", "install", "--claude-version", "2.1.332", "--statusline"); code != 0 {
+		t.Fatalf("hooks install: %s", ta.err)
+	}
+	settings := filepath.Join(ta.Loc.ClaudeDir, "settings.json")
+	data, _ := os.ReadFile(settings)
+	gone := strings.ReplaceAll(string(data), shquote.Quote(self), "/nonexistent/tether")
+	if gone == string(data) {
+		t.Fatalf("hook commands do not run %s:\n%s", self, data)
+	}
+	os.WriteFile(settings, []byte(gone), 0o600)
+	ta.out.Reset()
+	if code := ta.run("doctor"); code != 1 {
+		t.Errorf("doctor with hooks running a missing binary: exit %d", code)
+	}
+	out := ta.out.String()
+	if !strings.Contains(out, "fail  hooks      "+settings+" runs /nonexistent/tether, which does not exist") ||
+		!strings.Contains(out, "fail  statusLine /nonexistent/tether statusline") {
+		t.Errorf("missing binary:\n%s", out)
+	}
+	ta.out.Reset()
+	ta.run("doctor", "--fix")
+	ta.out.Reset()
+	ta.run("doctor")
+	if out := ta.out.String(); !strings.Contains(out, "ok    hooks      ") || !strings.Contains(out, "running "+self) ||
+		!strings.Contains(out, "ok    statusLine "+shquote.Quote(self)+" statusline") {
+		t.Errorf("after --fix:\n%s", out)
 	}
 }
