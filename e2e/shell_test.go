@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -232,5 +233,58 @@ func TestShellIntegration(t *testing.T) {
 			tm.SendKeys("Tab")
 			tm.WaitFor("claude from-previous", shellWait)
 		})
+	}
+}
+
+// TestShellCompletionRealSessions: sessions made by the real Claude Code
+// and Codex against the fake API reach TAB in an interactive bash: the
+// first TAB finds no index, starts the background refresh, and the next
+// one offers the Claude session before the Codex one.
+func TestShellCompletionRealSessions(t *testing.T) {
+	harness.RequireTmux(t)
+	clis := harness.CLIs(t)
+	tether := harness.Tether(t)
+	api, err := fakeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	env := harness.NewEnv(t, api)
+	env.Setenv("PATH", filepath.Dir(tether)+":"+os.Getenv("PATH"))
+	project := env.ProjectDir("project")
+	ctx := context.Background()
+	r := env.Claude(ctx, clis.Claude, project, "-p", "hello", "--output-format", "stream-json", "--verbose")
+	if r.ExitCode != 0 {
+		t.Fatalf("claude: exit %d\n%s", r.ExitCode, r.Stderr)
+	}
+	claudeID := sessionOf(t, r)
+	if r := env.Codex(ctx, clis.Codex, project, "exec", "--skip-git-repo-check", "hello"); r.ExitCode != 0 {
+		t.Fatalf("codex: exit %d\n%s", r.ExitCode, r.Stderr)
+	}
+	if len(env.CodexRollouts()) != 1 {
+		t.Fatalf("codex rollouts: %v", env.CodexRollouts())
+	}
+	codexID := strings.TrimSuffix(filepath.Base(env.CodexRollouts()[0]), ".jsonl")
+	codexID = codexID[len(codexID)-36:]
+
+	rc := filepath.Join(env.Home, ".bashrc")
+	write(t, rc, "PS1='[ready]\\$ '\neval \"$(tether init bash)\"\n")
+	tm := env.StartTmux(project, "bash", "--noprofile", "--rcfile", rc, "-i")
+	tm.WaitFor("[ready]", shellWait)
+	tm.SendText("claude --resume ")
+	tm.SendKeys("Tab", "Tab")
+	// The background refresh writes the index; TAB again until it is there.
+	screen, ok := tm.WaitUntil(func(s string) bool {
+		if strings.Contains(s, claudeID) {
+			return true
+		}
+		tm.SendKeys("Tab")
+		return false
+	}, 60*time.Second)
+	if !ok || !strings.Contains(screen, codexID) {
+		t.Fatalf("TAB did not offer %s and %s; screen:\n%s", claudeID, codexID, screen)
+	}
+	if strings.Index(screen, claudeID) > strings.Index(screen, codexID) {
+		t.Errorf("Codex id before the Claude id:\n%s", screen)
 	}
 }

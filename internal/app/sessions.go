@@ -126,6 +126,9 @@ type sessionsListOptions struct {
 	NoContent bool
 	JSON      bool
 	Limit     int
+	// Listed, when set, gets every session listed (before filters), to
+	// refresh the completion index.
+	Listed func([]catalog.Session)
 }
 
 func (a *App) sessionsListCommand() *cli.Command {
@@ -154,6 +157,10 @@ func (a *App) sessionsListCommand() *cli.Command {
 			}
 			opts := sessionsListOptions{sessionsBase: b, Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
 				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit"))}
+			if h == "" {
+				// A listing of every harness is the completion index too.
+				opts.Listed = a.writeCompletionIndex
+			}
 			if s := cmd.String("since"); s != "" {
 				d, err := parseDuration(s)
 				if err != nil {
@@ -187,6 +194,9 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	all, diags, err := opts.Catalog.List(ctx, catalog.ListOptions{All: opts.All})
 	if err != nil && len(all) == 0 {
 		return err
+	}
+	if opts.Listed != nil && err == nil {
+		opts.Listed(all)
 	}
 	var repos repoMemo
 	out := []catalog.Session{}
