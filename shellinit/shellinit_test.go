@@ -285,3 +285,26 @@ func TestBashCompletionFallsBack(t *testing.T) {
 		t.Errorf("fallback: %q", got)
 	}
 }
+
+// TestZshPromptHook: one precmd hook after sourcing twice, $? kept, and
+// the user's options (ksh_arrays, sh_word_split) do not leak in.
+func TestZshPromptHook(t *testing.T) {
+	prog := need(t, "zsh")
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "tether")
+	os.WriteFile(fake, []byte("#!/bin/sh\nprintf 'ctx 9%%%%\\n/no/state\\n/no/stamp\\n'\n"), 0o755)
+	script, _ := Render(Zsh{}, Options{Bin: fake, Prompt: true})
+	os.WriteFile(filepath.Join(dir, "init.zsh"), []byte(script), 0o600)
+	cmd := exec.Command(prog, "-f", "-i", "-c", `setopt ksh_arrays sh_word_split
+source $D/init.zsh; source $D/init.zsh
+print -r -- "hooks=${#precmd_functions[@]}"
+(exit 3); __tether_prompt_update; print -r -- "status=$? prompt=$TETHER_PROMPT state=$__tether_prompt_state"`)
+	cmd.Env = []string{"D=" + dir, "HOME=" + dir, "PATH=" + os.Getenv("PATH"), "ZDOTDIR=" + dir}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(out), "hooks=1\nstatus=3 prompt=ctx 9%% state=/no/state\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

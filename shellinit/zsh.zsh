@@ -28,6 +28,7 @@ function __tether_prompt {
 }
 
 function __tether_prompt_changed {
+	\builtin emulate -L zsh
 	if [[ -e $__tether_prompt_state ]]; then
 		[[ ! -e $__tether_prompt_stamp || $__tether_prompt_state -nt $__tether_prompt_stamp || $__tether_prompt_state -ot $__tether_prompt_stamp ]]
 	else
@@ -37,6 +38,8 @@ function __tether_prompt_changed {
 
 function __tether_prompt_update {
 	\builtin local __tether_status=$? __tether_key __tether_out
+	# The user's options (ksh_arrays, sh_word_split, …) stay outside.
+	\builtin emulate -L zsh
 	\builtin local -a __tether_lines
 	__tether_key=$PWD$'\n'${TETHER_IDENTITY_ROOT-}
 	if [[ $__tether_key != "$__tether_prompt_key" || -z $__tether_prompt_state ]] || __tether_prompt_changed; then
@@ -81,6 +84,7 @@ function __tether_complete {
 }
 
 function __tether_register_completion {
+	\builtin emulate -L zsh
 	\builtin local __tether_cmd
 	(( $+functions[compdef] )) || \builtin return 1
 	for __tether_cmd in tether claude codex; do
