@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build tether from this checkout and install it, then run it once.
+# Build tether from this checkout, install it, and list the sessions it finds.
 #
 #   ./install.sh                 install into ~/.local/bin and print the line for your shell
 #   ./install.sh --prefix DIR    install into DIR/bin
@@ -232,6 +232,7 @@ if [ "$hooks" = 1 ]; then
 fi
 
 if [ "$run_after" = 1 ]; then
-	echo "install.sh: running: tether identity" >&2
-	"$target" identity
+	# Its main job: every Claude Code and Codex session on this machine.
+	echo "install.sh: running: tether sessions --limit 15" >&2
+	"$target" sessions --limit 15
 fi

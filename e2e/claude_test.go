@@ -356,7 +356,9 @@ func installClaudeHookRecorder(t *testing.T, env *harness.Env, version string) s
 	t.Helper()
 	out := filepath.Join(env.Home, "hook-payloads.jsonl")
 	// SessionEnd may leave stdin open: read it with a deadline.
-	cmd := `timeout 5 cat >> "$HOME/hook-payloads.jsonl"; echo >> "$HOME/hook-payloads.jsonl"`
+	// SessionEnd may not close stdin (timeout); hooks can run concurrently
+	// (one locked write per payload, so lines never interleave).
+	cmd := `t=$(mktemp); timeout 5 cat > "$t"; { flock 9; cat "$t" >> "$HOME/hook-payloads.jsonl"; echo >> "$HOME/hook-payloads.jsonl"; } 9>>"$HOME/hook-payloads.lock"; rm -f "$t"`
 	hooks := map[string]any{}
 	for _, ev := range claudeHookEvents(version) {
 		hooks[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 10}}}}

@@ -36,7 +36,9 @@ var codexHookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse",
 // payload to $HOME/codex-hook-payloads.jsonl, and returns that path.
 func installCodexHookRecorder(t *testing.T, env *harness.Env) string {
 	t.Helper()
-	cmd := `cat >> "$HOME/codex-hook-payloads.jsonl"; echo >> "$HOME/codex-hook-payloads.jsonl"`
+	// Codex runs hooks concurrently: one locked write per payload, so
+	// lines never interleave.
+	cmd := `t=$(mktemp); cat > "$t"; { flock 9; cat "$t" >> "$HOME/codex-hook-payloads.jsonl"; echo >> "$HOME/codex-hook-payloads.jsonl"; } 9>>"$HOME/codex-hook-payloads.lock"; rm -f "$t"`
 	hooks := map[string]any{}
 	for _, ev := range codexHookEvents {
 		group := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 10}}}

@@ -220,7 +220,10 @@ func TestHooksClaude(t *testing.T) {
 				t.Fatalf("no session id for the failing run: %s", res.Stdout)
 			}
 			recs = records(t, env, fsid, hooks.EvTurnFailure)
-			if f := find(recs, hooks.EvTurnFailure); len(f) != 1 || !f[0].Get("prompt_too_long").Bool() {
+			// Once from StopFailure, or from SessionEnd when Claude exited
+			// before its fire-and-forget StopFailure hook ran (twice only if
+			// both raced).
+			if f := find(recs, hooks.EvTurnFailure); len(f) < 1 || len(f) > 2 || !f[0].Get("prompt_too_long").Bool() {
 				t.Errorf("turn_failure: %v", f)
 			}
 		})

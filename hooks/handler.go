@@ -1,7 +1,9 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -241,6 +245,16 @@ func Handle(env Env, p Payload) (Result, error) {
 		if st.UsageKnown {
 			attrs = append(attrs, slog.Int64("tokens", st.Tokens), slog.Float64("pct", st.Percent))
 		}
+		// StopFailure is fire-and-forget in -p mode: Claude may exit before
+		// its hook has run. A turn that ended in an API error is still
+		// visible at the end of the transcript; record it here when the
+		// StopFailure hook did not.
+		if res.Harness == eventlog.ClaudeCode && st.LastEvent != "StopFailure" && p.TranscriptPath != "" {
+			if errType, tooLong, ok := lastAPIError(env.Open, p.TranscriptPath); ok {
+				log.Warn(EvTurnFailure, sid, slog.String("error", errType), slog.Bool("prompt_too_long", tooLong),
+					slog.String("detected_at", "session_end"))
+			}
+		}
 		log.Info(res.Event, sid, attrs...)
 	case "SubagentStart":
 		res.Event = EvSubagentStart
@@ -364,8 +378,21 @@ func readUsage(env Env, harness, path string) (Usage, error) {
 
 // updateUsage reads the transcript tail into st and returns the log
 // attributes describing it.
+// usageRetries and usageRetryWait bound how long a Stop hook waits for a
+// transcript that does not yet hold the turn's usage: Claude writes the
+// transcript asynchronously and, on a busy machine, can run the Stop hook
+// before the assistant record is on disk. At most ~300 ms, only then.
+const (
+	usageRetries   = 4
+	usageRetryWait = 75 * time.Millisecond
+)
+
 func updateUsage(env Env, st *State, p Payload, log *eventlog.Log) []slog.Attr {
 	u, err := readUsage(env, st.Harness, p.TranscriptPath)
+	for i := 0; err == nil && !u.Found && !u.Compacted && p.Event == "Stop" && i < usageRetries; i++ {
+		time.Sleep(usageRetryWait)
+		u, err = readUsage(env, st.Harness, p.TranscriptPath)
+	}
 	if err != nil {
 		return []slog.Attr{slog.String("usage_error", err.Error())}
 	}
@@ -423,6 +450,46 @@ func selfReport(log *eventlog.Log, sid string, st State, p Payload) {
 		attrs = append(attrs, slog.Bool("self_report_missing", true))
 	}
 	log.Info(EvContextUsage, sid, attrs...)
+}
+
+// lastAPIError reads the end of a Claude transcript and reports whether
+// its last main-chain record is the synthetic API-error record Claude
+// writes when a turn fails, with the error and whether it was prompt too
+// long.
+func lastAPIError(open Opener, path string) (errType string, tooLong, ok bool) {
+	if open == nil {
+		open = OpenFile
+	}
+	f, err := open(path)
+	if err != nil {
+		return "", false, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", false, false
+	}
+	n := min(st.Size(), 64<<10)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, st.Size()-n); err != nil && !errors.Is(err, io.EOF) {
+		return "", false, false
+	}
+	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !bytes.Contains(lines[i], []byte(`"uuid"`)) || !gjson.ValidBytes(lines[i]) {
+			continue
+		}
+		r := gjson.ParseBytes(lines[i])
+		if r.Get("isSidechain").Bool() {
+			continue
+		}
+		if r.Get("type").Str != "assistant" || !r.Get("isApiErrorMessage").Bool() {
+			return "", false, false
+		}
+		text := strings.ToLower(r.Get("message.content.0.text").Str)
+		return r.Get("error").Str, strings.Contains(text, "prompt is too long"), true
+	}
+	return "", false, false
 }
 
 func promptTooLong(p Payload) bool {

@@ -221,3 +221,38 @@ func TestPostCompactBeforeBoundaryIsWritten(t *testing.T) {
 		t.Errorf("session_compacted: %v %+v", c, res.State)
 	}
 }
+
+// TestSessionEndRecordsALostStopFailure: Claude may exit before its
+// fire-and-forget StopFailure hook runs; SessionEnd then finds the failed
+// turn at the end of the transcript, once.
+func TestSessionEndRecordsALostStopFailure(t *testing.T) {
+	apiErr := `{"parentUuid":"u1","isSidechain":false,"type":"assistant","uuid":"a1","isApiErrorMessage":true,"error":"invalid_request","message":{"model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"Prompt is too long"}]}}`
+	user := `{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"u1","message":{"role":"user","content":"TOO_LONG"}}`
+	for name, c := range map[string]struct {
+		lines     []string
+		stopFirst bool
+		want      int
+	}{
+		"lost":          {[]string{user, apiErr}, false, 1},
+		"already seen":  {[]string{user, apiErr}, true, 1},
+		"normal ending": {[]string{user, assistant("m1", 10, 0, 0, "")}, false, 0},
+		"side chain":    {[]string{user, strings.Replace(apiErr, `"isSidechain":false`, `"isSidechain":true`, 1)}, false, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHandlerEnv(t)
+			tr := writeLines(t, c.lines...)
+			h.env["CLAUDE_CODE_SESSION_ID"] = "s"
+			if c.stopFirst {
+				h.handle(t, `{"session_id":"s","hook_event_name":"StopFailure","error":"invalid_request","error_details":"prompt is too long","cwd":"/p","transcript_path":"`+tr+`"}`)
+			}
+			h.handle(t, `{"session_id":"s","hook_event_name":"SessionEnd","reason":"other","cwd":"/p","transcript_path":"`+tr+`"}`)
+			fail := h.records(t, EvTurnFailure)
+			if len(fail) != c.want {
+				t.Fatalf("turn_failure records: %v", fail)
+			}
+			if c.want == 1 && !fail[0].Get("prompt_too_long").Bool() {
+				t.Errorf("turn_failure: %s", fail[0].Raw)
+			}
+		})
+	}
+}
