@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -426,5 +427,27 @@ func TestDoctorHooks(t *testing.T) {
 	if out := ta.out.String(); !strings.Contains(out, "ok    hooks      ") || !strings.Contains(out, "running "+self) ||
 		!strings.Contains(out, "ok    statusLine "+shquote.Quote(self)+" statusline") {
 		t.Errorf("after --fix:\n%s", out)
+	}
+}
+
+// TestPromptHardTimeout: a state file that blocks (here a FIFO nobody
+// writes, as a hung network file system would) costs the prompt at most
+// --timeout, and shows nothing.
+func TestPromptHardTimeout(t *testing.T) {
+	ta, root := promptApp(t)
+	path := rootStatePath(ta.Loc.StateDir, root)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan int, 1)
+	go func() { done <- ta.run("prompt", "--timeout", "50ms") }()
+	select {
+	case code := <-done:
+		if code != 0 || ta.out.Len() != 0 || ta.err.Len() != 0 {
+			t.Errorf("code %d out %q err %q", code, ta.out, ta.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("tether prompt waited for a blocked state file")
 	}
 }
