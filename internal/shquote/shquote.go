@@ -9,7 +9,8 @@ import "strings"
 // embedded single quote spelled '\”. Newlines, $, backticks and globs are
 // literal inside single quotes.
 func Quote(s string) string {
-	if s != "" && strings.IndexFunc(s, unsafe) < 0 {
+	// A leading = is zsh's command lookup (=ls is /bin/ls).
+	if s != "" && s[0] != '=' && strings.IndexFunc(s, unsafe) < 0 {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -13,6 +13,8 @@ func TestQuote(t *testing.T) {
 		"it's":            `'it'\''s'`,
 		"$(touch x)":      "'$(touch x)'",
 		"a\nb":            "'a\nb'",
+		"=ls":             "'=ls'",
+		"a=b":             "a=b",
 	} {
 		if got := Quote(in); got != want {
 			t.Errorf("Quote(%q) = %q, want %q", in, got, want)
@@ -23,7 +25,7 @@ func TestQuote(t *testing.T) {
 // TestQuoteRoundTrip hands hostile words to a real shell and checks they
 // come back unchanged and run nothing.
 func TestQuoteRoundTrip(t *testing.T) {
-	words := []string{"", "plain", "sp ace", "it's", `"dq"`, "$HOME", "$(echo pwned)", "`echo pwned`", "*", "a\nb", "~", "-n", `back\slash`, "é😀"}
+	words := []string{"", "plain", "sp ace", "it's", `"dq"`, "$HOME", "$(echo pwned)", "`echo pwned`", "*", "a\nb", "~", "-n", "=ls", `back\slash`, "é😀"}
 	for _, sh := range []string{"sh", "bash", "zsh"} {
 		if _, err := exec.LookPath(sh); err != nil {
 			continue
