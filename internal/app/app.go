@@ -140,6 +140,7 @@ func (a *App) Command() *cli.Command {
 			a.hookCommand(),
 			a.hooksCommand(),
 			a.statuslineCommand(),
+			a.devCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
