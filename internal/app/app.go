@@ -101,7 +101,15 @@ func (a *App) Log() *eventlog.Log {
 func Main(version string, args []string) int {
 	ctx, stop := signalContext()
 	defer stop()
-	return New(version).Run(ctx, multiCall(args))
+	code := New(version).Run(ctx, multiCall(args))
+	if os.Getenv("TETHER_DEBUG_IO") == "1" {
+		// For scripts/bench.sh: what this process read, page cache
+		// included (rchar), as the kernel counts it.
+		if b, err := os.ReadFile("/proc/self/io"); err == nil {
+			fmt.Fprintf(os.Stderr, "tether: io %s\n", strings.Join(strings.Fields(string(b)), " "))
+		}
+	}
+	return code
 }
 
 // Run executes one command line and prints its error, once, as

@@ -18,6 +18,8 @@ type genCorpusOptions struct {
 	Seed     uint64
 	MaxSize  int64
 	Huge     bool
+	Size     int64
+	Claude   bool
 }
 
 // devCommand holds tools for developing tether itself; hidden from help.
@@ -38,6 +40,8 @@ func (a *App) devCommand() *cli.Command {
 				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed"},
 				&cli.StringFlag{Name: "max-size", Usage: "cap one transcript at this `SIZE` (e.g. 64M, 1G; default 512M)"},
 				&cli.BoolFlag{Name: "huge", Usage: "add a few transcripts over 1 GiB"},
+				&cli.StringFlag{Name: "size", Usage: "make every transcript about this `SIZE` instead of drawing sizes"},
+				&cli.BoolFlag{Name: "claude-only", Usage: "no Codex sessions"},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				opts := genCorpusOptions{Dir: cmd.String("dir"), Sessions: int(cmd.Int("sessions")), Projects: int(cmd.Int("projects")),
@@ -49,6 +53,14 @@ func (a *App) devCommand() *cli.Command {
 					}
 					opts.MaxSize = n
 				}
+				if s := cmd.String("size"); s != "" {
+					n, err := parseSize(s)
+					if err != nil {
+						return usageErr(fmt.Errorf("--size: %w", err))
+					}
+					opts.Size = n
+				}
+				opts.Claude = cmd.Bool("claude-only")
 				if opts.Sessions <= 0 || opts.Projects <= 0 {
 					return usageErr(fmt.Errorf("--sessions and --projects must be positive"))
 				}
@@ -59,8 +71,12 @@ func (a *App) devCommand() *cli.Command {
 }
 
 func (a *App) runGenCorpus(opts genCorpusOptions) error {
+	share := 0.0
+	if opts.Claude {
+		share = -1
+	}
 	st, err := corpus.Generate(corpus.Options{Dir: opts.Dir, Sessions: opts.Sessions, Projects: opts.Projects,
-		Seed: opts.Seed, MaxSize: opts.MaxSize, Huge: opts.Huge})
+		Seed: opts.Seed, MaxSize: opts.MaxSize, Huge: opts.Huge, Size: opts.Size, CodexShare: share})
 	if err != nil {
 		return fmt.Errorf("gen-corpus: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite, as the catalog reads it
@@ -41,8 +42,12 @@ type Options struct {
 	MaxSize int64
 	// Huge adds a few transcripts over 1 GiB (still capped by MaxSize).
 	Huge bool
-	// CodexShare is the fraction of sessions that are Codex's (default 0.15).
+	// CodexShare is the fraction of sessions that are Codex's (default
+	// 0.15; negative: none).
 	CodexShare float64
+	// Size, when set, makes every transcript about this size instead of
+	// drawing sizes (e.g. one 50 MiB transcript for the hook benchmark).
+	Size int64
 }
 
 // Stats is what Generate wrote.
@@ -65,12 +70,12 @@ func Generate(o Options) (Stats, error) {
 		return Stats{}, fmt.Errorf("sessions and projects must be positive")
 	}
 	if o.MaxSize <= 0 {
-		o.MaxSize = 512 * mib
+		o.MaxSize = max(512*mib, o.Size)
 		if o.Huge {
 			o.MaxSize = 2 * gib
 		}
 	}
-	if o.CodexShare <= 0 {
+	if o.CodexShare == 0 {
 		o.CodexShare = 0.15
 	}
 	g := &gen{o: o, rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))}
@@ -188,6 +193,9 @@ func (g *gen) sizes() []int64 {
 		}
 	}
 	for i := range out {
+		if g.o.Size > 0 {
+			out[i] = g.o.Size
+		}
 		out[i] = min(out[i], g.o.MaxSize)
 	}
 	return out
@@ -200,8 +208,10 @@ func (g *gen) uuid() string {
 
 // filler is deterministic code-like text, JSON-escaped, built from
 // 8-byte tokens so any slice at a multiple of 8 is valid JSON string
-// content (never a cut escape).
-var filler = func() string {
+// content (never a cut escape). Built on first use: tether links this
+// package, and 4 MiB at init would cost every tether process tens of
+// milliseconds.
+var filler = sync.OnceValue(func() string {
 	toks := []string{"func    ", "return\\n", "  if err", " != nil ", "{\\n\\t\\t ", "value :=", " x.Get(k", ")\\n     ",
 		"// note ", "for i :=", " range s", "\\tpath/t", "o/file.g", "o:42:   ", "ok      ", "PASS\\n  "}
 	for _, t := range toks {
@@ -215,12 +225,13 @@ var filler = func() string {
 		b.WriteString(toks[r.IntN(len(toks))])
 	}
 	return b.String()
-}()
+})
 
 func (g *gen) text(n int) string {
-	n = max(8, min(n, len(filler)-8)) &^ 7
-	off := g.rng.IntN((len(filler)-n)/8) * 8
-	return filler[off : off+n]
+	f := filler()
+	n = max(8, min(n, len(f)-8)) &^ 7
+	off := g.rng.IntN((len(f)-n)/8) * 8
+	return f[off : off+n]
 }
 
 // writer counts bytes and keeps the last error.
