@@ -369,7 +369,10 @@ type claudeRec struct {
 	Type, Timestamp, Cwd, SessionID, Version, Entrypoint, GitBranch, Subtype string
 	PromptSource, CustomTitle, AITitle, LastPrompt, Summary                  string
 	HasBranch, HasPromptSource, Sidechain, Meta, CompactSummary, APIError    bool
-	Message, CompactMeta                                                     gjson.Result
+	// ToolUseResult: the record carries a toolUseResult payload, which
+	// only tool-result records do.
+	ToolUseResult        bool
+	Message, CompactMeta gjson.Result
 }
 
 // parseClaudeRec parses one line. With zeroCopy the result's strings alias
@@ -378,53 +381,68 @@ type claudeRec struct {
 func parseClaudeRec(b []byte, zeroCopy bool) (claudeRec, bool) {
 	var r claudeRec
 	js := bytesString(b, zeroCopy)
-	if !gjson.Valid(js) {
-		return r, false
-	}
-	gjson.Parse(js).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	str := func(v string) string { return gjson.Parse(v).Str }
+	ok := eachTop(js, func(k, raw string) bool {
+		switch k {
 		case "type":
-			r.Type = v.Str
+			r.Type = str(raw)
 		case "timestamp":
-			r.Timestamp = v.Str
+			r.Timestamp = str(raw)
 		case "cwd":
-			r.Cwd = v.Str
+			r.Cwd = str(raw)
 		case "sessionId":
-			r.SessionID = v.Str
+			r.SessionID = str(raw)
 		case "version":
-			r.Version = v.Str
+			r.Version = str(raw)
 		case "entrypoint":
-			r.Entrypoint = v.Str
+			r.Entrypoint = str(raw)
 		case "gitBranch":
-			r.GitBranch, r.HasBranch = v.Str, true
+			r.GitBranch, r.HasBranch = str(raw), true
 		case "subtype":
-			r.Subtype = v.Str
+			r.Subtype = str(raw)
 		case "promptSource":
-			r.PromptSource, r.HasPromptSource = v.Str, true
+			r.PromptSource, r.HasPromptSource = str(raw), true
 		case "customTitle":
-			r.CustomTitle = v.Str
+			r.CustomTitle = str(raw)
 		case "aiTitle":
-			r.AITitle = v.Str
+			r.AITitle = str(raw)
 		case "lastPrompt":
-			r.LastPrompt = v.Str
+			r.LastPrompt = str(raw)
 		case "summary":
-			r.Summary = v.String()
+			r.Summary = gjson.Parse(raw).String()
 		case "isSidechain":
-			r.Sidechain = v.Bool()
+			r.Sidechain = gjson.Parse(raw).Bool()
 		case "isMeta":
-			r.Meta = v.Bool()
+			r.Meta = gjson.Parse(raw).Bool()
 		case "isCompactSummary":
-			r.CompactSummary = v.Bool()
+			r.CompactSummary = gjson.Parse(raw).Bool()
 		case "isApiErrorMessage":
-			r.APIError = v.Bool()
+			r.APIError = gjson.Parse(raw).Bool()
+		case "toolUseResult":
+			r.ToolUseResult = true
 		case "message":
-			r.Message = v
+			r.Message = gjson.Parse(raw)
 		case "compactMetadata":
-			r.CompactMeta = v
+			r.CompactMeta = gjson.Parse(raw)
 		}
 		return true
 	})
-	return r, true
+	return r, ok
+}
+
+// messageModelUsage takes model and usage out of an assistant message
+// without decoding its content blocks.
+func messageModelUsage(msg gjson.Result) (model string, usage gjson.Result) {
+	eachTop(msg.Raw, func(k, raw string) bool {
+		switch k {
+		case "model":
+			model = gjson.Parse(raw).Str
+		case "usage":
+			usage = gjson.Parse(raw)
+		}
+		return true
+	})
+	return model, usage
 }
 
 func (sc *claudeScan) line(b []byte) {
@@ -505,11 +523,10 @@ func (sc *claudeScan) line(b []byte) {
 		if rec.Sidechain || rec.APIError {
 			return
 		}
-		model := rec.Message.Get("model").String()
+		model, u := messageModelUsage(rec.Message)
 		if model == "<synthetic>" {
 			return
 		}
-		u := rec.Message.Get("usage")
 		if u.Exists() {
 			sc.tokens = u.Get("input_tokens").Int() + u.Get("cache_creation_input_tokens").Int() + u.Get("cache_read_input_tokens").Int()
 			sc.hasUsage = true
@@ -590,7 +607,7 @@ var wrapperPrefixes = []string{
 // recorded; otherwise a string or text content that is not meta, not a
 // sidechain, not a tool result, not a compact summary and not a wrapper.
 func claudeHumanPrompt(rec claudeRec) (string, bool) {
-	if rec.Type != "user" || rec.Sidechain || rec.Meta || rec.CompactSummary {
+	if rec.Type != "user" || rec.Sidechain || rec.Meta || rec.CompactSummary || rec.ToolUseResult {
 		return "", false
 	}
 	if rec.HasPromptSource && rec.PromptSource != "typed" && rec.PromptSource != "sdk" {
