@@ -180,6 +180,20 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
 		return sum, nil
 	}
 	h, t := r.budgets()
+	sum, err = r.scan(f, path, h, t)
+	// With the default budgets, a file that was cut and lacks what only a
+	// wider read can give is read again once with the Max budgets.
+	if err == nil && r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+t && (sum.Cwd == "" || !sum.HasUsage) {
+		sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
+	}
+	if err != nil {
+		return claudeSummary{}, err
+	}
+	r.Cache.Store(path, fi.Size(), fi.ModTime(), sum)
+	return sum, nil
+}
+
+func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, error) {
 	c, release, err := readHeadTail(f, h, t)
 	defer release()
 	if err != nil {
@@ -189,9 +203,7 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
 	eachLine(c.head, sc.line)
 	sc.endHead()
 	eachLine(c.tail, sc.line)
-	sum = sc.summary(c.size, c.modTime)
-	r.Cache.Store(path, c.size, c.modTime, sum)
-	return sum, nil
+	return sc.summary(c.size, c.modTime), nil
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claudePidFile) Session {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -101,6 +102,16 @@ func (a *App) Log() *eventlog.Log {
 func Main(version string, args []string) int {
 	ctx, stop := signalContext()
 	defer stop()
+	if path := os.Getenv("TETHER_CPUPROFILE"); path != "" {
+		// For profiling a whole command: go tool pprof tether PATH.
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			} else {
+				f.Close()
+			}
+		}
+	}
 	code := New(version).Run(ctx, multiCall(args))
 	if os.Getenv("TETHER_DEBUG_IO") == "1" {
 		// For scripts/bench.sh: what this process read, page cache
