@@ -166,6 +166,13 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 }
 
 func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
+	var sum claudeSummary
+	// A warm list is one stat per file: open only on a cache miss.
+	if r.Cache != nil {
+		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
+			return sum, nil
+		}
+	}
 	f, err := r.opener()(path)
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
@@ -174,10 +181,6 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
-	}
-	var sum claudeSummary
-	if r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
-		return sum, nil
 	}
 	h, t := r.budgets()
 	sum, err = r.scan(f, path, h, t)

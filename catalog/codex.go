@@ -243,6 +243,13 @@ func (t *codexTail) clone() {
 }
 
 func (r *CodexReader) readRollout(path string) (codexTail, error) {
+	var t codexTail
+	// A warm list is one stat per file: open only on a cache miss.
+	if r.Cache != nil {
+		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
+			return t, nil
+		}
+	}
 	f, err := r.opener()(path)
 	if err != nil {
 		return codexTail{}, err
@@ -251,10 +258,6 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return codexTail{}, err
-	}
-	var t codexTail
-	if r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
-		return t, nil
 	}
 	h, tl := r.HeadBytes, r.TailBytes
 	if h <= 0 {

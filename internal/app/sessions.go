@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -255,7 +256,11 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// tabwriter writes cell by cell: buffer, or 10,000 rows cost ~100k
+	// write calls.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	defer bw.Flush()
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HARNESS\tID\tDIR\tHUMAN\tACTIVE\tSTATE\tTMUX\tCTX\tTITLE")
 	for _, s := range ss {
 		human := "-"
