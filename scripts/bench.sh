@@ -58,7 +58,7 @@ gen_start=$SECONDS
 "$tether" dev gen-corpus --dir "$HOME" --sessions "$sessions" --projects "$projects" --seed 1 --max-size "$maxsize" >"$tmp/corpus.txt"
 "$tether" dev gen-corpus --dir "$tmp/big" --sessions 1 --projects 1 --seed 2 --size 50M --claude-only >"$tmp/big.txt"
 "$tether" dev gen-corpus --dir "$tmp/trim" --sessions 1 --projects 1 --seed 3 --size "$trimsize" --claude-only >"$tmp/trim.txt"
-corpus_bytes="$(du -sb "$HOME/.claude" "$HOME/.codex" | awk '{s += $1} END {print s}')"
+corpus_bytes="$(du -sb "$HOME/.claude" "$HOME/.codex" | awk '{s += $1} END {printf "%d", s}')"
 log "corpus: $(cut -d' ' -f1-3 "$tmp/corpus.txt"), $((corpus_bytes >> 20)) MiB, in $((SECONDS - gen_start)) s"
 big="$(awk '{print $NF}' "$tmp/big.txt")"
 trimsrc="$(awk '{print $NF}' "$tmp/trim.txt")"
