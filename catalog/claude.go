@@ -148,6 +148,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 	if err := ctx.Err(); err != nil {
 		return nil, diags, err
 	}
+	out = make([]Session, 0, len(paths))
 	for i, path := range paths {
 		sum, err := results[i].sum, results[i].err
 		switch {

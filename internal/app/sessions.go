@@ -190,7 +190,9 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		return err
 	}
 	var repos repoMemo
-	out := []catalog.Session{}
+	// Session is a large struct: growing the slice by appends copied it
+	// ~15 times over at 10,000 sessions.
+	out := make([]catalog.Session, 0, len(all))
 	for _, s := range all {
 		switch {
 		case opts.Since > 0 && s.LastActivity.Before(opts.Now().Add(-opts.Since)):
