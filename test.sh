@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Run every test: formatting, vet, unit tests, and the end-to-end suite
+# Run every test: formatting, vet, unit tests, the end-to-end suite
 # against the real Claude Code and Codex CLIs (installed from npm on first
-# use into .cache/).
+# use into .cache/), then one quick run of the benchmark script.
 #
 #   ./test.sh           everything
-#   ./test.sh --quick   skip the end-to-end suite
+#   ./test.sh --quick   skip the end-to-end suite and the benchmark script
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -50,3 +50,8 @@ fi
 
 step "end-to-end suite (real CLIs, fake model API)"
 go test -count=1 -tags e2e -timeout 15m -v ./e2e/...
+
+# Proves scripts/bench.sh still works end to end; its timings are printed,
+# never checked (a loaded CI machine must not fail the build).
+step "benchmark script (scripts/bench.sh --quick)"
+scripts/bench.sh --quick

@@ -8,13 +8,16 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/corpus"
 )
 
-// Benchmark sizes: TETHER_BENCH_SESSIONS transcripts of about
-// TETHER_BENCH_KB KiB each (default 500 × 256 KiB). The scale is
-// TETHER_BENCH_SESSIONS=10000 TETHER_BENCH_KB=300 (about 3 GB):
+// Benchmark size: TETHER_BENCH_SESSIONS Claude Code transcripts (default
+// 500) from the benchmark corpus (internal/corpus: long-tailed sizes,
+// real record shapes), each at most TETHER_BENCH_MAX_MB MiB (default 8).
+// The scale:
 //
-//	TETHER_BENCH_SESSIONS=10000 TETHER_BENCH_KB=300 go test -run '^$' -bench List -benchtime 3x ./catalog
+//	TETHER_BENCH_SESSIONS=10000 go test -run '^$' -bench List -benchtime 3x ./catalog
 func benchEnv(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
 		return v
@@ -22,27 +25,27 @@ func benchEnv(name string, def int) int {
 	return def
 }
 
-// genHistory writes n Claude Code transcripts of about kb KiB each
-// (one in ten a Codex-style 2.0.x subagent file, which List must skip).
-func genHistory(b *testing.B, n, kb int) string {
+// genHistory writes n Claude Code sessions and returns the config dir.
+func genHistory(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	for i := range n {
-		p := filepath.Join(dir, "projects", fmt.Sprintf("-home-example-src-project-%d", i%50), fmt.Sprintf("%08d-0000-0000-0000-000000000000.jsonl", i))
-		writeFile(b, p, genClaudeTranscript(i, kb<<10))
+	_, err := corpus.Generate(corpus.Options{Dir: dir, Sessions: n, Projects: max(1, n/50), Seed: 1,
+		MaxSize: int64(benchEnv("TETHER_BENCH_MAX_MB", 8)) << 20, CodexShare: -1})
+	if err != nil {
+		b.Fatal(err)
 	}
-	return dir
+	return filepath.Join(dir, ".claude")
 }
 
 func BenchmarkList(b *testing.B) {
-	n, kb := benchEnv("TETHER_BENCH_SESSIONS", 500), benchEnv("TETHER_BENCH_KB", 256)
-	dir := genHistory(b, n, kb)
+	n := benchEnv("TETHER_BENCH_SESSIONS", 500)
+	dir := genHistory(b, n)
 	for _, warm := range []bool{false, true} {
 		name := "cold"
 		if warm {
 			name = "warm"
 		}
-		b.Run(fmt.Sprintf("%s/sessions=%d/kb=%d", name, n, kb), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/sessions=%d", name, n), func(b *testing.B) {
 			cachePath := filepath.Join(b.TempDir(), "cache.json")
 			if warm {
 				r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: OpenCache(cachePath)}

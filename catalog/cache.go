@@ -1,9 +1,12 @@
 package catalog
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,7 +15,15 @@ import (
 
 // cacheVersion changes whenever what readers store changes shape or
 // meaning; an old cache is then ignored, never misread.
-const cacheVersion = 1
+// 2: gob instead of JSON (a warm list of 10,000 sessions spent 290 ms
+// decoding JSON; gob decodes the whole file in one pass, typed).
+const cacheVersion = 2
+
+// The value types readers store.
+func init() {
+	gob.Register(claudeSummary{})
+	gob.Register(codexTail{})
+}
 
 // Cache remembers what a reader learned from a file, keyed by (path, size,
 // mtime), so a warm list does one stat per file. It holds prompt-derived
@@ -27,14 +38,13 @@ type Cache struct {
 }
 
 type cacheEntry struct {
-	Size  int64           `json:"size"`
-	MTime int64           `json:"mtime"`
-	Data  json.RawMessage `json:"data"`
+	Size, MTime int64
+	V           any
 }
 
 type cacheFile struct {
-	Version int                   `json:"version"`
-	Entries map[string]cacheEntry `json:"entries"`
+	Version int
+	Entries map[string]cacheEntry
 }
 
 // OpenCache loads the cache at path. A missing, unreadable or outdated
@@ -46,13 +56,14 @@ func OpenCache(path string) *Cache {
 		return c
 	}
 	var f cacheFile
-	if json.Unmarshal(data, &f) == nil && f.Version == cacheVersion && f.Entries != nil {
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&f) == nil && f.Version == cacheVersion && f.Entries != nil {
 		c.entries = f.Entries
 	}
 	return c
 }
 
-// Lookup decodes the entry for path into v when size and mtime still match.
+// Lookup sets *v to the entry for path when size and mtime still match
+// and the entry holds a value of v's type.
 func (c *Cache) Lookup(path string, size int64, mtime time.Time, v any) bool {
 	if c == nil {
 		return false
@@ -64,22 +75,24 @@ func (c *Cache) Lookup(path string, size int64, mtime time.Time, v any) bool {
 	if !ok || e.Size != size || e.MTime != mtime.UnixNano() {
 		return false
 	}
-	return json.Unmarshal(e.Data, v) == nil
+	dst, src := reflect.ValueOf(v), reflect.ValueOf(e.V)
+	if dst.Kind() != reflect.Pointer || !src.IsValid() || src.Type() != dst.Elem().Type() {
+		return false
+	}
+	dst.Elem().Set(src)
+	return true
 }
 
-// Store records v for path at this size and mtime.
+// Store records v (a value of a registered type, not a pointer) for path
+// at this size and mtime.
 func (c *Cache) Store(path string, size int64, mtime time.Time, v any) {
 	if c == nil {
-		return
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seen[path] = true
-	c.entries[path] = cacheEntry{Size: size, MTime: mtime.UnixNano(), Data: data}
+	c.entries[path] = cacheEntry{Size: size, MTime: mtime.UnixNano(), V: v}
 	c.dirty = true
 }
 
@@ -100,10 +113,11 @@ func (c *Cache) Save() error {
 	if !c.dirty {
 		return nil
 	}
-	data, err := json.Marshal(cacheFile{Version: cacheVersion, Entries: c.entries})
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(cacheFile{Version: cacheVersion, Entries: c.entries}); err != nil {
 		return err
 	}
+	data := buf.Bytes()
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return err
 	}
@@ -111,12 +125,20 @@ func (c *Cache) Save() error {
 		return err
 	}
 	c.dirty = false
+	if legacy, ok := strings.CutSuffix(c.path, ".gob"); ok {
+		_ = os.Remove(legacy + ".json") // version 1's cache, superseded
+	}
 	return nil
 }
 
 // CacheFiles are the cache files readers keep under dir; ClearCache
 // removes them.
 func CacheFiles(dir string) []string {
+	return []string{filepath.Join(dir, "catalog-claude-code.gob"), filepath.Join(dir, "catalog-codex.gob")}
+}
+
+// legacyCacheFiles are the JSON caches of cache version 1.
+func legacyCacheFiles(dir string) []string {
 	return []string{filepath.Join(dir, "catalog-claude-code.json"), filepath.Join(dir, "catalog-codex.json")}
 }
 
@@ -124,6 +146,9 @@ func CacheFiles(dir string) []string {
 // many existed.
 func ClearCache(dir string) (int, error) {
 	n := 0
+	for _, p := range legacyCacheFiles(dir) {
+		_ = os.Remove(p) // superseded; not counted
+	}
 	for _, p := range CacheFiles(dir) {
 		err := os.Remove(p)
 		if err == nil {

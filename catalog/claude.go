@@ -148,6 +148,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 	if err := ctx.Err(); err != nil {
 		return nil, diags, err
 	}
+	out = make([]Session, 0, len(paths))
 	for i, path := range paths {
 		sum, err := results[i].sum, results[i].err
 		switch {
@@ -166,6 +167,13 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 }
 
 func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
+	var sum claudeSummary
+	// A warm list is one stat per file: open only on a cache miss.
+	if r.Cache != nil {
+		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
+			return sum, nil
+		}
+	}
 	f, err := r.opener()(path)
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
@@ -175,11 +183,21 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
 	}
-	var sum claudeSummary
-	if r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
-		return sum, nil
-	}
 	h, t := r.budgets()
+	sum, err = r.scan(f, path, h, t)
+	// With the default budgets, a file that was cut and lacks what only a
+	// wider read can give is read again once with the Max budgets.
+	if err == nil && r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+t && (sum.Cwd == "" || !sum.HasUsage) {
+		sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
+	}
+	if err != nil {
+		return claudeSummary{}, err
+	}
+	r.Cache.Store(path, fi.Size(), fi.ModTime(), sum)
+	return sum, nil
+}
+
+func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, error) {
 	c, release, err := readHeadTail(f, h, t)
 	defer release()
 	if err != nil {
@@ -189,9 +207,7 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
 	eachLine(c.head, sc.line)
 	sc.endHead()
 	eachLine(c.tail, sc.line)
-	sum = sc.summary(c.size, c.modTime)
-	r.Cache.Store(path, c.size, c.modTime, sum)
-	return sum, nil
+	return sc.summary(c.size, c.modTime), nil
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claudePidFile) Session {
@@ -369,7 +385,10 @@ type claudeRec struct {
 	Type, Timestamp, Cwd, SessionID, Version, Entrypoint, GitBranch, Subtype string
 	PromptSource, CustomTitle, AITitle, LastPrompt, Summary                  string
 	HasBranch, HasPromptSource, Sidechain, Meta, CompactSummary, APIError    bool
-	Message, CompactMeta                                                     gjson.Result
+	// ToolUseResult: the record carries a toolUseResult payload, which
+	// only tool-result records do.
+	ToolUseResult        bool
+	Message, CompactMeta gjson.Result
 }
 
 // parseClaudeRec parses one line. With zeroCopy the result's strings alias
@@ -378,53 +397,68 @@ type claudeRec struct {
 func parseClaudeRec(b []byte, zeroCopy bool) (claudeRec, bool) {
 	var r claudeRec
 	js := bytesString(b, zeroCopy)
-	if !gjson.Valid(js) {
-		return r, false
-	}
-	gjson.Parse(js).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	str := func(v string) string { return gjson.Parse(v).Str }
+	ok := eachTop(js, func(k, raw string) bool {
+		switch k {
 		case "type":
-			r.Type = v.Str
+			r.Type = str(raw)
 		case "timestamp":
-			r.Timestamp = v.Str
+			r.Timestamp = str(raw)
 		case "cwd":
-			r.Cwd = v.Str
+			r.Cwd = str(raw)
 		case "sessionId":
-			r.SessionID = v.Str
+			r.SessionID = str(raw)
 		case "version":
-			r.Version = v.Str
+			r.Version = str(raw)
 		case "entrypoint":
-			r.Entrypoint = v.Str
+			r.Entrypoint = str(raw)
 		case "gitBranch":
-			r.GitBranch, r.HasBranch = v.Str, true
+			r.GitBranch, r.HasBranch = str(raw), true
 		case "subtype":
-			r.Subtype = v.Str
+			r.Subtype = str(raw)
 		case "promptSource":
-			r.PromptSource, r.HasPromptSource = v.Str, true
+			r.PromptSource, r.HasPromptSource = str(raw), true
 		case "customTitle":
-			r.CustomTitle = v.Str
+			r.CustomTitle = str(raw)
 		case "aiTitle":
-			r.AITitle = v.Str
+			r.AITitle = str(raw)
 		case "lastPrompt":
-			r.LastPrompt = v.Str
+			r.LastPrompt = str(raw)
 		case "summary":
-			r.Summary = v.String()
+			r.Summary = gjson.Parse(raw).String()
 		case "isSidechain":
-			r.Sidechain = v.Bool()
+			r.Sidechain = gjson.Parse(raw).Bool()
 		case "isMeta":
-			r.Meta = v.Bool()
+			r.Meta = gjson.Parse(raw).Bool()
 		case "isCompactSummary":
-			r.CompactSummary = v.Bool()
+			r.CompactSummary = gjson.Parse(raw).Bool()
 		case "isApiErrorMessage":
-			r.APIError = v.Bool()
+			r.APIError = gjson.Parse(raw).Bool()
+		case "toolUseResult":
+			r.ToolUseResult = true
 		case "message":
-			r.Message = v
+			r.Message = gjson.Parse(raw)
 		case "compactMetadata":
-			r.CompactMeta = v
+			r.CompactMeta = gjson.Parse(raw)
 		}
 		return true
 	})
-	return r, true
+	return r, ok
+}
+
+// messageModelUsage takes model and usage out of an assistant message
+// without decoding its content blocks.
+func messageModelUsage(msg gjson.Result) (model string, usage gjson.Result) {
+	eachTop(msg.Raw, func(k, raw string) bool {
+		switch k {
+		case "model":
+			model = gjson.Parse(raw).Str
+		case "usage":
+			usage = gjson.Parse(raw)
+		}
+		return true
+	})
+	return model, usage
 }
 
 func (sc *claudeScan) line(b []byte) {
@@ -505,11 +539,10 @@ func (sc *claudeScan) line(b []byte) {
 		if rec.Sidechain || rec.APIError {
 			return
 		}
-		model := rec.Message.Get("model").String()
+		model, u := messageModelUsage(rec.Message)
 		if model == "<synthetic>" {
 			return
 		}
-		u := rec.Message.Get("usage")
 		if u.Exists() {
 			sc.tokens = u.Get("input_tokens").Int() + u.Get("cache_creation_input_tokens").Int() + u.Get("cache_read_input_tokens").Int()
 			sc.hasUsage = true
@@ -590,7 +623,7 @@ var wrapperPrefixes = []string{
 // recorded; otherwise a string or text content that is not meta, not a
 // sidechain, not a tool result, not a compact summary and not a wrapper.
 func claudeHumanPrompt(rec claudeRec) (string, bool) {
-	if rec.Type != "user" || rec.Sidechain || rec.Meta || rec.CompactSummary {
+	if rec.Type != "user" || rec.Sidechain || rec.Meta || rec.CompactSummary || rec.ToolUseResult {
 		return "", false
 	}
 	if rec.HasPromptSource && rec.PromptSource != "typed" && rec.PromptSource != "sdk" {

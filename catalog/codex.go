@@ -243,6 +243,13 @@ func (t *codexTail) clone() {
 }
 
 func (r *CodexReader) readRollout(path string) (codexTail, error) {
+	var t codexTail
+	// A warm list is one stat per file: open only on a cache miss.
+	if r.Cache != nil {
+		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
+			return t, nil
+		}
+	}
 	f, err := r.opener()(path)
 	if err != nil {
 		return codexTail{}, err
@@ -252,10 +259,6 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	if err != nil {
 		return codexTail{}, err
 	}
-	var t codexTail
-	if r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
-		return t, nil
-	}
 	h, tl := r.HeadBytes, r.TailBytes
 	if h <= 0 {
 		h = DefaultHeadBytes
@@ -263,6 +266,20 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	if tl <= 0 {
 		tl = DefaultTailBytes
 	}
+	t, err = scanRollout(f, h, tl)
+	// As for Claude: a cut file missing its meta or last usage is read
+	// again once with the Max budgets.
+	if err == nil && r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+tl && (t.ID == "" || !t.HasUsage) {
+		t, err = scanRollout(f, MaxHeadBytes, MaxTailBytes)
+	}
+	if err != nil {
+		return codexTail{}, err
+	}
+	r.Cache.Store(path, fi.Size(), fi.ModTime(), t)
+	return t, nil
+}
+
+func scanRollout(f File, h, tl int64) (codexTail, error) {
 	c, release, err := readHeadTail(f, h, tl)
 	defer release()
 	if err != nil {
@@ -271,10 +288,9 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	sc := &codexScan{}
 	eachLine(c.head, sc.line)
 	eachLine(c.tail, sc.line)
-	t = sc.t
+	t := sc.t
 	t.clone()
 	t.Size = c.size
-	r.Cache.Store(path, c.size, c.modTime, t)
 	return t, nil
 }
 
@@ -295,12 +311,25 @@ func (sc *codexScan) line(b []byte) {
 	// strings kept are cloned in readRollout). Get streams through a
 	// reused buffer: copy.
 	js := bytesString(b, !sc.full)
-	if !gjson.Valid(js) {
+	// Only the envelope is taken here; the payload (a tool's whole
+	// output, for function_call_output) is decoded only as far as needed.
+	var tsRaw, typ string
+	var p gjson.Result
+	if !eachTop(js, func(k, raw string) bool {
+		switch k {
+		case "timestamp":
+			tsRaw = gjson.Parse(raw).Str
+		case "type":
+			typ = gjson.Parse(raw).Str
+		case "payload":
+			p = gjson.Parse(raw)
+		}
+		return true
+	}) {
 		return
 	}
 	sc.t.Valid++
-	rec := gjson.Parse(js)
-	ts, _ := time.Parse(time.RFC3339Nano, rec.Get("timestamp").String())
+	ts, _ := time.Parse(time.RFC3339Nano, tsRaw)
 	if !ts.IsZero() {
 		if sc.t.Created.IsZero() || ts.Before(sc.t.Created) {
 			sc.t.Created = ts
@@ -309,8 +338,7 @@ func (sc *codexScan) line(b []byte) {
 			sc.t.Last = ts
 		}
 	}
-	p := rec.Get("payload")
-	switch rec.Get("type").String() {
+	switch typ {
 	case "session_meta":
 		if sc.t.ID == "" {
 			sc.t.ID = p.Get("id").String()

@@ -25,12 +25,16 @@ func bytesString(b []byte, zeroCopy bool) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// Default read budgets for List. A 2.1.x transcript snapshots the system
-// prompt and tool schemas near its start, so the head must hold a few of
-// those lines; the tail must hold the last turn's records.
+// Default read budgets for List: 128 KiB a file in all. The head needs the
+// first records (cwd, first prompt: a 2.1.x transcript writes them before
+// its system-prompt and tool-schema snapshots); the tail the last turn's
+// records. A file whose head names no cwd, or whose tail holds no usage
+// (one huge record at the end), is read again with the Max budgets.
 const (
-	DefaultHeadBytes = 128 << 10
-	DefaultTailBytes = 256 << 10
+	DefaultHeadBytes = 32 << 10
+	DefaultTailBytes = 96 << 10
+	MaxHeadBytes     = 128 << 10
+	MaxTailBytes     = 256 << 10
 )
 
 // chunks is what a bounded read of a file returns: the head and, when the

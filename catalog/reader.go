@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -95,12 +96,27 @@ func (c *Catalog) Get(ctx context.Context, s Session) (Session, error) {
 // SortNewest orders sessions by last activity, newest first, with the key
 // as a tie breaker so output is stable.
 func SortNewest(ss []Session) {
-	sort.SliceStable(ss, func(i, j int) bool {
-		if !ss[i].LastActivity.Equal(ss[j].LastActivity) {
-			return ss[i].LastActivity.After(ss[j].LastActivity)
+	// Session is a large struct: sort indexes, then move each session
+	// once, instead of swapping structs through reflection.
+	idx := make([]int, len(ss))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		x, y := &ss[a], &ss[b]
+		if !x.LastActivity.Equal(y.LastActivity) {
+			if x.LastActivity.After(y.LastActivity) {
+				return -1
+			}
+			return 1
 		}
-		return ss[i].Key() < ss[j].Key()
+		return strings.Compare(x.Key(), y.Key())
 	})
+	sorted := make([]Session, len(ss))
+	for i, j := range idx {
+		sorted[i] = ss[j]
+	}
+	copy(ss, sorted)
 }
 
 // MinPrefix is the shortest id prefix Resolve accepts.

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +107,25 @@ func (a *App) Log() *eventlog.Log {
 func Main(version string, args []string) int {
 	ctx, stop := signalContext()
 	defer stop()
-	return New(version).Run(ctx, multiCall(args))
+	if path := os.Getenv("TETHER_CPUPROFILE"); path != "" {
+		// For profiling a whole command: go tool pprof tether PATH.
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			} else {
+				f.Close()
+			}
+		}
+	}
+	code := New(version).Run(ctx, multiCall(args))
+	if os.Getenv("TETHER_DEBUG_IO") == "1" {
+		// For scripts/bench.sh: what this process read, page cache
+		// included (rchar), as the kernel counts it.
+		if b, err := os.ReadFile("/proc/self/io"); err == nil {
+			fmt.Fprintf(os.Stderr, "tether: io %s\n", strings.Join(strings.Fields(string(b)), " "))
+		}
+	}
+	return code
 }
 
 // Run executes one command line and prints its error, once, as
@@ -148,6 +167,7 @@ func (a *App) Command() *cli.Command {
 			a.initCommand(),
 			a.promptCommand(),
 			a.completeCommand(),
+			a.devCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

@@ -409,7 +409,7 @@ func TestSessionsSchemaAndCache(t *testing.T) {
 		t.Errorf("unknown schema: exit %d", code)
 	}
 	ta.run("sessions", "--json")
-	cache := filepath.Join(ta.env["XDG_CACHE_HOME"], "tether", "catalog-claude-code.json")
+	cache := filepath.Join(ta.env["XDG_CACHE_HOME"], "tether", "catalog-claude-code.gob")
 	fi, err := os.Stat(cache)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("cache %v %v", fi, err)

@@ -1,0 +1,80 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+func TestEachTop(t *testing.T) {
+	type kv struct{ k, v string }
+	cases := []struct {
+		in   string
+		ok   bool
+		want []kv
+	}{
+		{`{}`, true, nil},
+		{` { "a" : 1 , "b":"x\"y\\" ,"c":{"d":["}",{"e":"]"}]},"f":null,"g":-1.5e3} `, true,
+			[]kv{{"a", "1"}, {"b", `"x\"y\\"`}, {"c", `{"d":["}",{"e":"]"}]}`}, {"f", "null"}, {"g", "-1.5e3"}}},
+		{`{"a":"\\\\"}`, true, []kv{{"a", `"\\\\"`}}},
+		{`{"a":"unterminated}`, false, nil},
+		{`{"a":{"b":1}`, false, nil},
+		{`{"a":1}{"b":2}`, false, nil},
+		{`["a"]`, false, nil},
+		{`{"a":1,}`, false, nil},
+		{`{"a" 1}`, false, nil},
+		{`{"a":}`, false, nil},
+		{"\x00\x01binary", false, nil},
+		{`{"a":1`, false, nil},
+	}
+	for _, c := range cases {
+		var got []kv
+		ok := eachTop(c.in, func(k, v string) bool { got = append(got, kv{k, v}); return true })
+		if ok != c.ok {
+			t.Errorf("%q: ok=%v, want %v", c.in, ok, c.ok)
+			continue
+		}
+		if ok && len(got) != len(c.want) {
+			t.Errorf("%q: got %v, want %v", c.in, got, c.want)
+			continue
+		}
+		for i := range c.want {
+			if ok && got[i] != c.want[i] {
+				t.Errorf("%q: [%d] = %v, want %v", c.in, i, got[i], c.want[i])
+			}
+		}
+	}
+}
+
+// FuzzEachTop: whatever eachTop accepts as an object, gjson agrees on
+// the top-level keys and raw values.
+func FuzzEachTop(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[1,{"c":"}"}],"d":"\\\""}`, `{}`, `{"x":"y"`, `{"type":"user","message":{"content":"hi"}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var keys, vals []string
+		if !eachTop(s, func(k, v string) bool { keys, vals = append(keys, k), append(vals, v); return true }) {
+			return
+		}
+		if !gjson.Valid(s) {
+			return // structure only: a bad scalar may pass
+		}
+		i := 0
+		gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
+			if i >= len(keys) || strings.Contains(k.Raw, `\`) {
+				i = -1
+				return false
+			}
+			if k.Raw != `"`+keys[i]+`"` || v.Raw != vals[i] {
+				t.Fatalf("%q: key %d: gjson %s=%s, eachTop %s=%s", s, i, k.Raw, v.Raw, keys[i], vals[i])
+			}
+			i++
+			return true
+		})
+		if i >= 0 && i != len(keys) {
+			t.Fatalf("%q: gjson %d keys, eachTop %d", s, i, len(keys))
+		}
+	})
+}

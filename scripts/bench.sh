@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks of tether's hot paths on a generated history,
+# next to their floors and a peer tool (ccusage), with the issue's targets.
+#
+#   scripts/bench.sh            10,000 sessions (several GB), ~10 minutes
+#   scripts/bench.sh --quick    500 sessions, smaller files, about a minute
+#   options: --sessions N  --reps N  --keep (leave the temp dir)  --no-peer
+#
+# Every figure is the median of several runs; RSS is the peak over them.
+# Nothing here fails on timing: only a broken command fails the script.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+quick=0 keep=0 peer=1 sessions="" reps=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 ;;
+	--keep) keep=1 ;;
+	--no-peer) peer=0 ;;
+	--sessions) sessions="$2"; shift ;;
+	--reps) reps="$2"; shift ;;
+	-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench.sh: unknown option: $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+if [ "$quick" = 1 ]; then
+	: "${sessions:=500}" "${reps:=7}"
+	projects=20 maxsize=8M trimsize=64M listreps=3 trimreps=2
+else
+	: "${sessions:=10000}" "${reps:=15}"
+	projects=200 maxsize=256M trimsize=1G listreps=5 trimreps=3
+fi
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/tether-bench.XXXXXX")"
+cleanup() {
+	if [ "$keep" = 1 ]; then echo "bench: kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+bin="$tmp/bin"
+log "building tether and benchrun"
+go build -o "$bin/tether" ./cmd/tether
+go build -o "$bin/benchrun" ./internal/tools/benchrun
+tether="$bin/tether"
+
+# A throw-away HOME: nothing here touches the real ~/.claude or ~/.codex.
+export HOME="$tmp/home"
+export CLAUDE_CONFIG_DIR="$HOME/.claude" CODEX_HOME="$HOME/.codex"
+export XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
+export TETHER_EXIT_LINE=0 NO_COLOR=1
+unset TETHER_IDENTITY_ROOT TETHER_CLAUDE_BIN TETHER_CODEX_BIN TETHER_DEBUG_IO
+
+log "generating $sessions sessions (max $maxsize each), a 50M transcript and a $trimsize one"
+gen_start=$SECONDS
+"$tether" dev gen-corpus --dir "$HOME" --sessions "$sessions" --projects "$projects" --seed 1 --max-size "$maxsize" >"$tmp/corpus.txt"
+"$tether" dev gen-corpus --dir "$tmp/big" --sessions 1 --projects 1 --seed 2 --size 50M --claude-only >"$tmp/big.txt"
+"$tether" dev gen-corpus --dir "$tmp/trim" --sessions 1 --projects 1 --seed 3 --size "$trimsize" --claude-only >"$tmp/trim.txt"
+corpus_bytes="$(du -sb "$HOME/.claude" "$HOME/.codex" | awk '{s += $1} END {printf "%d", s}')"
+log "corpus: $(cut -d' ' -f1-3 "$tmp/corpus.txt"), $((corpus_bytes >> 20)) MiB, in $((SECONDS - gen_start)) s"
+big="$(awk '{print $NF}' "$tmp/big.txt")"
+trimsrc="$(awk '{print $NF}' "$tmp/trim.txt")"
+bigid="$(basename "$big" .jsonl)"
+projdir="$(find "$tmp/big/src" -mindepth 1 -maxdepth 1 -type d | head -n 1)/"
+
+# measure NAME BENCHRUN-ARGS…: sets med (ms) and rss (KiB).
+med="" rss=""
+measure() {
+	local name="$1" out
+	shift
+	if ! out="$("$bin/benchrun" "$@")"; then
+		echo "bench.sh: $name: the command failed" >&2
+		exit 1
+	fi
+	med="${out#*median_ms=}" && med="${med%% *}"
+	rss="${out#*rss_kib=}" && rss="${rss%% *}"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
+
+rows=()
+row() { rows+=("$(printf '%-40s|%12s|%10s|%-26s|%s' "$@")"); }
+
+# --- hooks --------------------------------------------------------------
+payload() { # EVENT EXTRA-JSON
+	printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"%s"%s}\n' \
+		"$bigid" "$big" "${projdir%/}" "$1" "$2"
+}
+payload Stop ',"stop_hook_active":false,"last_assistant_message":"done"' >"$tmp/stop.json"
+payload SessionStart ',"source":"startup"' >"$tmp/start.json"
+payload PostToolUse ',"tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok","stderr":"","interrupted":false},"tool_use_id":"toolu_1"' >"$tmp/tool.json"
+
+log "hooks"
+measure floor -n "$reps" -stdin "$tmp/stop.json" -- cat
+floor="$med"
+row "cat >/dev/null (floor)" "$floor ms" "$(mib "$rss")" "" ""
+for ev in stop start tool; do
+	case "$ev" in
+	stop) label="hook Stop (50 MB transcript)" ;;
+	start) label="hook SessionStart" ;;
+	tool) label="hook PostToolUse" ;;
+	esac
+	measure "$label" -n "$reps" -stdin "$tmp/$ev.json" -- "$tether" hook
+	row "$label" "$med ms" "$(mib "$rss")" "<= 3 ms, <= 2x floor" "$(ratio "$med" "$floor") floor"
+done
+
+# statusLine: Claude Code runs it on every render (the payload's shape is
+# that of claude-statusline-stdin in the format notes).
+printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","model":{"id":"claude-opus-5-5","display_name":"Opus 5.5"},"workspace":{"current_dir":"%s","project_dir":"%s","added_dirs":[]},"version":"2.1.332","output_style":{"name":"default"},"cost":{"total_cost_usd":0.0033,"total_duration_ms":12838,"total_api_duration_ms":113,"total_lines_added":0,"total_lines_removed":0},"context_window":{"total_input_tokens":1136,"total_output_tokens":46,"context_window_size":1000000,"current_usage":{"input_tokens":136,"output_tokens":46,"cache_creation_input_tokens":0,"cache_read_input_tokens":1000},"used_percentage":0,"remaining_percentage":100},"exceeds_200k_tokens":false}\n' \
+	"$bigid" "$big" "${projdir%/}" "${projdir%/}" "${projdir%/}" >"$tmp/statusline.json"
+measure statusline -n "$reps" -stdin "$tmp/statusline.json" -- "$tether" statusline
+statusline_ms="$med"
+row "statusline" "$med ms" "$(mib "$rss")" "" "$(ratio "$med" "$floor") floor"
+
+# --- prompt and completion (from the shell-integration work, when built in)
+notes=()
+for cmd in prompt complete; do
+	if "$tether" help "$cmd" >/dev/null 2>&1; then
+		target="<= 3 ms"
+		[ "$cmd" = complete ] && target="<= 50 ms at 10k sessions"
+		if (cd "${projdir%/}" && "$bin/benchrun" -n 1 -- "$tether" "$cmd" >/dev/null 2>&1); then
+			measure "$cmd" -n "$reps" -- "$tether" "$cmd"
+			row "tether $cmd" "$med ms" "$(mib "$rss")" "$target" "$(ratio "$med" "$floor") floor"
+		else
+			notes+=("tether $cmd exists but failed without arguments; not measured")
+		fi
+	else
+		notes+=("tether $cmd is not in this build (shell integration not merged); skipped")
+	fi
+done
+
+# --- session list -----------------------------------------------------------
+log "sessions list ($sessions sessions)"
+measure "list cold" -n "$listreps" -pre "'$tether' sessions cache clear" -- "$tether" sessions list --all
+cold="$med"
+row "sessions list cold (cache cleared)" "$med ms" "$(mib "$rss")" "<= 3000 ms, <= 100 MiB" ""
+measure "list warm" -n "$reps" -- "$tether" sessions list --all
+warm="$med"
+row "sessions list warm" "$med ms" "$(mib "$rss")" "<= 150 ms, <= 100 MiB" ""
+rchar() { sed -n 's/.*rchar: \([0-9]*\).*/\1/p' "$1"; }
+"$tether" sessions cache clear >/dev/null
+TETHER_DEBUG_IO=1 "$tether" sessions list --all 2>"$tmp/io-cold.txt" >/dev/null
+TETHER_DEBUG_IO=1 "$tether" sessions list --all 2>"$tmp/io-warm.txt" >/dev/null
+per() { awk -v b="$1" -v n="$sessions" 'BEGIN { printf "%.1f KiB", b / n / 1024 }'; }
+row "  bytes read per file, cold" "$(per "$(rchar "$tmp/io-cold.txt")")" "" "<= 128 KiB" "all reads of the process / files"
+row "  bytes read per file, warm" "$(per "$(rchar "$tmp/io-warm.txt")")" "" "stat + cache file" "all reads of the process / files"
+
+# --- trim -------------------------------------------------------------------
+log "trim ($trimsize transcript)"
+trimbytes="$(stat -c %s "$trimsrc")"
+work="$(dirname "$trimsrc")/work.jsonl"
+mbs() { awk -v b="$trimbytes" -v ms="$1" 'BEGIN { printf "%.0f MB/s", b / 1e6 / (ms / 1000) }'; }
+measure cp -n "$trimreps" -pre "rm -f '$tmp/cp.out'" -- cp "$trimsrc" "$tmp/cp.out"
+cpms="$med"
+row "cp (floor), $((trimbytes >> 20)) MiB" "$(mbs "$med")" "$(mib "$rss")" "" ""
+rm -f "$tmp/cp.out"
+for policy in fit keep; do
+	case "$policy" in
+	fit) args=(--fit 60%) ;;
+	keep) args=(--keep internal/file1.go) ;;
+	esac
+	measure "trim $policy" -n "$trimreps" -pre "rm -f '$work'*; cp '$trimsrc' '$work'" -- "$tether" trim "${args[@]}" --force "$work"
+	row "trim ${args[*]}" "$(mbs "$med")" "$(mib "$rss")" ">= 300 MB/s, <= 64 MiB + record" "$(ratio "$med" "$cpms") cp time"
+done
+rm -f "$work"*
+
+# --- wrapper ------------------------------------------------------------------
+log "wrapper"
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/fake/claude"
+chmod +x "$tmp/fake/claude"
+measure direct -n "$reps" -- "$tmp/fake/claude" --version
+direct="$med"
+measure wrapped -n "$reps" -- env TETHER_CLAUDE_BIN="$tmp/fake/claude" "$tether" run claude --version
+added="$(awk -v a="$med" -v b="$direct" 'BEGIN { printf "%.2f", a - b }')"
+row "no-op claude, direct" "$direct ms" "" "" ""
+row "tether run claude (no-op)" "$med ms" "$(mib "$rss")" "<= 5 ms added" "+$added ms"
+
+# --- peer: ccusage ------------------------------------------------------------
+if [ "$peer" = 1 ]; then
+	ccusage=".cache/ccusage/node_modules/.bin/ccusage"
+	if [ ! -x "$ccusage" ] && command -v npm >/dev/null 2>&1; then
+		log "installing ccusage@18.0.11 into .cache/ccusage"
+		npm install --prefix .cache/ccusage --no-audit --no-fund --silent ccusage@18.0.11 >&2 || true
+	fi
+	if [ -x "$ccusage" ]; then
+		log "ccusage (peer)"
+		measure "ccusage session" -n 1 -warmup 0 -- "$ccusage" session --json --offline
+		row "peer: ccusage session --json" "$med ms" "$(mib "$rss")" "" "$(ratio "$med" "$cold") tether cold, $(ratio "$med" "$warm") warm"
+		measure "ccusage statusline" -n 1 -warmup 0 -stdin "$tmp/statusline.json" -- "$ccusage" statusline --offline --no-cache
+		row "peer: ccusage statusline" "$med ms" "$(mib "$rss")" "" "$(ratio "$med" "$statusline_ms") tether statusline"
+	else
+		notes+=("ccusage not installable here (no npm or offline); peer ratios skipped")
+	fi
+fi
+notes+=("claude --resume (Claude Code's own picker) is an interactive TUI and cannot be scripted: not compared")
+
+# --- report -------------------------------------------------------------------
+echo
+printf 'tether benchmarks: %s sessions, %d MiB, %s cores, load %s, %s\n' "$sessions" "$((corpus_bytes >> 20))" \
+	"$(nproc 2>/dev/null || echo '?')" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" "$(date -u +%Y-%m-%dT%H:%MZ)"
+printf '%-40s|%12s|%10s|%-26s|%s\n' "figure" "median" "peak RSS" "target" "ratio"
+printf '%s\n' "${rows[@]}"
+for n in "${notes[@]}"; do echo "note: $n"; done
