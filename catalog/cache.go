@@ -19,11 +19,13 @@ import (
 // decoding JSON; gob decodes the whole file in one pass, typed).
 const cacheVersion = 2
 
-// The value types readers store.
-func init() {
+// registerGob registers the value types readers store. It runs on first
+// use, not at init: registering builds gob's type descriptions (about 2 ms),
+// which every tether process (hooks, the prompt) would otherwise pay.
+var registerGob = sync.OnceFunc(func() {
 	gob.Register(claudeSummary{})
 	gob.Register(codexTail{})
-}
+})
 
 // Cache remembers what a reader learned from a file, keyed by (path, size,
 // mtime), so a warm list does one stat per file. It holds prompt-derived
@@ -56,6 +58,7 @@ func OpenCache(path string) *Cache {
 		return c
 	}
 	var f cacheFile
+	registerGob()
 	if gob.NewDecoder(bytes.NewReader(data)).Decode(&f) == nil && f.Version == cacheVersion && f.Entries != nil {
 		c.entries = f.Entries
 	}
@@ -114,6 +117,7 @@ func (c *Cache) Save() error {
 		return nil
 	}
 	var buf bytes.Buffer
+	registerGob()
 	if err := gob.NewEncoder(&buf).Encode(cacheFile{Version: cacheVersion, Entries: c.entries}); err != nil {
 		return err
 	}
