@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/internal/corpus"
 )
 
 const sampleCodex = "01a22c1e-edbd-73b1-9ee8-1fcd43d77fc9"
@@ -38,7 +40,7 @@ func newStateDB(t *testing.T, path string) *sql.DB {
 	}
 	// The dump includes SQLite's own sqlite_sequence, which cannot be
 	// created by hand.
-	schema := strings.Replace(string(readTestdata(t, "codex-0.171.0-state_5.schema.sql")), "CREATE TABLE sqlite_sequence(name,seq);", "", 1)
+	schema := corpus.StateDDL()
 	if _, err := db.Exec(schema); err != nil {
 		t.Fatal(err)
 	}

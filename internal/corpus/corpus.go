@@ -24,12 +24,18 @@ import (
 	"github.com/tether-dev/tether/identity"
 )
 
-// stateSchema is Codex 0.171.0's state_5.sqlite schema as dumped from the
-// real CLI (a copy of /work/shared/notes/samples' dump, in creation
-// order; go:embed cannot reach outside the package directory).
+// StateSchema is Codex 0.171.0's state_5.sqlite schema as dumped from the
+// real CLI, in creation order. SQLite's own sqlite_sequence table is part of
+// the dump and must be left out when replaying it (see StateDDL).
 //
 //go:embed state_5.schema.sql
-var stateSchema string
+var StateSchema string
+
+// StateDDL is StateSchema without the table SQLite creates by itself, ready
+// to build a test database.
+func StateDDL() string {
+	return strings.Replace(StateSchema, "CREATE TABLE sqlite_sequence(name,seq);", "", 1)
+}
 
 // Options says what to generate.
 type Options struct {
@@ -523,7 +529,7 @@ func (g *gen) stateDB(rows []codexThread) error {
 	}
 	defer db.Close()
 	// sqlite_sequence is SQLite's own: it cannot be created by hand.
-	schema := strings.Replace(stateSchema, "CREATE TABLE sqlite_sequence(name,seq);", "", 1)
+	schema := StateDDL()
 	if _, err := db.Exec(schema); err != nil {
 		return fmt.Errorf("state schema: %w", err)
 	}
