@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/atomicfile"
 )
 
 // DisableEnv turns every automatic trim off when set to a true value.
@@ -123,7 +124,7 @@ func MarkReset(stateDir, root, sessionID string, now time.Time) (string, error) 
 		return "", err
 	}
 	data, _ := json.Marshal(map[string]any{"root": root, "sessionId": sessionID, "createdAt": now.UTC().Format(time.RFC3339)})
-	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.WriteBytes(path, append(data, '\n'), atomicfile.Options{Perm: 0o600}); err != nil {
 		return "", err
 	}
 	return path, nil

@@ -230,11 +230,33 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
 	printSessionTable(opts.IO.Out, out, opts.Now())
+	if len(out) == 0 {
+		if len(all) == 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: no sessions found (looked in %s)\n", strings.Join(storageDirs(opts.Catalog), " and "))
+		} else {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: none of the %d sessions match\n", len(all))
+		}
+	}
 	if len(diags) > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "tether: %d %s could not be read (see --json diagnostics)\n",
 			len(diags), plural(len(diags), "file", "files"))
 	}
 	return err
+}
+
+// storageDirs names where the catalog's readers look, for a message that
+// says where nothing was found.
+func storageDirs(c *catalog.Catalog) []string {
+	var dirs []string
+	for _, r := range c.Readers {
+		switch r := r.(type) {
+		case *catalog.ClaudeReader:
+			dirs = append(dirs, r.Dir+"/projects")
+		case *catalog.CodexReader:
+			dirs = append(dirs, r.Dir)
+		}
+	}
+	return dirs
 }
 
 // repoMemo maps a session's cwd to its repository once per cwd.

@@ -462,3 +462,14 @@ func TestSessionsRepoFilter(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionsListSaysWhereItLooked(t *testing.T) {
+	ta := newTestApp(t)
+	if code := ta.run("sessions"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	want := "tether: no sessions found (looked in " + filepath.Join(ta.home, ".claude", "projects") + " and " + filepath.Join(ta.home, ".codex") + ")\n"
+	if ta.err.String() != want {
+		t.Errorf("stderr %q, want %q", ta.err.String(), want)
+	}
+}
