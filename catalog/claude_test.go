@@ -36,7 +36,7 @@ func writeFile(t testing.TB, path string, data []byte) {
 
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "samples", name))
 	if err != nil {
 		t.Fatal(err)
 	}

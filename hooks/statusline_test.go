@@ -9,7 +9,7 @@ import (
 )
 
 func TestStatusLineRealInputs(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", "claude-statusline-stdin.jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "samples", "claude-statusline-stdin.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestClaudeUsageRealTranscripts(t *testing.T) {
 		"claude-2.1.332-tool-session.jsonl": 106 + 1000,
 		"claude-2.0.77-tool-session.jsonl":  174 + 1000,
 	} {
-		u, err := ClaudeUsage(nil, filepath.Join("..", "testdata", "hooks", name), DefaultTail)
+		u, err := ClaudeUsage(nil, filepath.Join("..", "testdata", "samples", name), DefaultTail)
 		if err != nil || !u.Found || u.Tokens != want {
 			t.Errorf("%s: %+v %v, want %d tokens", name, u, err, want)
 		}
@@ -127,7 +127,7 @@ func TestClaudeUsageReadsABoundedTail(t *testing.T) {
 }
 
 func TestCodexUsage(t *testing.T) {
-	u, err := CodexUsage(nil, filepath.Join("..", "testdata", "hooks", "codex-0.171.0-rollout-tool-resume.jsonl"), DefaultTail)
+	u, err := CodexUsage(nil, filepath.Join("..", "testdata", "samples", "codex-0.171.0-rollout-tool-resume.jsonl"), DefaultTail)
 	if err != nil || !u.Found || u.Tokens != 153 || u.Window != 258400 || u.CacheRead != 50 {
 		t.Errorf("%+v %v", u, err)
 	}

@@ -9,7 +9,7 @@ import (
 
 func fuzzSeeds(f *testing.F) {
 	for _, name := range []string{"claude-2.0.77-tool-session.jsonl", "claude-2.1.332-tool-session.jsonl"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "samples", name))
 		if err != nil {
 			f.Fatal(err)
 		}

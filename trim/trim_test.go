@@ -68,7 +68,7 @@ func checkCopied(t *testing.T, in, out string) {
 func TestRealSamples(t *testing.T) {
 	for _, name := range []string{"claude-2.0.77-tool-session.jsonl", "claude-2.1.332-tool-session.jsonl"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile("testdata/" + name)
+			data, err := os.ReadFile("../testdata/samples/" + name)
 			if err != nil {
 				t.Fatal(err)
 			}

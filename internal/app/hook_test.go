@@ -24,7 +24,7 @@ func loadFixtures(t testing.TB, names ...string) []fixture {
 	t.Helper()
 	var out []fixture
 	for _, name := range names {
-		f, err := os.Open(filepath.Join("..", "..", "testdata", "hooks", name))
+		f, err := os.Open(filepath.Join("..", "..", "testdata", "samples", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,8 +85,8 @@ func TestHookEveryCapturedPayload(t *testing.T) {
 	// Give the sessions real transcripts, so Stop finds usage.
 	claudeT := filepath.Join(ta.home, "claude.jsonl")
 	codexT := filepath.Join(ta.home, "rollout-x.jsonl")
-	copyFile(t, "../../testdata/hooks/claude-2.1.332-tool-session.jsonl", claudeT)
-	copyFile(t, "../../testdata/hooks/codex-0.171.0-rollout-tool-resume.jsonl", codexT)
+	copyFile(t, "../../testdata/samples/claude-2.1.332-tool-session.jsonl", claudeT)
+	copyFile(t, "../../testdata/samples/codex-0.171.0-rollout-tool-resume.jsonl", codexT)
 	n := 0
 	for _, fx := range fixtures {
 		if len(fx.Payload) == 0 || fx.Payload[0] != '{' {
@@ -160,7 +160,7 @@ func copyFile(t testing.TB, src, dst string) {
 func TestHookSelfReportFromWrapperEnv(t *testing.T) {
 	ta := newTestApp(t)
 	tr := filepath.Join(ta.home, "t.jsonl")
-	copyFile(t, "../../testdata/hooks/claude-2.0.77-tool-session.jsonl", tr)
+	copyFile(t, "../../testdata/samples/claude-2.0.77-tool-session.jsonl", tr)
 	payload := `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/home/example/src/proj","hook_event_name":"Stop","last_assistant_message":"All done. [ctx: ~1%]"}`
 	ta.IO.In = strings.NewReader(payload)
 	ta.run("hook")

@@ -174,7 +174,7 @@ func TestStatuslineCommand(t *testing.T) {
 }
 
 func loadStatusInputs(t *testing.T) []string {
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hooks", "claude-statusline-stdin.jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "samples", "claude-statusline-stdin.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

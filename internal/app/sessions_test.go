@@ -24,7 +24,7 @@ const (
 
 func sample(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "catalog", "testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "samples", name))
 	if err != nil {
 		t.Fatal(err)
 	}

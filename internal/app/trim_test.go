@@ -16,7 +16,7 @@ import (
 // under id, with its cwd rewritten to dir. It returns the transcript path.
 func seedSession(t *testing.T, ta *testApp, id, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile("../../trim/testdata/claude-2.1.332-tool-session.jsonl")
+	data, err := os.ReadFile("../../testdata/samples/claude-2.1.332-tool-session.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
