@@ -40,18 +40,28 @@ else
 	echo "test.sh: shellcheck not installed; skipping script lint" >&2
 fi
 
+# Test output is kept to count the packages that passed for the closing
+# summary line.
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
+summary() {
+	printf '\n%s passed, 0 failed\n' "$(grep -c '^ok ' "$results")"
+}
+
 step "unit tests"
-go test -count=1 ./...
+go test -count=1 ./... | tee -a "$results"
 
 if [ "$quick" = 1 ]; then
 	echo "test.sh: --quick: end-to-end suite skipped" >&2
+	summary
 	exit 0
 fi
 
 step "end-to-end suite (real CLIs, fake model API)"
-go test -count=1 -tags e2e -timeout 15m -v ./e2e/...
+go test -count=1 -tags e2e -timeout 15m -v ./e2e/... | tee -a "$results"
 
 # Proves scripts/bench.sh still works end to end; its timings are printed,
 # never checked (a loaded CI machine must not fail the build).
 step "benchmark script (scripts/bench.sh --quick)"
 scripts/bench.sh --quick
+summary
