@@ -148,6 +148,7 @@ func FindProjectDirs(projectsDir string, root Root) ([]ProjectDir, error) {
 		return p == root.Path
 	}
 
+	spellings := root.Spellings()
 	var out []ProjectDir
 	foundExact := false
 	for _, e := range entries {
@@ -155,7 +156,7 @@ func FindProjectDirs(projectsDir string, root Root) ([]ProjectDir, error) {
 			continue
 		}
 		match := ""
-		for _, sp := range root.Spellings() {
+		for _, sp := range spellings {
 			if MatchesProjectDir(e.Name(), sp) {
 				match = MatchSpelling
 				if sp == root.Path {

@@ -217,3 +217,16 @@ func TestFallbackReasonNamesOp(t *testing.T) {
 		t.Errorf("NUL path: %+v", r)
 	}
 }
+
+func TestShortID(t *testing.T) {
+	for in, want := range map[string]string{
+		"d9f7843f-07d6-4b50-9048-40676f77f965": "d9f7843f",
+		"session_01HXYZabcdef":                 "01HXYZab",
+		"abc":                                  "abc",
+		"":                                     "",
+	} {
+		if got := ShortID(in); got != want {
+			t.Errorf("ShortID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

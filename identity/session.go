@@ -25,3 +25,12 @@ func SameSession(a, b string) bool {
 	ba, bb := SessionBody(a), SessionBody(b)
 	return len(ba) >= minBodyLen && ba == bb
 }
+
+// ShortID is the first eight characters of an id's body, enough to tell
+// sessions apart in messages and tables.
+func ShortID(id string) string {
+	if b := SessionBody(id); len(b) > 8 {
+		return b[:8]
+	}
+	return SessionBody(id)
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/tether-dev/tether/identity"
+
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/trim"
@@ -22,7 +24,7 @@ type RunningError struct {
 }
 
 func (e *RunningError) Error() string {
-	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one file; pass --force to do it anyway", short(e.ID), e.PID)
+	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one file; pass --force to do it anyway", identity.ShortID(e.ID), e.PID)
 }
 
 // preflight decides, before a Claude resume by id, whether to go on as
@@ -77,10 +79,10 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		// The transcript's own size says it fits; the reported usage may
 		// count things the file does not hold (system prompt, tools).
 		fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context, but its transcript already fits %.0f%% — resuming as is.\n",
-			short(id), pct, target)
+			identity.ShortID(id), pct, target)
 		return "", nil
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
-		short(id), pct, hooks.Percent(rep.TokensAfter, window), rep.Backup, id)
+		identity.ShortID(id), pct, hooks.Percent(rep.TokensAfter, window), rep.Backup, id)
 	return "", nil
 }

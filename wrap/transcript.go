@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/tether-dev/tether/identity"
 )
 
 // transcript is what the wrapper knows of a session's file before the run.
@@ -82,9 +80,6 @@ func inspectHead(path string, h Harness) (valid bool, cwd string) {
 		if cwd != "" {
 			break
 		}
-	}
-	if h == Claude && cwd == "" {
-		cwd = identity.RecordedCwd(path)
 	}
 	return valid, cwd
 }

@@ -139,7 +139,7 @@ func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcr
 		ctxFile = "AGENTS.md"
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s could not be resumed (%s) — starting fresh. Project context is preserved in %s.\n",
-		short(res.ID), reason, ctxFile)
+		identity.ShortID(res.ID), reason, ctxFile)
 	started := o.Now()
 	child.Args = res.Fresh()
 	handoff := false
@@ -187,13 +187,6 @@ func setEnv(env []string, key, value string) []string {
 		}
 	}
 	return append(out, key+"="+value)
-}
-
-func short(id string) string {
-	if b := identity.SessionBody(id); len(b) > 8 {
-		return b[:8]
-	}
-	return id
 }
 
 // looksLikeID reports whether a --resume value is a session id (a UUID),

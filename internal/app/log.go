@@ -178,18 +178,7 @@ func details(r eventlog.Record) string {
 	return b.String()
 }
 
-// shortID is the first eight characters of an id's body, enough to tell
-// sessions apart in a table.
-func shortID(id string) string {
-	if id == "" {
-		return "-"
-	}
-	body := identity.SessionBody(id)
-	if len(body) > 8 {
-		return body[:8]
-	}
-	return body
-}
+func shortID(id string) string { return dash(identity.ShortID(id)) }
 
 func dash(s string) string {
 	if s == "" {
