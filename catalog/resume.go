@@ -1,15 +1,11 @@
 package catalog
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/tether-dev/tether/internal/atomicfile"
 	"github.com/tether-dev/tether/internal/shquote"
 )
 
@@ -109,50 +105,4 @@ func FreeTmuxName(t Tmux, base string) string {
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
 	return name
-}
-
-// Binding remembers where a session was last opened.
-type Binding struct {
-	Tmux    string    `json:"tmux"`
-	Dir     string    `json:"dir"`
-	Updated time.Time `json:"updated"`
-}
-
-// Bindings is $XDG_STATE_HOME/tether/bindings.json, keyed by session key
-// (harness:id).
-type Bindings struct {
-	Version  int                `json:"version"`
-	Sessions map[string]Binding `json:"sessions"`
-}
-
-// LoadBindings reads the bindings file; a missing file is empty. A file
-// that does not parse is an error naming it, so it is never overwritten.
-func LoadBindings(path string) (Bindings, error) {
-	b := Bindings{Version: 1, Sessions: map[string]Binding{}}
-	data, err := os.ReadFile(path)
-	if isNotExist(err) {
-		return b, nil
-	}
-	if err != nil {
-		return b, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, &b); err != nil {
-		return b, fmt.Errorf("%s: not a bindings file: %w", path, err)
-	}
-	if b.Sessions == nil {
-		b.Sessions = map[string]Binding{}
-	}
-	return b, nil
-}
-
-// Save writes the bindings atomically.
-func (b Bindings) Save(path string) error {
-	data, err := json.MarshalIndent(b, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(path, append(data, '\n'), atomicfile.Options{Perm: 0o600})
 }

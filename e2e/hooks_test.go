@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/fakeapi"
 	"github.com/tether-dev/tether/internal/shquote"
+	"github.com/tether-dev/tether/state"
 )
 
 // hooksEnv is a harness env with tether built and first on PATH.
@@ -141,7 +142,7 @@ func TestHooksClaude(t *testing.T) {
 			if end := find(recs, hooks.EvSessionEnd); len(end) != 1 || end[0].Get("tokens").Int() != int64(usage.ContextTokens()) {
 				t.Errorf("session_end: %v", end)
 			}
-			st, err := hooks.LatestForRoot(filepath.Join(env.Home, ".local", "state", "tether"), dir)
+			st, err := state.LatestForRoot(filepath.Join(env.Home, ".local", "state", "tether"), dir)
 			if err != nil || st.SessionID != sid || st.Tokens != int64(usage.ContextTokens()) || !st.Ended {
 				t.Errorf("state for the root: %+v %v", st, err)
 			}
@@ -387,7 +388,7 @@ func TestHooksClaudeInteractive(t *testing.T) {
 		t.Errorf("session_end: %v", end)
 	}
 
-	st, err := hooks.LoadSession(filepath.Join(env.Home, ".local", "state", "tether"), sid)
+	st, err := state.LoadSession(filepath.Join(env.Home, ".local", "state", "tether"), sid)
 	if err != nil || st.ReportedWindow != 1_000_000 || st.Tokens != int64(usage.ContextTokens()) || st.Percent != 40 {
 		t.Errorf("state: %+v %v", st, err)
 	}

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/fakeapi"
 	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/state"
 )
 
 const shellWait = 20 * time.Second
@@ -90,14 +90,14 @@ func write(t *testing.T, path, body string) {
 // package, as the hook command does, and gives its file the mtime.
 func writeState(t *testing.T, stateDir, root string, pct float64, mtime time.Time) {
 	t.Helper()
-	err := hooks.Save(stateDir, hooks.State{
+	err := state.Save(stateDir, state.Session{
 		SessionID: "3f2a1b4c-0000-4000-8000-000000000001", Harness: "claude-code", IdentityRoot: root,
 		Tokens: int64(pct * 2000), Window: 200000, Percent: pct, UsageKnown: true, Updated: mtime,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(hooks.RootPath(stateDir, root), mtime, mtime); err != nil {
+	if err := os.Chtimes(state.RootPath(stateDir, root), mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
 }

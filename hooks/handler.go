@@ -18,6 +18,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 )
 
 // Env is what Handle needs from its process.
@@ -44,7 +45,7 @@ type Result struct {
 	Harness string
 	Root    string
 	Event   string // the lifecycle log event written ("" when none)
-	State   State
+	State   state.Session
 	Saved   bool
 }
 
@@ -100,16 +101,16 @@ func Handle(env Env, p Payload) (Result, error) {
 		p.TranscriptPath = findRollout(env.CodexDir, p.SessionID)
 	}
 	now := env.Now()
-	st, loadErr := LoadSession(env.StateDir, p.SessionID)
+	st, loadErr := state.LoadSession(env.StateDir, p.SessionID)
 	fresh := loadErr != nil
 	if loadErr != nil && !errors.Is(loadErr, fs.ErrNotExist) {
 		// A corrupt state file is replaced, not trusted.
 		env.Log.With(res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("error", loadErr.Error()))
-		st = State{}
+		st = state.Session{}
 	}
 	dirty := fresh
 	if fresh {
-		st = State{SessionID: p.SessionID, Harness: res.Harness, Started: now}
+		st = state.Session{SessionID: p.SessionID, Harness: res.Harness, Started: now}
 	}
 	if st.Harness != res.Harness {
 		st.Harness, dirty = res.Harness, true
@@ -279,7 +280,7 @@ func Handle(env Env, p Payload) (Result, error) {
 	}
 	if dirty {
 		st.Updated = now
-		if err := Save(env.StateDir, st); err != nil {
+		if err := state.Save(env.StateDir, st); err != nil {
 			res.State = st
 			return res, err
 		}
@@ -336,7 +337,7 @@ func findRollout(codexDir, id string) string {
 // usage found before any boundary is the pre-compaction turn's, so the
 // context after it is unknown until the boundary (its metadata has
 // preTokens and postTokens) or the next turn is in the file.
-func afterCompaction(env Env, st *State, harness, path string) []slog.Attr {
+func afterCompaction(env Env, st *state.Session, harness, path string) []slog.Attr {
 	u, err := readUsage(env, harness, path)
 	switch {
 	case err != nil:
@@ -387,7 +388,7 @@ const (
 	usageRetryWait = 75 * time.Millisecond
 )
 
-func updateUsage(env Env, st *State, p Payload, log *eventlog.Log) []slog.Attr {
+func updateUsage(env Env, st *state.Session, p Payload, log *eventlog.Log) []slog.Attr {
 	u, err := readUsage(env, st.Harness, p.TranscriptPath)
 	for i := 0; err == nil && !u.Found && !u.Compacted && p.Event == "Stop" && i < usageRetries; i++ {
 		time.Sleep(usageRetryWait)
@@ -407,13 +408,13 @@ func updateUsage(env Env, st *State, p Payload, log *eventlog.Log) []slog.Attr {
 	return applyUsage(env, st, u)
 }
 
-func applyUsage(env Env, st *State, u Usage) []slog.Attr {
+func applyUsage(env Env, st *state.Session, u Usage) []slog.Attr {
 	if u.Model != "" {
 		st.Model = u.Model
 	}
 	st.Window, st.WindowSource = Window(st.ReportedWindow, u.Window, st.Model, env.Windows)
 	st.Tokens, st.UsageKnown = u.Tokens, true
-	st.Percent = Percent(st.Tokens, st.Window)
+	st.Percent = state.Percent(st.Tokens, st.Window)
 	return []slog.Attr{
 		slog.Int64("tokens", u.Tokens), slog.Int64("window", st.Window), slog.Float64("pct", st.Percent),
 		slog.String("window_source", st.WindowSource), slog.String("model", st.Model),
@@ -436,7 +437,7 @@ func SelfReported(text string) (float64, bool) {
 	return v, true
 }
 
-func selfReport(log *eventlog.Log, sid string, st State, p Payload) {
+func selfReport(log *eventlog.Log, sid string, st state.Session, p Payload) {
 	attrs := []slog.Attr{}
 	if st.UsageKnown {
 		attrs = append(attrs, slog.Float64("sdk_pct", st.Percent), slog.Int64("tokens", st.Tokens), slog.Int64("window", st.Window))

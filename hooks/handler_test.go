@@ -12,6 +12,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/internal/eventlog"
+
+	"github.com/tether-dev/tether/state"
 )
 
 type handlerEnv struct {
@@ -79,11 +81,11 @@ func TestIdentityRootPinnedAtFirstEvent(t *testing.T) {
 		t.Errorf("spawn: %v", spawn)
 	}
 	// The index names the session; the reader API returns it.
-	st, err := LatestForRoot(h.StateDir, wantRoot)
+	st, err := state.LatestForRoot(h.StateDir, wantRoot)
 	if err != nil || st.SessionID != "s1" || st.LastEvent != "Stop" {
 		t.Errorf("LatestForRoot: %+v %v", st, err)
 	}
-	if _, err := LatestForRoot(h.StateDir, "/elsewhere"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := state.LatestForRoot(h.StateDir, "/elsewhere"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("unknown root: %v", err)
 	}
 
@@ -112,7 +114,7 @@ func TestStopUsageSelfReportAndSessionEnd(t *testing.T) {
 	// A window reported by the statusLine wins from then on.
 	st := res.State
 	st.ReportedWindow = 200_000
-	if err := Save(h.StateDir, st); err != nil {
+	if err := state.Save(h.StateDir, st); err != nil {
 		t.Fatal(err)
 	}
 	res = h.handle(t, `{"session_id":"s","hook_event_name":"Stop","cwd":"/home/example/src/p","transcript_path":"`+tr+`"}`)
@@ -159,19 +161,19 @@ func TestCompactionAndFailure(t *testing.T) {
 func TestUnknownEventAndCorruptState(t *testing.T) {
 	h := newHandlerEnv(t)
 	os.MkdirAll(filepath.Join(h.StateDir, "sessions"), 0o700)
-	os.WriteFile(SessionPath(h.StateDir, "s"), []byte("{not json"), 0o600)
+	os.WriteFile(state.SessionPath(h.StateDir, "s"), []byte("{not json"), 0o600)
 	res := h.handle(t, `{"session_id":"s","hook_event_name":"FutureEvent","new_field":{"x":1},"cwd":"/p"}`)
 	if res.Event != EvUnknownEvent || !res.Saved {
 		t.Errorf("unknown event: %+v", res)
 	}
-	if st, err := LoadSession(h.StateDir, "s"); err != nil || st.SessionID != "s" {
+	if st, err := state.LoadSession(h.StateDir, "s"); err != nil || st.SessionID != "s" {
 		t.Errorf("corrupt state not replaced: %+v %v", st, err)
 	}
 	if len(h.records(t, EvUnknownEvent)) != 1 {
 		t.Error("unknown event not logged at debug")
 	}
 	// A session id cannot escape the state directory.
-	if p := SessionPath("/state", "../../etc/passwd"); filepath.Dir(p) != "/state/sessions" {
+	if p := state.SessionPath("/state", "../../etc/passwd"); filepath.Dir(p) != "/state/sessions" {
 		t.Errorf("SessionPath escapes: %s", p)
 	}
 }

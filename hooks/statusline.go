@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 )
 
 // StatusInput is what tether uses of Claude Code's statusLine stdin.
@@ -50,17 +51,17 @@ func ParseStatusLine(data []byte) (StatusInput, error) {
 // the session's state, so the hooks and the prompt segment use the same
 // numbers. It writes only when something changed (the statusLine runs
 // after every assistant message).
-func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) string, now time.Time) (State, error) {
+func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) string, now time.Time) (state.Session, error) {
 	if in.SessionID == "" {
-		return State{}, errors.New("statusLine input has no session_id")
+		return state.Session{}, errors.New("statusLine input has no session_id")
 	}
-	st, err := LoadSession(stateDir, in.SessionID)
+	st, err := state.LoadSession(stateDir, in.SessionID)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		st = State{}
+		st = state.Session{}
 	}
 	before := st
 	if st.SessionID == "" {
-		st = State{SessionID: in.SessionID, Harness: eventlog.ClaudeCode, Started: now}
+		st = state.Session{SessionID: in.SessionID, Harness: eventlog.ClaudeCode, Started: now}
 	}
 	if st.IdentityRoot == "" {
 		if v := getenv(identity.EnvRoot); v != "" {
@@ -86,7 +87,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 	}
 	st.Window, st.WindowSource = Window(st.ReportedWindow, 0, st.Model, nil)
 	if st.UsageKnown {
-		st.Percent = Percent(st.Tokens, st.Window)
+		st.Percent = state.Percent(st.Tokens, st.Window)
 	}
 	cmp := st
 	cmp.Updated = before.Updated
@@ -94,7 +95,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 		return st, nil
 	}
 	st.Updated = now
-	return st, Save(stateDir, st)
+	return st, state.Save(stateDir, st)
 }
 
 func firstNonEmpty(s ...string) string {
@@ -109,7 +110,7 @@ func firstNonEmpty(s ...string) string {
 // RenderStatusLine is the one line shown under Claude Code's prompt:
 // model, a small bar and the context in use, coloured green below 50%,
 // yellow below 80%, red above, when color is set.
-func RenderStatusLine(in StatusInput, st State, color bool) string {
+func RenderStatusLine(in StatusInput, st state.Session, color bool) string {
 	model := firstNonEmpty(in.ModelName, in.ModelID, st.Model, "claude")
 	if !st.UsageKnown {
 		return model + " · ctx –"

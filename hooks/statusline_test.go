@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/state"
 )
 
 func TestStatusLineRealInputs(t *testing.T) {
@@ -32,13 +34,13 @@ func TestStatusLineRealInputs(t *testing.T) {
 	if err != nil || st.ReportedWindow != 1_000_000 || st.Tokens != 1136 || st.IdentityRoot != "/home/example/src/proj" {
 		t.Errorf("recorded: %+v %v", st, err)
 	}
-	if got, err := LatestForRoot(dir, "/home/example/src/proj"); err != nil || got.Tokens != 1136 {
+	if got, err := state.LatestForRoot(dir, "/home/example/src/proj"); err != nil || got.Tokens != 1136 {
 		t.Errorf("index: %+v %v", got, err)
 	}
 	// Unchanged input: no write.
-	fi1, _ := os.Stat(SessionPath(dir, first.SessionID))
+	fi1, _ := os.Stat(state.SessionPath(dir, first.SessionID))
 	RecordStatusLine(dir, first, env, now.Add(time.Minute))
-	if got, _ := LoadSession(dir, first.SessionID); !got.Updated.Equal(now) {
+	if got, _ := state.LoadSession(dir, first.SessionID); !got.Updated.Equal(now) {
 		t.Errorf("rewritten without a change: %v (%v)", got.Updated, fi1.ModTime())
 	}
 	st.Tokens, st.Percent = 850_000, 85

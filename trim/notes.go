@@ -10,10 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/tether-dev/tether/identity"
-	"github.com/tether-dev/tether/internal/atomicfile"
 )
 
 // DisableEnv turns every automatic trim off when set to a true value.
@@ -108,37 +106,6 @@ func ResolveKeep(paths []string, root string) []string {
 		out = append(out, filepath.Clean(p))
 	}
 	return out
-}
-
-// ResetMarker is the file that asks the wrapper to start the next session
-// in root fresh instead of resuming: <stateDir>/reset/<project dir name>.json.
-func ResetMarker(stateDir, root string) string {
-	name, _ := identity.ProjectDirName(root)
-	return filepath.Join(stateDir, "reset", name+".json")
-}
-
-// MarkReset writes the reset marker for root; sessionID may be empty.
-func MarkReset(stateDir, root, sessionID string, now time.Time) (string, error) {
-	path := ResetMarker(stateDir, root)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	data, _ := json.Marshal(map[string]any{"root": root, "sessionId": sessionID, "createdAt": now.UTC().Format(time.RFC3339)})
-	if err := atomicfile.WriteBytes(path, append(data, '\n'), atomicfile.Options{Perm: 0o600}); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-// TakeReset reports whether a reset was requested for root, by marker or by
-// a RESET: TRUE line in notes, and removes the marker so it acts once.
-func TakeReset(stateDir, root string, notes Notes) (bool, error) {
-	path := ResetMarker(stateDir, root)
-	err := os.Remove(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, err
-	}
-	return err == nil || notes.Reset, nil
 }
 
 // Running returns the pid of a live Claude Code process running sessionID,

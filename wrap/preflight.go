@@ -8,6 +8,7 @@ import (
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
 
@@ -36,7 +37,7 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	}
 	if o.StateDir != "" {
 		notes, _ := trim.FindNotes(rootPath)
-		if reset, err := trim.TakeReset(o.StateDir, rootPath, notes); err == nil && reset {
+		if reset, err := state.TakeReset(o.StateDir, rootPath); err == nil && (reset || notes.Reset) {
 			return "a reset was requested", nil
 		}
 	}
@@ -48,11 +49,11 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		return "", nil // nothing known about its size: let the CLI try
 	}
 	var reported int64
-	if st, err := hooks.LoadSession(o.StateDir, id); err == nil {
+	if st, err := state.LoadSession(o.StateDir, id); err == nil {
 		reported = st.ReportedWindow
 	}
 	window, _ := hooks.Window(reported, u.Window, u.Model, o.Windows)
-	pct := hooks.Percent(u.Tokens, window)
+	pct := state.Percent(u.Tokens, window)
 	if pct < o.Threshold {
 		return "", nil
 	}
@@ -83,6 +84,6 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		return "", nil
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
-		identity.ShortID(id), pct, hooks.Percent(rep.TokensAfter, window), rep.Backup, id)
+		identity.ShortID(id), pct, state.Percent(rep.TokensAfter, window), rep.Backup, id)
 	return "", nil
 }

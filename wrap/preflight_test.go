@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
 
@@ -60,7 +61,7 @@ func TestPreflightRefusesRunningSession(t *testing.T) {
 func TestPreflightReset(t *testing.T) {
 	f := newFixture(t)
 	f.writeTranscript(f.root.Path, userRecord(f.root.Path))
-	if _, err := trim.MarkReset(filepath.Join(f.home, "state"), f.root.Path, sid, time.Now()); err != nil {
+	if _, err := state.MarkReset(filepath.Join(f.home, "state"), f.root.Path, sid, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	f.runOpts(func(*Options) {}, "--resume", sid, "-p", "x")

@@ -1,44 +1,14 @@
 package wrap
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"time"
+import "github.com/tether-dev/tether/state"
 
-	"github.com/tether-dev/tether/internal/atomicfile"
-)
-
-// stale remembers a session whose resume failed, with the transcript as it
-// was then: resuming the same unchanged transcript would fail the same way,
-// so the next attempt goes straight to a fresh start. Any change to the
-// file (a trim, a restore, more turns) clears the verdict.
-type stale struct {
-	Reason string    `json:"reason"`
-	Size   int64     `json:"size"`
-	MTime  time.Time `json:"mtime"`
-	At     time.Time `json:"at"`
-}
-
-func stalePath(stateDir, id string) string {
-	return filepath.Join(stateDir, "stale", filepath.Base(id)+".json")
-}
-
-// markStale records the failed resume; errors are ignored: it only saves
-// a doomed attempt next time.
+// markStale records the failed resume in state; errors are ignored: it
+// only saves a doomed attempt next time.
 func (o Options) markStale(id, transcript, reason string) {
 	if o.StateDir == "" || transcript == "" {
 		return
 	}
-	st, err := os.Stat(transcript)
-	if err != nil {
-		return
-	}
-	data, _ := json.Marshal(stale{Reason: reason, Size: st.Size(), MTime: st.ModTime(), At: o.Now()})
-	p := stalePath(o.StateDir, id)
-	if os.MkdirAll(filepath.Dir(p), 0o700) == nil {
-		atomicfile.WriteBytes(p, data, atomicfile.Options{Perm: 0o600})
-	}
+	state.MarkStale(o.StateDir, id, transcript, reason, o.Now())
 }
 
 // staleReason returns why the session was found stale, if its transcript
@@ -47,15 +17,5 @@ func (o Options) staleReason(id string, tr transcript) string {
 	if o.StateDir == "" || tr.path == "" {
 		return ""
 	}
-	data, err := os.ReadFile(stalePath(o.StateDir, id))
-	if err != nil {
-		return ""
-	}
-	var s stale
-	st, err := os.Stat(tr.path)
-	if json.Unmarshal(data, &s) != nil || err != nil || st.Size() != s.Size || !st.ModTime().Equal(s.MTime) {
-		os.Remove(stalePath(o.StateDir, id))
-		return ""
-	}
-	return s.Reason + ", as on " + s.At.Local().Format("Jan 2 15:04")
+	return state.StaleReason(o.StateDir, id, tr.path)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/state"
 )
 
 // TestMain lets the tests re-execute this binary as 'tether hook' in a
@@ -166,7 +167,7 @@ func TestHookConcurrentProcesses(t *testing.T) {
 			}
 		}
 	}
-	if st, err := hooks.LatestForRoot(filepath.Join(home, "state", "tether"), "/home/example/src/proj"); err != nil || st.SessionID == "" {
+	if st, err := state.LatestForRoot(filepath.Join(home, "state", "tether"), "/home/example/src/proj"); err != nil || st.SessionID == "" {
 		t.Errorf("root index: %+v %v", st, err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/state"
 )
 
 // fakeClaude writes a script that prints version as 'claude --version'
@@ -161,7 +161,7 @@ func TestStatuslineCommand(t *testing.T) {
 	if got := ta.out.String(); got != "Opus 5.5 · ctx ░░░░░░░░ 0.1% (1.1k/1M)\n" {
 		t.Errorf("line: %q", got)
 	}
-	st, err := hooks.LoadSession(ta.Loc.StateDir, "433bf38a-107f-4fdd-b991-1d498fc01eb4")
+	st, err := state.LoadSession(ta.Loc.StateDir, "433bf38a-107f-4fdd-b991-1d498fc01eb4")
 	if err != nil || st.ReportedWindow != 1_000_000 {
 		t.Errorf("state: %+v %v", st, err)
 	}

@@ -1,18 +1,18 @@
 package app
 
 import (
-	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/state"
 )
 
 // rootStatePath is the one small file the hooks keep for an identity
 // root's latest session, which the shell watches.
-func rootStatePath(stateDir, root string) string { return hooks.RootPath(stateDir, root) }
+func rootStatePath(stateDir, root string) string { return state.RootPath(stateDir, root) }
 
 // latestUsage reads the context use of root's latest session. ok is false
 // when no session has reported usage for root.
 func latestUsage(stateDir, root string) (u shellinit.Usage, ok bool, err error) {
-	s, err := hooks.LatestForRoot(stateDir, root)
+	s, err := state.LatestForRoot(stateDir, root)
 	if err != nil || !s.UsageKnown {
 		return u, false, err
 	}

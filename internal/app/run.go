@@ -11,9 +11,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -178,10 +178,10 @@ func (a *App) runWrap(opts runOptions) error {
 // get back to it. The hooks keep that state; without it (hooks not
 // installed) there is nothing reliable to say and the line is skipped.
 func (a *App) exitLine(opts runOptions, started time.Time) string {
-	st, err := hooks.LatestForRoot(a.Loc.StateDir, a.Root().Path)
+	st, err := state.LatestForRoot(a.Loc.StateDir, a.Root().Path)
 	res := wrap.ParseResume(opts.Harness, opts.Args)
 	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID)) {
-		st, err = hooks.LoadSession(a.Loc.StateDir, res.ID)
+		st, err = state.LoadSession(a.Loc.StateDir, res.ID)
 	}
 	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
 		return ""

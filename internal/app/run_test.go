@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/hooks"
-
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -72,7 +71,7 @@ func TestRunExitLine(t *testing.T) {
 	const id = "d9f7843f-07d6-4b50-9048-40676f77f965"
 	ta.exec = func(c wrap.Child) (int, error) {
 		// What the Stop hook records during the run.
-		return 0, hooks.Save(ta.Loc.StateDir, hooks.State{SessionID: id, IdentityRoot: ta.Root().Path,
+		return 0, state.Save(ta.Loc.StateDir, state.Session{SessionID: id, IdentityRoot: ta.Root().Path,
 			Tokens: 84000, Window: 200000, Percent: 42, UsageKnown: true, Updated: time.Now()})
 	}
 	if code := ta.run("run", "claude"); code != 0 {

@@ -24,6 +24,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/state"
 )
 
 // Test hooks: resume replaces this process, and tmux is a real program.
@@ -621,7 +622,7 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 			}
 			return runSessionsResume(ctx, sessionsResumeOptions{
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
-				UseTmux: tf.set, TmuxName: tf.name, Bindings: filepath.Join(a.Loc.StateDir, "bindings.json"),
+				UseTmux: tf.set, TmuxName: tf.name, Bindings: a.Loc.Bindings(),
 				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv,
 				Logged: func(s catalog.Session, mode string, forced bool) {
 					a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
@@ -669,7 +670,7 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 }
 
 func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) error {
-	b, err := catalog.LoadBindings(opts.Bindings)
+	b, err := state.LoadBindings(opts.Bindings)
 	if err != nil {
 		return err
 	}
@@ -689,7 +690,7 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	if err := opts.Tmux.NewSession(name, s.Resume.Dir, s.Resume.Argv, extra); err != nil {
 		return err
 	}
-	b.Sessions[s.Key()] = catalog.Binding{Tmux: name, Dir: s.Resume.Dir, Updated: opts.Now().UTC()}
+	b.Sessions[s.Key()] = state.Binding{Tmux: name, Dir: s.Resume.Dir, Updated: opts.Now().UTC()}
 	if err := b.Save(opts.Bindings); err != nil {
 		return fmt.Errorf("tmux session %s started, but the binding was not saved: %w", name, err)
 	}

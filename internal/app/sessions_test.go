@@ -14,6 +14,7 @@ import (
 	jsv "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/state"
 )
 
 const (
@@ -343,7 +344,7 @@ func TestSessionsResumeTmux(t *testing.T) {
 		t.Errorf("conflict naming: %v attached %s", ft.started, ft.attached)
 	}
 	bpath := filepath.Join(ta.env["XDG_STATE_HOME"], "tether", "bindings.json")
-	b, err := catalog.LoadBindings(bpath)
+	b, err := state.LoadBindings(bpath)
 	if err != nil || b.Sessions["claude-code:"+claudeOld].Tmux != "my_proj-2" {
 		t.Errorf("binding %+v %v", b, err)
 	}

@@ -11,16 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/state"
 )
 
 // writeRootState saves a session's state for root through the hooks
 // package, as the hook command does.
 func writeRootState(t testing.TB, stateDir, root string, pct float64, known bool) string {
 	t.Helper()
-	err := hooks.Save(stateDir, hooks.State{
+	err := state.Save(stateDir, state.Session{
 		SessionID: "3f2a1b4c-0000-4000-8000-000000000001", Harness: "claude-code", IdentityRoot: root,
 		Model: "claude-sonnet-4-5", Tokens: 124000, Window: 200000, Percent: pct, UsageKnown: known,
 		Updated: time.Now(),
@@ -28,7 +28,7 @@ func writeRootState(t testing.TB, stateDir, root string, pct float64, known bool
 	if err != nil {
 		t.Fatal(err)
 	}
-	return hooks.RootPath(stateDir, root)
+	return state.RootPath(stateDir, root)
 }
 
 // promptApp is a test app whose identity root is a project directory.

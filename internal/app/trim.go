@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
 
@@ -214,7 +215,7 @@ func runTrimReset(opts trimOptions) error {
 		}
 		root, id = sessionRoot(path, opts.Root), sid
 	}
-	marker, err := trim.MarkReset(opts.StateDir, root, id, opts.Now())
+	marker, err := state.MarkReset(opts.StateDir, root, id, opts.Now())
 	if err != nil {
 		return fmt.Errorf("write reset marker: %w", err)
 	}

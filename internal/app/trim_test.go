@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
 
@@ -127,10 +128,10 @@ func TestTrimCommand(t *testing.T) {
 		t.Fatalf("reset: exit %d %s", code, ta.err)
 	}
 	root := identity.Resolve(dir).Path
-	if ok, err := trim.TakeReset(ta.Loc.StateDir, root, trim.Notes{}); !ok || err != nil {
+	if ok, err := state.TakeReset(ta.Loc.StateDir, root); !ok || err != nil {
 		t.Errorf("reset marker not found for %s: %v", root, err)
 	}
-	if ok, _ := trim.TakeReset(ta.Loc.StateDir, root, trim.Notes{}); ok {
+	if ok, _ := state.TakeReset(ta.Loc.StateDir, root); ok {
 		t.Error("reset marker acted twice")
 	}
 }

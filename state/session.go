@@ -1,25 +1,20 @@
-package hooks
+package state
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/internal/atomicfile"
+	"github.com/tether-dev/tether/internal/locations"
 )
 
-// State is what tether knows about one session, kept in
+// Session is what tether knows about one session, kept in
 // <stateDir>/sessions/<id>.json and copied to the identity root's index
 // <stateDir>/roots/<hash>.json, so that a prompt segment reads one small
 // file. It holds metadata only.
-type State struct {
+type Session struct {
 	SessionID      string `json:"session_id"`
 	Harness        string `json:"harness"`
 	IdentityRoot   string `json:"identity_root"`
@@ -54,60 +49,41 @@ type State struct {
 
 // SessionPath is where a session's state lives.
 func SessionPath(stateDir, sessionID string) string {
-	return filepath.Join(stateDir, "sessions", safeName(sessionID)+".json")
+	return locations.SessionStateFile(stateDir, sessionID)
 }
 
-// RootPath is where the latest session of an identity root is indexed:
-// a hash of the root keeps the name short and free of separators.
-func RootPath(stateDir, root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(stateDir, "roots", hex.EncodeToString(sum[:12])+".json")
-}
-
-// safeName keeps a session id usable as a file name whatever a harness
-// sends.
-func safeName(id string) string {
-	if id == "" {
-		return "_"
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, strings.TrimLeft(id, "."))
-}
+// RootPath is where the latest session of an identity root is indexed.
+func RootPath(stateDir, root string) string { return locations.RootIndexFile(stateDir, root) }
 
 // LoadSession reads a session's state. A missing file returns
 // fs.ErrNotExist; a corrupt one an error naming it.
-func LoadSession(stateDir, sessionID string) (State, error) {
-	return readState(SessionPath(stateDir, sessionID))
+func LoadSession(stateDir, sessionID string) (Session, error) {
+	return readSession(SessionPath(stateDir, sessionID))
 }
 
 // LatestForRoot returns the state of the session that most recently
 // reported for the identity root: one small file read, for the prompt
 // segment. fs.ErrNotExist means no session has reported for root.
-func LatestForRoot(stateDir, root string) (State, error) {
-	s, err := readState(RootPath(stateDir, root))
+func LatestForRoot(stateDir, root string) (Session, error) {
+	s, err := readSession(RootPath(stateDir, root))
 	if err != nil {
 		return s, err
 	}
 	if s.IdentityRoot != root {
 		// A hash collision, or a file from elsewhere: not this root's.
-		return State{}, fmt.Errorf("%s: indexes %q, not %q: %w", RootPath(stateDir, root), s.IdentityRoot, root, fs.ErrNotExist)
+		return Session{}, fmt.Errorf("%s: indexes %q, not %q: %w", RootPath(stateDir, root), s.IdentityRoot, root, fs.ErrNotExist)
 	}
 	return s, nil
 }
 
-func readState(path string) (State, error) {
-	var s State
+func readSession(path string) (Session, error) {
+	var s Session
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return s, err
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return State{}, fmt.Errorf("%s: %w", path, err)
+		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
@@ -117,38 +93,25 @@ func readState(path string) (State, error) {
 // file; the last one wins. It does not fsync: the state is recomputed
 // from the transcript at the next turn, and a Stop hook should not wait
 // for the disk.
-func Save(stateDir string, s State) error {
+func Save(stateDir string, s Session) error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
 	data = append(data, '\n')
-	write := func(path string) error {
-		err := atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600, NoSync: true})
-		if errors.Is(err, fs.ErrNotExist) || isNoDir(err) {
-			if mkErr := os.MkdirAll(filepath.Dir(path), 0o700); mkErr != nil {
-				return mkErr
-			}
-			err = atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600, NoSync: true})
-		}
-		return err
-	}
-	if err := write(SessionPath(stateDir, s.SessionID)); err != nil {
+	if err := write(SessionPath(stateDir, s.SessionID), data, true); err != nil {
 		return fmt.Errorf("save session state: %w", err)
 	}
 	if s.IdentityRoot != "" {
-		if err := write(RootPath(stateDir, s.IdentityRoot)); err != nil {
+		if err := write(RootPath(stateDir, s.IdentityRoot), data, true); err != nil {
 			return fmt.Errorf("save root index: %w", err)
 		}
 	}
 	return nil
 }
 
-func isNoDir(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "no such file or directory")
-}
-
-// Percent is tokens as a percentage of window, rounded to one decimal.
+// Percent is tokens as a percentage of window, rounded down to one
+// decimal.
 func Percent(tokens, window int64) float64 {
 	if window <= 0 {
 		return 0

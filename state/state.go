@@ -1,0 +1,36 @@
+// Package state owns the files tether itself keeps under its state
+// directory ($XDG_STATE_HOME/tether): per-session hook state and the
+// per-root index, stale-resume markers, reset markers and tmux bindings.
+// Every path comes from internal/locations; this package decides what is
+// in the files and how they are written (atomically, 0600 in 0700
+// directories). It knows nothing of the agents' own formats.
+package state
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tether-dev/tether/internal/atomicfile"
+)
+
+// Modes of the files and directories this package creates.
+const (
+	FileMode = 0o600
+	DirMode  = 0o700
+)
+
+// write replaces path atomically, creating its directory when missing.
+// noSync skips the fsync for files that are cheap to recompute.
+func write(path string, data []byte, noSync bool) error {
+	opts := atomicfile.Options{Perm: FileMode, NoSync: noSync}
+	err := atomicfile.WriteBytes(path, data, opts)
+	if errors.Is(err, fs.ErrNotExist) {
+		if mkErr := os.MkdirAll(filepath.Dir(path), DirMode); mkErr != nil {
+			return mkErr
+		}
+		err = atomicfile.WriteBytes(path, data, opts)
+	}
+	return err
+}
