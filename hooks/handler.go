@@ -49,30 +49,30 @@ type Result struct {
 	Saved   bool
 }
 
-// Lifecycle log event names.
+// Lifecycle log event names (the list and their fields are in eventlog).
 const (
-	EvSpawn          = "session_spawn"
-	EvResume         = "session_resume"
-	EvFork           = "session_fork"
-	EvClear          = "session_clear"
-	EvCompacted      = "session_compacted"
-	EvSessionStart   = "session_start"
-	EvTurnEnd        = "turn_end"
-	EvTurnFailure    = "turn_failure"
-	EvTurnInterrupt  = "turn_interrupt"
-	EvCompactStart   = "compact_start"
-	EvCompactEnd     = "compact_end"
-	EvSessionEnd     = "session_end"
-	EvSubagentStart  = "subagent_start"
-	EvSubagentStop   = "subagent_stop"
-	EvPathNormalized = "path_normalized"
-	EvContextUsage   = "context_usage"
-	EvToolEvent      = "tool_event"
-	EvPromptSubmit   = "prompt_submit"
-	EvNotification   = "notification"
-	EvModelRequest   = "model_request"
-	EvUnknownEvent   = "hook_unknown_event"
-	EvHookError      = "hook_error"
+	EvSpawn          = eventlog.SessionSpawn
+	EvResume         = eventlog.SessionResume
+	EvFork           = eventlog.SessionFork
+	EvClear          = eventlog.SessionClear
+	EvCompacted      = eventlog.SessionCompacted
+	EvSessionStart   = eventlog.SessionStart
+	EvTurnEnd        = eventlog.TurnEnd
+	EvTurnFailure    = eventlog.TurnFailure
+	EvTurnInterrupt  = eventlog.TurnInterrupt
+	EvCompactStart   = eventlog.CompactStart
+	EvCompactEnd     = eventlog.CompactEnd
+	EvSessionEnd     = eventlog.SessionEnd
+	EvSubagentStart  = eventlog.SubagentStart
+	EvSubagentStop   = eventlog.SubagentStop
+	EvPathNormalized = eventlog.PathNormalized
+	EvContextUsage   = eventlog.ContextUsage
+	EvToolEvent      = eventlog.ToolEvent
+	EvPromptSubmit   = eventlog.PromptSubmit
+	EvNotification   = eventlog.Notification
+	EvModelRequest   = eventlog.ModelRequest
+	EvUnknownEvent   = eventlog.HookUnknownEvent
+	EvHookError      = eventlog.HookError
 )
 
 // Handle records one hook event: it logs it, and for the events that

@@ -32,6 +32,15 @@ func newHandlerEnv(t *testing.T) *handlerEnv {
 		Now:      func() time.Time { return h.now },
 		Log:      eventlog.Open(eventlog.Options{Path: h.logPath, Level: -4}),
 	}
+	// Every record a test made is an event eventlog lists, with fields it
+	// lists for it.
+	t.Cleanup(func() {
+		eventlog.ReadAll(h.logPath, func(r eventlog.Record) {
+			if err := eventlog.Check(r); err != nil {
+				t.Errorf("%v: %s", err, r.Raw)
+			}
+		})
+	})
 	return h
 }
 

@@ -62,7 +62,7 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		return over, nil
 	}
 	if o.DisableTrim {
-		log.Info("trim_skipped", id, slog.String("reason", "TETHER_DISABLE_TRIM"), slog.Float64("percent", pct))
+		log.Info(eventlog.TrimSkipped, id, slog.String("source", eventlog.SourceAuto), slog.String("reason", "TETHER_DISABLE_TRIM"), slog.Float64("percent", pct))
 		return "", nil
 	}
 	target := o.FitPercent
@@ -71,11 +71,13 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	}
 	rep, err := trim.File(tr.path, trim.Options{Policy: trim.PolicyFit, FitPercent: target, Window: int(window)}, false)
 	if err != nil {
-		log.Warn("trim_failed", id, slog.String("error", err.Error()), slog.Float64("percent", pct))
+		log.Warn(eventlog.TrimFailed, id, eventlog.TrimFailedAttrs(eventlog.SourceAuto, tr.path, pct, err)...)
 		return over + "; trimming failed: " + err.Error(), nil
 	}
-	log.Info("trimmed", id, slog.Float64("percent", pct), slog.Bool("changed", rep.Changed), slog.Int64("tokens_before", rep.TokensBefore),
-		slog.Int64("tokens_after", rep.TokensAfter), slog.String("backup", rep.Backup))
+	log.Info(eventlog.Trim, id, eventlog.TrimDone{Source: eventlog.SourceAuto, Path: tr.path, Policy: string(rep.Policy),
+		Backup: rep.Backup, Changed: rep.Changed, Percent: pct, BytesBefore: rep.BytesBefore, BytesAfter: rep.BytesAfter,
+		RecordsBefore: rep.RecordsBefore, RecordsAfter: rep.RecordsAfter, TokensBefore: rep.TokensBefore,
+		TokensAfter: rep.TokensAfter}.Attrs()...)
 	if !rep.Changed {
 		// The transcript's own size says it fits; the reported usage may
 		// count things the file does not hold (system prompt, tools).

@@ -76,7 +76,7 @@ func Run(o Options) (int, error) {
 		// from the directory it recorded, so it stays one session.
 		if tr.cwd != "" {
 			if rec := identity.Resolve(tr.cwd); rec.Path != root.Path && !rec.FellBack {
-				o.log(harness, rec.Path).Info("resume_cwd_repair", res.ID,
+				o.log(harness, rec.Path).Info(eventlog.ResumeCwdRepair, res.ID,
 					slog.String("from", root.Path), slog.String("to", rec.Path), slog.String("transcript", tr.path))
 				root, dir = rec, startDir(rec)
 			}
@@ -88,7 +88,7 @@ func Run(o Options) (int, error) {
 	if sid == "" {
 		sid = "new"
 	}
-	log.Info("spawn", sid, slog.String("cwd", dir), slog.String("resume", res.Kind), slog.Bool("fork", res.Fork),
+	log.Info(eventlog.Spawn, sid, slog.String("cwd", dir), slog.String("resume", res.Kind), slog.Bool("fork", res.Fork),
 		slog.Bool("print", res.Print), slog.String("bin", o.Bin))
 
 	child := Child{Path: o.Bin, Args: o.Args, Dir: dir, Env: env, Interactive: o.Interactive}
@@ -105,7 +105,7 @@ func Run(o Options) (int, error) {
 		if o.Harness == Claude {
 			reason, err := o.preflight(log, res.ID, tr, root.Path)
 			if err != nil {
-				log.Warn("resume_refused", res.ID, slog.String("reason", err.Error()))
+				log.Warn(eventlog.ResumeRefused, res.ID, slog.String("reason", err.Error()))
 				return 0, err
 			}
 			if reason != "" {
@@ -126,13 +126,13 @@ func Run(o Options) (int, error) {
 			return o.fallback(log, res, child, tr, reason, code)
 		}
 	}
-	log.Info("end", sid, slog.Int("exit_code", code))
+	log.Info(eventlog.End, sid, slog.Int("exit_code", code))
 	return code, nil
 }
 
 // fallback logs why the resume cannot go on and starts one fresh session.
 func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcript, reason string, code int) (int, error) {
-	log.Warn("resume_failure", res.ID, slog.String("reason", reason), slog.Int("exit_code", code),
+	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reason), slog.Int("exit_code", code),
 		slog.String("cwd", child.Dir), slog.String("transcript", tr.path), slog.Int64("size", tr.size))
 	ctxFile := "CLAUDE.md"
 	if o.Harness == Codex {
@@ -154,7 +154,7 @@ func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcr
 		return fresh, fmt.Errorf("run %s: %w", o.Bin, err)
 	}
 	newID := o.newestSession(started)
-	log.Warn("fresh_fallback", res.ID, slog.String("new_session_id", newID), slog.String("reason", reason),
+	log.Warn(eventlog.FreshFallback, res.ID, slog.String("new_session_id", newID), slog.String("reason", reason),
 		slog.Int("exit_code", fresh), slog.Bool("handoff", handoff))
 	return fresh, nil
 }

@@ -97,7 +97,7 @@ func (a *App) Log() *eventlog.Log {
 			IdentityRoot: a.Root().Path,
 		})
 		if a.Root().FellBack {
-			a.log.Debug("identity_fallback", "", slog.String("raw", a.Root().Raw), slog.String("reason", a.Root().Reason))
+			a.log.Debug(eventlog.IdentityFallback, "", slog.String("raw", a.Root().Raw), slog.String("reason", a.Root().Reason))
 		}
 	})
 	return a.log

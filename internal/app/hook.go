@@ -93,13 +93,13 @@ func runHook(ctx context.Context, opts hookOptions) {
 		case strings.HasPrefix(arg, "{"):
 			payloadArg = arg
 		case strings.HasPrefix(arg, "-"):
-			log.Debug(hooks.EvHookError, "", slog.String("error", "unknown hook argument "+arg))
+			log.Debug(eventlog.HookError, "", slog.String("error", "unknown hook argument "+arg))
 		case event == "":
 			event = arg
 		}
 	}
 	if opts.ConfigErr != nil {
-		log.Warn(hooks.EvHookError, "", slog.String("error", opts.ConfigErr.Error()), slog.String("using", "defaults"))
+		log.Warn(eventlog.HookError, "", slog.String("error", opts.ConfigErr.Error()), slog.String("using", "defaults"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -108,17 +108,17 @@ func runHook(ctx context.Context, opts hookOptions) {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				log.Error(hooks.EvHookError, "", slog.String("hook_event", event), slog.String("error", fmt.Sprint("panic: ", r)))
+				log.Error(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", fmt.Sprint("panic: ", r)))
 			}
 		}()
 		if err := hookOnce(opts, event, payloadArg); err != nil {
-			log.Warn(hooks.EvHookError, "", slog.String("hook_event", event), slog.String("error", err.Error()))
+			log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", err.Error()))
 		}
 	}()
 	select {
 	case <-done:
 	case <-ctx.Done():
-		log.Warn(hooks.EvHookError, "", slog.String("hook_event", event), slog.String("error", "hook timed out after "+opts.Timeout.String()))
+		log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", "hook timed out after "+opts.Timeout.String()))
 	}
 }
 
@@ -141,7 +141,7 @@ func hookOnce(opts hookOptions, event, payloadArg string) error {
 		p.Event = event
 	}
 	if event != "" && p.Event != event {
-		opts.Env.Log.Debug(hooks.EvHookError, p.SessionID, slog.String("error",
+		opts.Env.Log.Debug(eventlog.HookError, p.SessionID, slog.String("error",
 			fmt.Sprintf("argument names %s but the payload %s; using the payload's", event, p.Event)))
 	}
 	_, err = hooks.Handle(opts.Env, p)

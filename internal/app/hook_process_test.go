@@ -17,6 +17,7 @@ import (
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/hooks/hookstest"
+	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/testutil"
@@ -137,7 +138,7 @@ func TestHookConcurrentProcesses(t *testing.T) {
 		switch ev := gjson.Get(l, "event").String(); ev {
 		case hooks.EvSpawn, hooks.EvTurnEnd, hooks.EvToolEvent:
 			counts[ev]++
-		case hooks.EvHookError:
+		case eventlog.HookError:
 			// Giving up after the 2 s budget is the hook working as
 			// designed when 64 processes share a few cores: count it,
 			// never fail on timing.

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/eventlog"
 )
 
 // fixture is one real captured payload from testdata/hooks.
@@ -114,7 +115,7 @@ func TestHookEveryCapturedPayload(t *testing.T) {
 		sid := gjson.GetBytes(payload, "session_id").String()
 		found := false
 		for _, l := range lines {
-			if gjson.Get(l, "event").String() == hooks.EvHookError {
+			if gjson.Get(l, "event").String() == eventlog.HookError {
 				t.Errorf("%s %s: hook error %s", fx.File, fx.Variant, l)
 			}
 			if gjson.Get(l, "event").String() == want && gjson.Get(l, "session_id").String() == sid {

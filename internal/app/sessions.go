@@ -22,6 +22,7 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/state"
@@ -625,7 +626,7 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 				UseTmux: tf.set, TmuxName: tf.name, Bindings: a.Loc.Bindings(),
 				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv,
 				Logged: func(s catalog.Session, mode string, forced bool) {
-					a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
+					a.Log().With(s.Harness, s.IdentityRoot).Info(eventlog.Resume, s.ID,
 						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
 				},
 			})

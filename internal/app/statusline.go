@@ -48,13 +48,13 @@ func runStatusline(opts statuslineOptions) error {
 		if err == nil {
 			err = perr
 		}
-		opts.Log.Warn(hooks.EvHookError, "", slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		opts.Log.Warn(eventlog.HookError, "", slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
 		fmt.Fprintln(opts.IO.Out, "tether")
 		return nil
 	}
 	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Getenv, opts.Now())
 	if err != nil {
-		opts.Log.Warn(hooks.EvHookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
 	}
 	fmt.Fprintln(opts.IO.Out, hooks.RenderStatusLine(in, st, !opts.IO.NoColor))
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/state"
@@ -40,7 +41,7 @@ type trimOptions struct {
 	Unknown   bool
 	Restore   bool
 	Reset     bool
-	log       func(event, session string, attrs ...slog.Attr)
+	log       *eventlog.Log // nil logs nothing
 }
 
 func (a *App) trimCommand() *cli.Command {
@@ -85,7 +86,7 @@ func (a *App) trimCommand() *cli.Command {
 				Session: cmd.Args().First(), Keep: cmd.StringSlice("keep"), KeepFile: cmd.String("keep-file"),
 				Fit: cmd.String("fit"), Window: int(cmd.Int("window")), DryRun: cmd.Bool("dry-run"), JSON: cmd.Bool("json"),
 				Force: cmd.Bool("force"), Unknown: cmd.Bool("allow-unknown"), Restore: cmd.Bool("restore"), Reset: cmd.Bool("reset"),
-				log: func(event, session string, attrs ...slog.Attr) { a.Log().Info(event, session, attrs...) },
+				log: a.Log(),
 			}
 			if d := cmd.String("config-dir"); d != "" {
 				opts.ClaudeDir = filepath.Clean(d)
@@ -96,9 +97,6 @@ func (a *App) trimCommand() *cli.Command {
 }
 
 func runTrim(opts trimOptions) error {
-	if opts.log == nil {
-		opts.log = func(string, string, ...slog.Attr) {}
-	}
 	if opts.Reset {
 		if opts.Restore || opts.Fit != "" || len(opts.Keep) > 0 || opts.KeepFile != "" {
 			return usageErr(errors.New("--reset cannot be combined with a trim or --restore"))
@@ -125,7 +123,7 @@ func runTrim(opts trimOptions) error {
 		if err != nil {
 			return lockRefusal(fmt.Errorf("%s: %w", path, err))
 		}
-		opts.log("trim_restore", id, slog.String("path", path))
+		opts.log.Info(eventlog.TrimRestore, id, slog.String("path", path))
 		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", path, trim.BackupPath(path))
 		if kept != "" {
 			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", kept)
@@ -172,14 +170,14 @@ func runTrim(opts trimOptions) error {
 	}
 	rep, err := trim.File(path, topts, opts.DryRun)
 	if err != nil {
-		opts.log("trim_failed", id, slog.String("path", path), slog.String("error", err.Error()))
+		opts.log.Warn(eventlog.TrimFailed, id, eventlog.TrimFailedAttrs(eventlog.SourceManual, path, 0, err)...)
 		return lockRefusal(err)
 	}
 	if !opts.DryRun && rep.Changed {
-		opts.log("trim", id, slog.String("path", path), slog.String("policy", string(rep.Policy)),
-			slog.Int64("bytes_before", rep.BytesBefore), slog.Int64("bytes_after", rep.BytesAfter),
-			slog.Int("records_before", rep.RecordsBefore), slog.Int("records_after", rep.RecordsAfter),
-			slog.Int64("tokens_before", rep.TokensBefore), slog.Int64("tokens_after", rep.TokensAfter))
+		opts.log.Info(eventlog.Trim, id, eventlog.TrimDone{Source: eventlog.SourceManual, Path: path, Policy: string(rep.Policy),
+			Backup: rep.Backup, Changed: rep.Changed, BytesBefore: rep.BytesBefore, BytesAfter: rep.BytesAfter,
+			RecordsBefore: rep.RecordsBefore, RecordsAfter: rep.RecordsAfter, TokensBefore: rep.TokensBefore,
+			TokensAfter: rep.TokensAfter}.Attrs()...)
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
@@ -219,7 +217,7 @@ func runTrimReset(opts trimOptions) error {
 	if err != nil {
 		return fmt.Errorf("write reset marker: %w", err)
 	}
-	opts.log("trim_reset", id, slog.String("root", root))
+	opts.log.Info(eventlog.TrimReset, id, slog.String("root", root))
 	if opts.JSON {
 		return json.NewEncoder(opts.IO.Out).Encode(map[string]string{"root": root, "session": id, "marker": marker})
 	}
