@@ -54,6 +54,11 @@ type sessionsBase struct {
 
 // catalogFor builds the catalog over the harnesses named ("" for all).
 func (a *App) catalogFor(harness string) (*catalog.Catalog, error) {
+	return a.catalogIn(harness, a.Loc.ClaudeDir, a.Loc.CodexDir)
+}
+
+// catalogIn is catalogFor over other agent directories.
+func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, error) {
 	cfg, err := a.Config()
 	if err != nil {
 		return nil, err
@@ -70,12 +75,12 @@ func (a *App) catalogFor(harness string) (*catalog.Catalog, error) {
 	c := &catalog.Catalog{}
 	if harness == "" || harness == catalog.ClaudeCode {
 		c.Readers = append(c.Readers, &catalog.ClaudeReader{
-			Dir: a.Loc.ClaudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules,
+			Dir: claudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules,
 		})
 	}
 	if harness == "" || harness == catalog.Codex {
 		c.Readers = append(c.Readers, &catalog.CodexReader{
-			Dir: a.Loc.CodexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
+			Dir: codexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
 		})
 	}
 	return c, nil

@@ -42,6 +42,9 @@ type trimOptions struct {
 	Restore   bool
 	Reset     bool
 	log       *eventlog.Log // nil logs nothing
+	Ctx       context.Context
+	// Catalog resolves SESSION ids; it lists ClaudeDir's sessions only.
+	Catalog *catalog.Catalog
 }
 
 func (a *App) trimCommand() *cli.Command {
@@ -78,10 +81,7 @@ func (a *App) trimCommand() *cli.Command {
 			if cmd.NArg() > 1 {
 				return usageErr(fmt.Errorf("trim takes one SESSION, got %d arguments", cmd.NArg()))
 			}
-			if _, err := a.Config(); err != nil {
-				return err
-			}
-			opts := trimOptions{
+			opts := trimOptions{Ctx: ctx,
 				IO: a.IO, ClaudeDir: a.Loc.ClaudeDir, StateDir: a.Loc.StateDir, Root: a.Root(), Now: a.Now,
 				Session: cmd.Args().First(), Keep: cmd.StringSlice("keep"), KeepFile: cmd.String("keep-file"),
 				Fit: cmd.String("fit"), Window: int(cmd.Int("window")), DryRun: cmd.Bool("dry-run"), JSON: cmd.Bool("json"),
@@ -91,6 +91,11 @@ func (a *App) trimCommand() *cli.Command {
 			if d := cmd.String("config-dir"); d != "" {
 				opts.ClaudeDir = filepath.Clean(d)
 			}
+			c, err := a.catalogIn(catalog.ClaudeCode, opts.ClaudeDir, "")
+			if err != nil {
+				return err
+			}
+			opts.Catalog = c
 			return runTrim(opts)
 		},
 	}
@@ -106,7 +111,7 @@ func runTrim(opts trimOptions) error {
 	if opts.Session == "" {
 		return usageErr(errors.New("trim needs a SESSION (id, id prefix or path)"))
 	}
-	path, id, err := resolveTrimSession(opts.ClaudeDir, opts.Session)
+	path, id, err := opts.resolveSession()
 	if err != nil {
 		return err
 	}
@@ -207,7 +212,7 @@ func lockRefusal(err error) error {
 func runTrimReset(opts trimOptions) error {
 	root, id := opts.Root.Path, ""
 	if opts.Session != "" {
-		path, sid, err := resolveTrimSession(opts.ClaudeDir, opts.Session)
+		path, sid, err := opts.resolveSession()
 		if err != nil {
 			return err
 		}
@@ -251,10 +256,10 @@ func parseFit(s string, o *trim.Options) error {
 	return nil
 }
 
-// resolveTrimSession finds a transcript by path, by id, or by a unique id
-// prefix of at least 4 characters under <claudeDir>/projects/*/.
-// TODO(lead): replace with the catalog's resolver at merge.
-func resolveTrimSession(claudeDir, arg string) (path, id string, err error) {
+// resolveSession finds a transcript by path, or by id, unique id prefix or
+// claude-code: key with the catalog's resolver.
+func (opts trimOptions) resolveSession() (path, id string, err error) {
+	arg := opts.Session
 	if strings.ContainsRune(arg, os.PathSeparator) || strings.HasSuffix(arg, ".jsonl") {
 		st, err := os.Stat(arg)
 		if err != nil {
@@ -266,21 +271,10 @@ func resolveTrimSession(claudeDir, arg string) (path, id string, err error) {
 		abs, _ := filepath.Abs(arg)
 		return abs, strings.TrimSuffix(filepath.Base(arg), ".jsonl"), nil
 	}
-	// Resolution by name only (no file is read), with the catalog's rules:
-	// full id, unique prefix of at least 4 characters, claude-code:
-	// qualifier, ambiguity listed.
-	projects := filepath.Join(claudeDir, "projects")
-	files, _ := filepath.Glob(filepath.Join(projects, "*", "*.jsonl"))
-	var sessions []catalog.Session
-	for _, f := range files {
-		if name := filepath.Base(f); !strings.HasPrefix(name, "agent-") {
-			sessions = append(sessions, catalog.Session{Harness: catalog.ClaudeCode, ID: strings.TrimSuffix(name, ".jsonl"), Cwd: filepath.Base(filepath.Dir(f)), Source: f})
-		}
-	}
 	if strings.HasPrefix(arg, catalog.Codex+":") {
 		return "", "", usageErr(fmt.Errorf("trim works on Claude Code transcripts; %s is a Codex session", arg))
 	}
-	s, err := catalog.Resolve(sessions, arg)
+	s, err := opts.Catalog.Resolve(opts.Ctx, arg)
 	if err != nil {
 		return "", "", resolveErr(err)
 	}
