@@ -41,9 +41,10 @@ trap cleanup EXIT
 log() { printf 'bench: %s\n' "$*" >&2; }
 
 bin="$tmp/bin"
-log "building tether and benchrun"
+log "building tether, benchrun and gencorpus"
 go build -o "$bin/tether" ./cmd/tether
 go build -o "$bin/benchrun" ./internal/tools/benchrun
+go build -o "$bin/gencorpus" ./internal/tools/gencorpus
 tether="$bin/tether"
 
 # A throw-away HOME: nothing here touches the real ~/.claude or ~/.codex.
@@ -55,9 +56,9 @@ unset TETHER_IDENTITY_ROOT TETHER_CLAUDE_BIN TETHER_CODEX_BIN TETHER_DEBUG_IO
 
 log "generating $sessions sessions (max $maxsize each), a 50M transcript and a $trimsize one"
 gen_start=$SECONDS
-"$tether" dev gen-corpus --dir "$HOME" --sessions "$sessions" --projects "$projects" --seed 1 --max-size "$maxsize" >"$tmp/corpus.txt"
-"$tether" dev gen-corpus --dir "$tmp/big" --sessions 1 --projects 1 --seed 2 --size 50M --claude-only >"$tmp/big.txt"
-"$tether" dev gen-corpus --dir "$tmp/trim" --sessions 1 --projects 1 --seed 3 --size "$trimsize" --claude-only >"$tmp/trim.txt"
+"$bin/gencorpus" -dir "$HOME" -sessions "$sessions" -projects "$projects" -seed 1 -max-size "$maxsize" >"$tmp/corpus.txt"
+"$bin/gencorpus" -dir "$tmp/big" -sessions 1 -projects 1 -seed 2 -size 50M -claude-only >"$tmp/big.txt"
+"$bin/gencorpus" -dir "$tmp/trim" -sessions 1 -projects 1 -seed 3 -size "$trimsize" -claude-only >"$tmp/trim.txt"
 corpus_bytes="$(du -sb "$HOME/.claude" "$HOME/.codex" | awk '{s += $1} END {printf "%d", s}')"
 log "corpus: $(cut -d' ' -f1-3 "$tmp/corpus.txt"), $((corpus_bytes >> 20)) MiB, in $((SECONDS - gen_start)) s"
 big="$(awk '{print $NF}' "$tmp/big.txt")"

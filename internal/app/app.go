@@ -167,7 +167,6 @@ func (a *App) Command() *cli.Command {
 			a.initCommand(),
 			a.promptCommand(),
 			a.completeCommand(),
-			a.devCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
