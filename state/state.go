@@ -1,6 +1,7 @@
 // Package state owns the files tether itself keeps under its state
 // directory ($XDG_STATE_HOME/tether): per-session hook state and the
-// per-root index, stale-resume markers, reset markers and tmux bindings.
+// per-root index, stale-resume markers, reset markers and tmux bindings
+// (and, when it comes, the archive index).
 // Every path comes from internal/locations; this package decides what is
 // in the files and how they are written (atomically, 0600 in 0700
 // directories). It knows nothing of the agents' own formats.

@@ -194,3 +194,29 @@ func TestBindings(t *testing.T) {
 		t.Errorf("bad file: %v", err)
 	}
 }
+
+// Readers never see a torn state file while writers replace it.
+func TestConcurrentSavesAreAtomic(t *testing.T) {
+	base := t.TempDir()
+	big := strings.Repeat("x", 64<<10) // several write(2)s if not atomic
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			Save(base, Session{SessionID: "s", IdentityRoot: "/r", Cwd: big, Tokens: int64(i)})
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if _, err := LoadSession(base, "s"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("torn read: %v", err)
+		}
+		if _, err := LatestForRoot(base, "/r"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("torn index: %v", err)
+		}
+	}
+}
