@@ -74,10 +74,7 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		log.Warn(eventlog.TrimFailed, id, eventlog.TrimFailedAttrs(eventlog.SourceAuto, tr.path, pct, err)...)
 		return over + "; trimming failed: " + err.Error(), nil
 	}
-	log.Info(eventlog.Trim, id, eventlog.TrimDone{Source: eventlog.SourceAuto, Path: tr.path, Policy: string(rep.Policy),
-		Backup: rep.Backup, Changed: rep.Changed, Percent: pct, BytesBefore: rep.BytesBefore, BytesAfter: rep.BytesAfter,
-		RecordsBefore: rep.RecordsBefore, RecordsAfter: rep.RecordsAfter, TokensBefore: rep.TokensBefore,
-		TokensAfter: rep.TokensAfter}.Attrs()...)
+	log.Info(eventlog.Trim, id, rep.Event(eventlog.SourceAuto, pct).Attrs()...)
 	if !rep.Changed {
 		// The transcript's own size says it fits; the reported usage may
 		// count things the file does not hold (system prompt, tools).

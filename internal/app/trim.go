@@ -179,10 +179,7 @@ func runTrim(opts trimOptions) error {
 		return lockRefusal(err)
 	}
 	if !opts.DryRun && rep.Changed {
-		opts.log.Info(eventlog.Trim, id, eventlog.TrimDone{Source: eventlog.SourceManual, Path: path, Policy: string(rep.Policy),
-			Backup: rep.Backup, Changed: rep.Changed, BytesBefore: rep.BytesBefore, BytesAfter: rep.BytesAfter,
-			RecordsBefore: rep.RecordsBefore, RecordsAfter: rep.RecordsAfter, TokensBefore: rep.TokensBefore,
-			TokensAfter: rep.TokensAfter}.Attrs()...)
+		opts.log.Info(eventlog.Trim, id, rep.Event(eventlog.SourceManual, 0).Attrs()...)
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)

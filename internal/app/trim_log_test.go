@@ -77,6 +77,12 @@ func TestLogEventTrimListsAutomaticAndManualTrims(t *testing.T) {
 	for _, l := range lines {
 		r := gjson.Parse(l)
 		sources[r.Get("session_id").Str] = r.Get("source").Str
+		if !strings.HasSuffix(r.Get("path").Str, r.Get("session_id").Str+".jsonl") || !r.Get("changed").Bool() {
+			t.Errorf("record: %s", l)
+		}
+		if r.Get("source").Str == "auto" && r.Get("percent").Float() < 90 {
+			t.Errorf("automatic trim without the percent that set it off: %s", l)
+		}
 		var k []string
 		r.ForEach(func(key, _ gjson.Result) bool { k = append(k, key.Str); return true })
 		sort.Strings(k)
