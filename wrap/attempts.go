@@ -12,7 +12,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/hooks"
-	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/trim"
 )
@@ -109,7 +108,7 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 	log.Info("trimmed", res.ID, slog.String("after", reasonTooLong), slog.Bool("changed", rep.Changed),
 		slog.Int64("tokens_before", rep.TokensBefore), slog.Int64("tokens_after", rep.TokensAfter), slog.String("backup", rep.Backup))
 	fmt.Fprintf(o.Stderr, "tether: session %s: prompt too long — trimmed to about %.0f%% of its context (backup: %s); resuming once more.\n",
-		identity.ShortID(res.ID), hooks.Percent(rep.TokensAfter, window), rep.Backup)
+		o.short(res.ID, tr), hooks.Percent(rep.TokensAfter, window), rep.Backup)
 	tr = o.findTranscript(res.ID)
 	child.Stdout = out.writer()
 	code, err = o.Exec(child)
@@ -157,7 +156,7 @@ var contextFiles = map[Harness][]string{
 // session is and the one command that would make it resumable.
 func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tether: session %s could not be resumed (%s) — starting fresh.", identity.ShortID(id), reason)
+	fmt.Fprintf(&b, "tether: session %s could not be resumed (%s) — starting fresh.", o.short(id, tr), reason)
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}

@@ -162,5 +162,17 @@ func TestJSONOutputCarriesOneDocument(t *testing.T) {
 	}
 }
 
-
 func gjsonGet(line, key string) string { return gjson.Get(line, key).Str }
+
+// TestNoticeAbbreviatesAmongNeighbours: the wrapper's notice names the
+// session by a prefix no sibling transcript shares.
+func TestNoticeAbbreviatesAmongNeighbours(t *testing.T) {
+	f := newFixture(t)
+	p := f.writeTranscript(f.root.Path, "")
+	twin := filepath.Join(filepath.Dir(p), sid[:10]+"00-0000-0000-0000-000000000000.jsonl")
+	os.WriteFile(twin, []byte(userRecord(f.root.Path)), 0o600)
+	f.runOpts(func(o *Options) { o.Abbrev = SiblingAbbrev(nil) }, "--resume", sid)
+	if !strings.HasPrefix(f.stderr.String(), "tether: session "+sid[:11]+" could not be resumed") {
+		t.Errorf("notice %q", f.stderr.String())
+	}
+}

@@ -31,10 +31,13 @@ type Options struct {
 	Exec                ExecFunc
 	Log                 *eventlog.Log
 	Stderr              io.Writer
+	// Abbrev names a session in messages by its shortest unique prefix
+	// among the known ids and those in dir (nil: identity.ShortID).
+	Abbrev func(id, dir string) string
 	// Stdout is where the child's output ends up (nil: the wrapper's own
 	// standard output, inherited).
 	Stdout io.Writer
-	Now                 func() time.Time
+	Now    func() time.Time
 
 	// Resume preflight (Claude resumes by id). StateDir holds the hooks'
 	// session state and reset markers.

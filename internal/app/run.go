@@ -147,6 +147,7 @@ func (a *App) runWrap(opts runOptions) error {
 		Windows:     cfg.Hooks.Windows,
 		DisableTrim: trim.Disabled(a.Getenv),
 		Force:       opts.Force,
+		Abbrev:      a.abbrev(),
 	}
 	if opts.Handoff || cfg.Wrap.Handoff {
 		wopts.Handoff = a.handoff
@@ -194,5 +195,6 @@ func (a *App) exitLine(opts runOptions, started time.Time) string {
 	if opts.Harness == wrap.Codex {
 		resume = "codex resume " + st.SessionID
 	}
-	return fmt.Sprintf("tether: session %s · %s · resume: %s", shortID(st.SessionID), ctx, resume)
+	short := a.abbrev()(st.SessionID, filepath.Dir(st.TranscriptPath))
+	return fmt.Sprintf("tether: session %s · %s · resume: %s", short, ctx, resume)
 }

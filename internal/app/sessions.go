@@ -229,7 +229,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		}
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
-	printSessionTable(opts.IO.Out, out, opts.Now())
+	printSessionTable(opts.IO.Out, out, opts.Now(), catalog.Abbrev(all))
 	if len(out) == 0 {
 		if len(all) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "tether: no sessions found (looked in %s)\n", strings.Join(storageDirs(opts.Catalog), " and "))
@@ -289,7 +289,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
+func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, ab *identity.Abbreviator) {
 	// tabwriter writes cell by cell: buffer, or 10,000 rows cost ~100k
 	// write calls.
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -316,7 +316,7 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
 		if s.Archived {
 			state += ",archived"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, s.ShortID(), cell(filepath.Base(s.Cwd), 24),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24),
 			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
 	}
 	tw.Flush()
@@ -759,8 +759,9 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 		return notFound(fmt.Errorf("no session matches %q", opts.Query))
 	}
 	now := opts.Now()
+	ab := catalog.Abbrev(all)
 	for _, r := range res {
-		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", r.Session.ShortID(), r.Session.Harness,
+		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", ab.Short(r.Session.ID), r.Session.Harness,
 			relTime(now, r.Session.LastActivity), cell(filepath.Base(r.Session.Cwd), 24), cell(r.Session.Title, 70))
 		for _, m := range r.Matches {
 			fmt.Fprintf(opts.IO.Out, "    %s\n", cell(m, 120))
