@@ -573,6 +573,10 @@ type sessionsResumeOptions struct {
 	StatDir  func(string) error
 	// Logged records a resume in the lifecycle log (metadata only).
 	Logged func(s catalog.Session, mode string, forced bool)
+	// Self is tether's own executable: resumes go through its wrapper.
+	Self string
+	// Short abbreviates a session id for messages.
+	Short func(id string) string
 }
 
 // tmuxFlag is a boolean flag that also takes a value: --tmux or
@@ -619,10 +623,11 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			self, _ := os.Executable()
 			return runSessionsResume(ctx, sessionsResumeOptions{
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
 				UseTmux: tf.set, TmuxName: tf.name, Bindings: filepath.Join(a.Loc.StateDir, "bindings.json"),
-				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv,
+				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv, Self: self, Short: a.knownIDs(),
 				Logged: func(s catalog.Session, mode string, forced bool) {
 					a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
 						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
@@ -665,7 +670,7 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	if opts.Logged != nil {
 		opts.Logged(s, "exec", opts.Force)
 	}
-	return opts.Exec(spec.Dir, spec.Argv, env)
+	return opts.Exec(spec.Dir, wrappedResume(opts.Self, spec, opts.Force), env)
 }
 
 func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) error {
@@ -686,7 +691,7 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	for k, v := range s.Resume.Env {
 		extra = append(extra, k+"="+v)
 	}
-	if err := opts.Tmux.NewSession(name, s.Resume.Dir, s.Resume.Argv, extra); err != nil {
+	if err := opts.Tmux.NewSession(name, s.Resume.Dir, wrappedResume(opts.Self, s.Resume, opts.Force), extra); err != nil {
 		return err
 	}
 	b.Sessions[s.Key()] = catalog.Binding{Tmux: name, Dir: s.Resume.Dir, Updated: opts.Now().UTC()}
@@ -696,8 +701,11 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	if opts.Logged != nil {
 		opts.Logged(s, "tmux:"+name, opts.Force)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", s.Key(), name)
-	return opts.Tmux.Attach(name)
+	short := identity.ShortID(s.ID)
+	if opts.Short != nil {
+		short = opts.Short(s.ID)
+	}
+	return attachOrSay(opts, s.Key(), short, name)
 }
 
 // ---- search
