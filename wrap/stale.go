@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/tether-dev/tether/internal/atomicfile"
 )
 
 // stale remembers a session whose resume failed, with the transcript as it
@@ -24,21 +22,9 @@ func stalePath(stateDir, id string) string {
 	return filepath.Join(stateDir, "stale", filepath.Base(id)+".json")
 }
 
-// markStale records the failed resume; errors are ignored: it only saves
-// a doomed attempt next time.
+// markStale records the failed resume (see MarkStale).
 func (o Options) markStale(id, transcript, reason string) {
-	if o.StateDir == "" || transcript == "" {
-		return
-	}
-	st, err := os.Stat(transcript)
-	if err != nil {
-		return
-	}
-	data, _ := json.Marshal(stale{Reason: reason, Size: st.Size(), MTime: st.ModTime(), At: o.Now()})
-	p := stalePath(o.StateDir, id)
-	if os.MkdirAll(filepath.Dir(p), 0o700) == nil {
-		atomicfile.WriteBytes(p, data, atomicfile.Options{Perm: 0o600})
-	}
+	MarkStale(o.StateDir, id, transcript, reason, o.Now())
 }
 
 // staleReason returns why the session was found stale, if its transcript

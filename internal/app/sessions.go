@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/wrap"
 )
 
 // Test hooks: resume replaces this process, and tmux is a real program.
@@ -130,6 +132,8 @@ type sessionsListOptions struct {
 	// Listed, when set, gets every session listed (before filters), to
 	// refresh the completion index.
 	Listed func([]catalog.Session)
+	// Marks are the failed resumes on record (see markStale).
+	Marks map[string]wrap.StaleMark
 }
 
 func (a *App) sessionsListCommand() *cli.Command {
@@ -146,8 +150,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			st := cmd.String("state")
-			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown {
-				return usageErr(fmt.Errorf("--state: %q is not running, resumable or unknown", st))
+			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != stateStale {
+				return usageErr(fmt.Errorf("--state: %q is not running, resumable, stale or unknown", st))
 			}
 			if cmd.Int("limit") < 0 {
 				return usageErr(errors.New("--limit: must be 0 or more"))
@@ -156,7 +160,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := sessionsListOptions{sessionsBase: b, Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
+			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
 				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit"))}
 			if h == "" {
 				// A listing of every harness is the completion index too.
@@ -183,7 +187,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
 		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code or codex)"},
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale or unknown)"},
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
@@ -199,6 +203,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if opts.Listed != nil && err == nil {
 		opts.Listed(all)
 	}
+	markStale(all, opts.Marks)
 	var repos repoMemo
 	// Session is a large struct: growing the slice by appends copied it
 	// ~15 times over at 10,000 sessions.
@@ -207,7 +212,8 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		switch {
 		case opts.Since > 0 && s.LastActivity.Before(opts.Now().Add(-opts.Since)):
 		case opts.Cwd != "" && s.IdentityRoot != opts.Cwd:
-		case opts.State != "" && s.State != opts.State:
+		case opts.State == stateStale && s.Stale == nil:
+		case opts.State != "" && opts.State != stateStale && s.State != opts.State:
 		case opts.Repo != "" && !repos.matches(s, opts.Repo):
 		default:
 			if opts.NoContent {
@@ -312,7 +318,7 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, ab *ide
 				ctxs = fmt.Sprintf("%.1f%%", s.Context.Percent)
 			}
 		}
-		state := s.State
+		state := displayState(s)
 		if s.Archived {
 			state += ",archived"
 		}
@@ -389,6 +395,7 @@ func oneID(cmd *cli.Command) (string, error) {
 
 type sessionsShowOptions struct {
 	sessionsBase
+	Marks     map[string]wrap.StaleMark
 	ID        string
 	JSON      bool
 	NoContent bool
@@ -412,7 +419,7 @@ func (a *App) sessionsShowCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
+			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
 		},
 	}
 }
@@ -426,6 +433,9 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	if err != nil {
 		return err
 	}
+	one := []catalog.Session{full}
+	markStale(one, opts.Marks)
+	full = one[0]
 	if opts.NoContent {
 		full.StripContent()
 	}
@@ -464,7 +474,13 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	if s.Archived {
 		state += ", archived"
 	}
+	if st := s.Stale; st != nil && s.State != catalog.StateRunning {
+		state = fmt.Sprintf("%s (%s, on %s)", stateStale, st.Reason, st.At.Local().Format("2006-01-02 15:04"))
+	}
 	row("state", state)
+	if s.Stale != nil {
+		row("fix", cmp.Or(s.Stale.Fix, "none known: resuming it starts a fresh session"))
+	}
 	row("created", fmt.Sprintf("%s (%s ago)", s.Created.Local().Format(time.DateTime), relTime(now, s.Created)))
 	row("last activity", fmt.Sprintf("%s (%s ago)", s.LastActivity.Local().Format(time.DateTime), relTime(now, s.LastActivity)))
 	if s.LastHumanActivity != nil {
