@@ -2,11 +2,15 @@ package app
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/wrap"
 )
 
 // Three Codex threads started in the same minute: UUIDv7 ids sharing
@@ -69,5 +73,30 @@ func TestShortIDsAreUnique(t *testing.T) {
 		if !strings.Contains(ta.out.String(), " "+w+" ") {
 			t.Errorf("log lacks %q:\n%s", w, ta.out)
 		}
+	}
+}
+
+// TestExitLineAbbreviatesAmongSiblings: the wrapper's exit line names the
+// session by a prefix no other transcript of its project shares.
+func TestExitLineAbbreviatesAmongSiblings(t *testing.T) {
+	ta := newTestApp(t)
+	fake := filepath.Join(ta.home, "bin", "claude")
+	put(t, fake, []byte("#!/bin/sh\n"))
+	os.Chmod(fake, 0o755)
+	ta.env["TETHER_CLAUDE_BIN"] = fake
+	ta.IO.StderrTTY = true
+	const id = "d9f7843f-07d6-4b50-9048-40676f77f965"
+	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-proj")
+	put(t, filepath.Join(proj, id+".jsonl"), []byte("{}\n"))
+	put(t, filepath.Join(proj, "d9f7843f-0aaa-4b50-9048-40676f77f965.jsonl"), []byte("{}\n"))
+	ta.exec = func(c wrap.Child) (int, error) {
+		return 0, hooks.Save(ta.Loc.StateDir, hooks.State{SessionID: id, IdentityRoot: ta.Root().Path,
+			TranscriptPath: filepath.Join(proj, id+".jsonl"), UsageKnown: false, Updated: time.Now()})
+	}
+	if code := ta.run("run", "claude"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	if !strings.HasPrefix(ta.err.String(), "tether: session d9f7843f-07 ·") {
+		t.Errorf("exit line %q", ta.err.String())
 	}
 }
