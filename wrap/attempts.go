@@ -180,8 +180,8 @@ func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
 // fixHint is the command that would make the old session resumable, or
 // tell what is wrong with it.
 func fixHint(h Harness, id, reason string) string {
-	if h == Claude && (strings.HasPrefix(reason, reasonTooLong) || strings.HasPrefix(reason, "context at")) {
-		return "to make it resumable: tether trim --fit 60% " + id
+	if fix := FitFix(h == Claude, id, reason); fix != "" {
+		return "to make it resumable: " + fix
 	}
 	return "to see what it holds: tether sessions show " + id
 }
@@ -195,4 +195,19 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// FitFix is the trim that would make a Claude session too large to resume
+// resumable: to 60% of the window, or to 30% when a trim to 60% was
+// already tried. "" when the reason is not about size.
+func FitFix(claude bool, id, reason string) string {
+	switch {
+	case !claude:
+		return ""
+	case strings.Contains(reason, "even after trimming"):
+		return "tether trim --fit 30% " + id
+	case strings.HasPrefix(reason, reasonTooLong), strings.HasPrefix(reason, "context at"):
+		return "tether trim --fit 60% " + id
+	}
+	return ""
 }

@@ -80,7 +80,10 @@ func (a *App) runCommand() *cli.Command {
 			"signals and the exit status. The identity root of the current directory is exported\n" +
 			"as TETHER_IDENTITY_ROOT and the program starts in it. When a resume by id cannot work\n" +
 			"(the session is missing, empty or corrupt, or the resume fails with prompt too long)\n" +
-			"tether says so on stderr and starts one fresh session instead.\n\n" +
+			"tether says so on stderr and starts one fresh session instead; a Claude session the\n" +
+			"API refuses as too long is first trimmed to fit (backup kept) and resumed once more.\n" +
+			"With -p --output-format json, stdout carries only the document of the attempt that\n" +
+			"counts.\n\n" +
 			"Invoked as 'claude' or 'codex' (a symlink to tether) it behaves as 'tether run <name>'.\n" +
 			"The real binary is the first on PATH that is not tether itself, or $TETHER_CLAUDE_BIN /\n" +
 			"$TETHER_CODEX_BIN.\n\n" +

@@ -619,12 +619,17 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 		Name:      "resume",
 		Usage:     "continue a session in the directory it belongs to",
 		ArgsUsage: "ID",
-		Description: "Changes to the session's recorded cwd and runs 'claude --resume ID' or 'codex\n" +
-			"resume ID' in place of tether. A running session is refused (exit 4) unless\n" +
-			"--force. --tmux[=NAME] opens it in a detached tmux session instead (NAME, else\n" +
+		Description: "Changes to the session's recorded cwd and runs 'tether run claude --resume ID' or\n" +
+			"'tether run codex resume ID' in place of tether: the wrapper's preflight, notice and\n" +
+			"fallback apply as to a resume typed in a shell. A running session is refused (exit 4)\n" +
+			"unless --force. --tmux[=NAME] opens it in a detached tmux session instead (NAME, else\n" +
 			"the name remembered for this session, else the cwd base name; -2, -3 … when a\n" +
-			"live session has that name) and attaches; the name is remembered in\n" +
-			"$XDG_STATE_HOME/tether/bindings.json.",
+			"live session has that name) and attaches, or, with no client to attach, says how\n" +
+			"to; the name is remembered in $XDG_STATE_HOME/tether/bindings.json.\n\n" +
+			"Examples:\n" +
+			"  tether sessions resume d9f7\n" +
+			"  tether sessions resume --tmux=review 01a22e82-5d0\n" +
+			"  tether sessions resume --print d9f7",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "print", Usage: "print the shell command instead of running it"},
 			&cli.BoolFlag{Name: "force", Usage: "resume even if the session is running"},

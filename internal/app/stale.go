@@ -2,7 +2,6 @@ package app
 
 import (
 	"os"
-	"strings"
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/wrap"
@@ -39,8 +38,8 @@ func staleFix(s catalog.Session, reason string) string {
 	if s.Harness != catalog.ClaudeCode {
 		return ""
 	}
-	if strings.HasPrefix(reason, "prompt too long") || strings.HasPrefix(reason, "context at") {
-		return "tether trim --fit 60% " + s.ID
+	if fix := wrap.FitFix(true, s.ID, reason); fix != "" {
+		return fix
 	}
 	if _, err := os.Stat(s.Source + ".bak"); err == nil {
 		return "tether trim --restore " + s.ID
