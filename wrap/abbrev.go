@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tether-dev/tether/identity"
@@ -51,7 +52,7 @@ func (o Options) short(id string, tr transcript) string {
 	}
 	dir := ""
 	if tr.path != "" {
-		dir = tr.path[:strings.LastIndexByte(tr.path, '/')]
+		dir = filepath.Dir(tr.path)
 	}
 	return o.Abbrev(id, dir)
 }
