@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,4 +79,40 @@ func countEvents(t *testing.T, env *harness.Env, name string) int {
 		}
 	}
 	return n
+}
+
+// TestSessionsResumeTmuxWithoutClient: inside tmux with no client attached
+// (a script, a run-shell), --tmux starts the wrapped resume in a new tmux
+// session and says in one line where it runs and how to attach, instead of
+// "no current client" and "exit status 1".
+func TestSessionsResumeTmuxWithoutClient(t *testing.T) {
+	clis := harness.CLIs(t)
+	harness.RequireTmux(t)
+	ctx := context.Background()
+	env, _, tether := wrapEnv(t, clis.Claude)
+	dir := env.ProjectDir("tmuxed")
+	r := env.Run(ctx, "new session", tether, dir, "run", "claude", "-p", "hello", "--output-format", "stream-json", "--verbose")
+	if r.ExitCode != 0 {
+		t.Fatalf("exit %d", r.ExitCode)
+	}
+	sid := sessionOf(t, r)
+
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	server := exec.Command("tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-s", "base", "sleep 300")
+	server.Env = env.Environ()
+	if out, err := server.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	env.Setenv("TMUX", sock+",1,0")
+
+	r = env.Run(ctx, "resume --tmux", tether, dir, "sessions", "resume", "--tmux=work", sid[:8])
+	want := "tether: session " + sid[:8] + " runs in tmux session work; attach with: tmux attach -t '=work'\n"
+	if r.ExitCode != 0 || r.Stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", r.ExitCode, r.Stderr, want)
+	}
+	out, err := exec.Command("tmux", "-S", sock, "list-panes", "-t", "=work", "-F", "#{pane_start_command}").Output()
+	if err != nil || !strings.Contains(string(out), "run claude --resume "+sid) {
+		t.Errorf("the tmux session does not run the wrapped resume: %v %q", err, out)
+	}
 }
