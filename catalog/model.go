@@ -69,6 +69,10 @@ type Session struct {
 	Archived bool     `json:"archived"`
 	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown"`
 	Runtime  *Runtime `json:"runtime,omitempty"`
+	// Stale is set when tether's last resume of the session failed and
+	// the transcript has not changed since: resuming it as is would start
+	// fresh.
+	Stale *Stale `json:"stale,omitempty"`
 
 	Context *ContextUsage `json:"context,omitempty"`
 	// ContextCurve is the context in use after each main-chain turn (full
@@ -85,6 +89,15 @@ type Session struct {
 	// exec, vscode, ….
 	Origin string `json:"origin,omitempty"`
 	Model  string `json:"model,omitempty"`
+}
+
+// Stale is a failed resume on record.
+type Stale struct {
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+	// Fix is the command that would make the session resumable again
+	// ("" when none is known).
+	Fix string `json:"fix,omitempty"`
 }
 
 // Counts are message and tool-call totals of the main chain.

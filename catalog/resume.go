@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -72,8 +73,26 @@ func (t ExecTmux) NewSession(name, dir string, argv, env []string) error {
 	return nil
 }
 
+// ErrNoTmuxClient is Attach's error when there is no client to attach or
+// switch: no terminal, or inside tmux with no attached client.
+var ErrNoTmuxClient = errors.New("no tmux client to attach")
+
+// CanAttach reports whether Attach has a client to work with: inside
+// tmux, an attached client of this server; outside, a terminal on stdin.
+func (t ExecTmux) CanAttach() bool {
+	if !t.Inside {
+		st, err := os.Stdin.Stat()
+		return err == nil && st.Mode()&os.ModeCharDevice != 0
+	}
+	out, err := exec.Command("tmux", "display-message", "-p", "#{client_tty}").Output()
+	return err == nil && strings.TrimSpace(string(out)) != ""
+}
+
 // Attach implements Tmux.
 func (t ExecTmux) Attach(name string) error {
+	if !t.CanAttach() {
+		return ErrNoTmuxClient
+	}
 	verb := "attach-session"
 	if t.Inside {
 		verb = "switch-client"

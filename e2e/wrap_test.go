@@ -261,6 +261,8 @@ func TestWrapCodex(t *testing.T) {
 		t.Fatalf("plain resume: exit %d, rollouts %v, stderr %q", r.ExitCode, env.CodexRollouts(), r.Stderr)
 	}
 
+	// The notice names AGENTS.md only because it exists.
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# project notes\n"), 0o644)
 	api.Enqueue(fakeapi.ContextLengthExceeded(), fakeapi.Text("fresh"))
 	r = env.Run(ctx, "tether run codex resume overflow", tether, dir, append(execArgs, "resume", thread, "overflow")...)
 	want := "tether: session " + thread[:8] + " could not be resumed (context window exceeded) — starting fresh. Project context is preserved in AGENTS.md."

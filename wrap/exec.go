@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,6 +19,9 @@ type Child struct {
 	// SIGINT and SIGQUIT to the whole foreground process group, child
 	// included, so the wrapper must not send a second copy.
 	Interactive bool
+	// Stdout, when set, receives the child's standard output in place of
+	// the wrapper's (a resume attempt whose output may be withheld).
+	Stdout io.Writer
 }
 
 // ExecFunc runs a child to completion and returns its exit status (128+N
@@ -36,6 +40,9 @@ func Exec(c Child) (int, error) {
 	cmd.Args[0] = c.Path
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
 
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)

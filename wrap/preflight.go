@@ -1,6 +1,7 @@
 package wrap
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 
@@ -22,10 +23,12 @@ const (
 type RunningError struct {
 	ID  string
 	PID int
+	// Short is how the message names the session ("": ShortID).
+	Short string
 }
 
 func (e *RunningError) Error() string {
-	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one file; pass --force to do it anyway", identity.ShortID(e.ID), e.PID)
+	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one file; pass --force to do it anyway", cmp.Or(e.Short, identity.ShortID(e.ID)), e.PID)
 }
 
 // preflight decides, before a Claude resume by id, whether to go on as
@@ -33,7 +36,7 @@ func (e *RunningError) Error() string {
 // transcript first when the configured policy says so.
 func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath string) (string, error) {
 	if pid := trim.Running(o.ClaudeDir, id); pid > 0 && !o.Force {
-		return "", &RunningError{ID: id, PID: pid}
+		return "", &RunningError{ID: id, PID: pid, Short: o.short(id, tr)}
 	}
 	if o.StateDir != "" {
 		notes, _ := trim.FindNotes(rootPath)
@@ -79,10 +82,10 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		// The transcript's own size says it fits; the reported usage may
 		// count things the file does not hold (system prompt, tools).
 		fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context, but its transcript already fits %.0f%% — resuming as is.\n",
-			identity.ShortID(id), pct, target)
+			o.short(id, tr), pct, target)
 		return "", nil
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
-		identity.ShortID(id), pct, state.Percent(rep.TokensAfter, window), rep.Backup, id)
+		o.short(id, tr), pct, state.Percent(rep.TokensAfter, window), rep.Backup, id)
 	return "", nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
@@ -36,6 +37,7 @@ func (f *fixture) runOpts(mod func(*Options), args ...string) (int, error) {
 	o := Options{
 		Harness: Claude, Bin: "/usr/bin/claude-real", Args: args, Root: f.root, ClaudeDir: f.claude, Stderr: &f.stderr,
 		StateDir: filepath.Join(f.home, "state"), Threshold: 90, Policy: PolicyTrim, FitPercent: 60,
+		Log:  eventlog.Open(eventlog.Options{Path: f.logPath}),
 		Exec: func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil },
 	}
 	mod(&o)

@@ -31,7 +31,13 @@ type Options struct {
 	Exec                ExecFunc
 	Log                 *eventlog.Log
 	Stderr              io.Writer
-	Now                 func() time.Time
+	// Abbrev names a session in messages by its shortest unique prefix
+	// among the known ids and those in dir (nil: identity.ShortID).
+	Abbrev func(id, dir string) string
+	// Stdout is where the child's output ends up (nil: the wrapper's own
+	// standard output, inherited).
+	Stdout io.Writer
+	Now    func() time.Time
 
 	// Resume preflight (Claude resumes by id). StateDir holds the hooks'
 	// session state and reset markers.
@@ -114,6 +120,10 @@ func Run(o Options) (int, error) {
 			tr = o.findTranscript(res.ID) // a trim changed its size
 		}
 	}
+	out := o.newAttemptOutput(res)
+	if checkable {
+		child.Stdout = out.writer()
+	}
 	code, err := o.Exec(child)
 	if err != nil {
 		return code, fmt.Errorf("run %s: %w", o.Bin, err)
@@ -122,10 +132,22 @@ func Run(o Options) (int, error) {
 	// the session's fault.
 	if checkable && code != 0 && code < 128 {
 		if reason := o.resumeFailure(res.ID, tr); reason != "" {
+			out.withhold(log, res.ID)
+			if reason == reasonTooLong {
+				retried, tried, done, err := o.retryTrimmed(log, res, child, out)
+				if done {
+					log.Info(eventlog.End, sid, slog.Int("exit_code", retried))
+					return retried, err
+				}
+				if tried {
+					reason += ", even after trimming"
+				}
+			}
 			o.markStale(res.ID, o.findTranscript(res.ID).path, reason)
 			return o.fallback(log, res, child, tr, reason, code)
 		}
 	}
+	out.release()
 	log.Info(eventlog.End, sid, slog.Int("exit_code", code))
 	return code, nil
 }
@@ -134,14 +156,10 @@ func Run(o Options) (int, error) {
 func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcript, reason string, code int) (int, error) {
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reason), slog.Int("exit_code", code),
 		slog.String("cwd", child.Dir), slog.String("transcript", tr.path), slog.Int64("size", tr.size))
-	ctxFile := "CLAUDE.md"
-	if o.Harness == Codex {
-		ctxFile = "AGENTS.md"
-	}
-	fmt.Fprintf(o.Stderr, "tether: session %s could not be resumed (%s) — starting fresh. Project context is preserved in %s.\n",
-		identity.ShortID(res.ID), reason, ctxFile)
+	fmt.Fprintln(o.Stderr, o.fallbackNotice(res.ID, reason, child.Dir, tr))
 	started := o.Now()
 	child.Args = res.Fresh()
+	child.Stdout = o.Stdout
 	handoff := false
 	if o.Handoff != nil && o.Harness == Claude && tr.path != "" && tr.size > 0 {
 		if text := o.Handoff(tr.path, reason); text != "" {

@@ -193,7 +193,7 @@ func TestMissingSessionStartsFreshOnce(t *testing.T) {
 	if !reflect.DeepEqual(f.calls[0].Args, []string{"-p", "go on"}) {
 		t.Errorf("fresh args %q", f.calls[0].Args)
 	}
-	want := "tether: session d9f7843f could not be resumed (session not found) — starting fresh. Project context is preserved in CLAUDE.md.\n"
+	want := "tether: session d9f7843f could not be resumed (session not found) — starting fresh.\n"
 	if f.stderr.String() != want {
 		t.Errorf("notice %q", f.stderr.String())
 	}

@@ -27,6 +27,8 @@ type logOptions struct {
 	Now     func() time.Time
 	// Poll is how often --follow looks for new records.
 	Poll time.Duration
+	// Short abbreviates a session id (nil: identity.ShortID).
+	Short func(id string) string
 }
 
 func (a *App) logCommand() *cli.Command {
@@ -49,6 +51,7 @@ func (a *App) logCommand() *cli.Command {
 			opts := logOptions{
 				IO: a.IO, Path: a.Loc.EventLog(), Session: cmd.String("session"), Event: cmd.String("event"),
 				JSON: cmd.Bool("json"), Follow: cmd.Bool("follow"), Now: a.Now, Poll: 250 * time.Millisecond,
+				Short: a.knownIDs(),
 			}
 			if s := cmd.String("since"); s != "" {
 				d, err := parseDuration(s)
@@ -149,7 +152,14 @@ func (p *logPrinter) print(r eventlog.Record) {
 		p.head = true
 	}
 	fmt.Fprintf(p.tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"),
-		r.Level, r.Event, shortID(r.SessionID), dash(r.Harness), details(r))
+		r.Level, r.Event, p.short(r.SessionID), dash(r.Harness), details(r))
+}
+
+func (p *logPrinter) short(id string) string {
+	if p.opts.Short == nil || id == "" {
+		return shortID(id)
+	}
+	return p.opts.Short(id)
 }
 
 func (p *logPrinter) flush() {

@@ -80,7 +80,10 @@ func (a *App) runCommand() *cli.Command {
 			"signals and the exit status. The identity root of the current directory is exported\n" +
 			"as TETHER_IDENTITY_ROOT and the program starts in it. When a resume by id cannot work\n" +
 			"(the session is missing, empty or corrupt, or the resume fails with prompt too long)\n" +
-			"tether says so on stderr and starts one fresh session instead.\n\n" +
+			"tether says so on stderr and starts one fresh session instead; a Claude session the\n" +
+			"API refuses as too long is first trimmed to fit (backup kept) and resumed once more.\n" +
+			"With -p --output-format json, stdout carries only the document of the attempt that\n" +
+			"counts.\n\n" +
 			"Invoked as 'claude' or 'codex' (a symlink to tether) it behaves as 'tether run <name>'.\n" +
 			"The real binary is the first on PATH that is not tether itself, or $TETHER_CLAUDE_BIN /\n" +
 			"$TETHER_CODEX_BIN.\n\n" +
@@ -147,6 +150,7 @@ func (a *App) runWrap(opts runOptions) error {
 		Windows:     cfg.Hooks.Windows,
 		DisableTrim: trim.Disabled(a.Getenv),
 		Force:       opts.Force,
+		Abbrev:      a.abbrev(),
 	}
 	if opts.Handoff || cfg.Wrap.Handoff {
 		wopts.Handoff = a.handoff
@@ -194,5 +198,6 @@ func (a *App) exitLine(opts runOptions, started time.Time) string {
 	if opts.Harness == wrap.Codex {
 		resume = "codex resume " + st.SessionID
 	}
-	return fmt.Sprintf("tether: session %s · %s · resume: %s", shortID(st.SessionID), ctx, resume)
+	short := a.abbrev()(st.SessionID, filepath.Dir(st.TranscriptPath))
+	return fmt.Sprintf("tether: session %s · %s · resume: %s", short, ctx, resume)
 }

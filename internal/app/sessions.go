@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,6 +138,8 @@ type sessionsListOptions struct {
 	// Listed, when set, gets every session listed (before filters), to
 	// refresh the completion index.
 	Listed func([]catalog.Session)
+	// Marks are the failed resumes on record (see markStale).
+	Marks map[string]state.StaleMark
 }
 
 func (a *App) sessionsListCommand() *cli.Command {
@@ -153,8 +156,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			st := cmd.String("state")
-			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown {
-				return usageErr(fmt.Errorf("--state: %q is not running, resumable or unknown", st))
+			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != stateStale {
+				return usageErr(fmt.Errorf("--state: %q is not running, resumable, stale or unknown", st))
 			}
 			if cmd.Int("limit") < 0 {
 				return usageErr(errors.New("--limit: must be 0 or more"))
@@ -163,7 +166,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := sessionsListOptions{sessionsBase: b, Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
+			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
 				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit"))}
 			if h == "" {
 				// A listing of every harness is the completion index too.
@@ -190,7 +193,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
 		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code or codex)"},
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale or unknown)"},
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
@@ -206,6 +209,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if opts.Listed != nil && err == nil {
 		opts.Listed(all)
 	}
+	markStale(all, opts.Marks)
 	var repos repoMemo
 	// Session is a large struct: growing the slice by appends copied it
 	// ~15 times over at 10,000 sessions.
@@ -214,7 +218,8 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		switch {
 		case opts.Since > 0 && s.LastActivity.Before(opts.Now().Add(-opts.Since)):
 		case opts.Cwd != "" && s.IdentityRoot != opts.Cwd:
-		case opts.State != "" && s.State != opts.State:
+		case opts.State == stateStale && s.Stale == nil:
+		case opts.State != "" && opts.State != stateStale && s.State != opts.State:
 		case opts.Repo != "" && !repos.matches(s, opts.Repo):
 		default:
 			if opts.NoContent {
@@ -236,7 +241,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		}
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
-	printSessionTable(opts.IO.Out, out, opts.Now())
+	printSessionTable(opts.IO.Out, out, opts.Now(), catalog.Abbrev(all))
 	if len(out) == 0 {
 		if len(all) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "tether: no sessions found (looked in %s)\n", strings.Join(storageDirs(opts.Catalog), " and "))
@@ -296,7 +301,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
+func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, ab *identity.Abbreviator) {
 	// tabwriter writes cell by cell: buffer, or 10,000 rows cost ~100k
 	// write calls.
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -319,11 +324,11 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
 				ctxs = fmt.Sprintf("%.1f%%", s.Context.Percent)
 			}
 		}
-		state := s.State
+		state := displayState(s)
 		if s.Archived {
 			state += ",archived"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, s.ShortID(), cell(filepath.Base(s.Cwd), 24),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24),
 			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
 	}
 	tw.Flush()
@@ -396,6 +401,7 @@ func oneID(cmd *cli.Command) (string, error) {
 
 type sessionsShowOptions struct {
 	sessionsBase
+	Marks     map[string]state.StaleMark
 	ID        string
 	JSON      bool
 	NoContent bool
@@ -419,7 +425,7 @@ func (a *App) sessionsShowCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
+			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
 		},
 	}
 }
@@ -433,6 +439,9 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	if err != nil {
 		return err
 	}
+	one := []catalog.Session{full}
+	markStale(one, opts.Marks)
+	full = one[0]
 	if opts.NoContent {
 		full.StripContent()
 	}
@@ -471,7 +480,13 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	if s.Archived {
 		state += ", archived"
 	}
+	if st := s.Stale; st != nil && s.State != catalog.StateRunning {
+		state = fmt.Sprintf("%s (%s, on %s)", stateStale, st.Reason, st.At.Local().Format("2006-01-02 15:04"))
+	}
 	row("state", state)
+	if s.Stale != nil {
+		row("fix", cmp.Or(s.Stale.Fix, "none known: resuming it starts a fresh session"))
+	}
 	row("created", fmt.Sprintf("%s (%s ago)", s.Created.Local().Format(time.DateTime), relTime(now, s.Created)))
 	row("last activity", fmt.Sprintf("%s (%s ago)", s.LastActivity.Local().Format(time.DateTime), relTime(now, s.LastActivity)))
 	if s.LastHumanActivity != nil {
@@ -580,6 +595,10 @@ type sessionsResumeOptions struct {
 	StatDir  func(string) error
 	// Logged records a resume in the lifecycle log (metadata only).
 	Logged func(s catalog.Session, mode string, forced bool)
+	// Self is tether's own executable: resumes go through its wrapper.
+	Self string
+	// Short abbreviates a session id for messages.
+	Short func(id string) string
 }
 
 // tmuxFlag is a boolean flag that also takes a value: --tmux or
@@ -606,12 +625,17 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 		Name:      "resume",
 		Usage:     "continue a session in the directory it belongs to",
 		ArgsUsage: "ID",
-		Description: "Changes to the session's recorded cwd and runs 'claude --resume ID' or 'codex\n" +
-			"resume ID' in place of tether. A running session is refused (exit 4) unless\n" +
-			"--force. --tmux[=NAME] opens it in a detached tmux session instead (NAME, else\n" +
+		Description: "Changes to the session's recorded cwd and runs 'tether run claude --resume ID' or\n" +
+			"'tether run codex resume ID' in place of tether: the wrapper's preflight, notice and\n" +
+			"fallback apply as to a resume typed in a shell. A running session is refused (exit 4)\n" +
+			"unless --force. --tmux[=NAME] opens it in a detached tmux session instead (NAME, else\n" +
 			"the name remembered for this session, else the cwd base name; -2, -3 … when a\n" +
-			"live session has that name) and attaches; the name is remembered in\n" +
-			"$XDG_STATE_HOME/tether/bindings.json.",
+			"live session has that name) and attaches, or, with no client to attach, says how\n" +
+			"to; the name is remembered in $XDG_STATE_HOME/tether/bindings.json.\n\n" +
+			"Examples:\n" +
+			"  tether sessions resume d9f7\n" +
+			"  tether sessions resume --tmux=review 01a22e82-5d0\n" +
+			"  tether sessions resume --print d9f7",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "print", Usage: "print the shell command instead of running it"},
 			&cli.BoolFlag{Name: "force", Usage: "resume even if the session is running"},
@@ -626,10 +650,11 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			self, _ := os.Executable()
 			return runSessionsResume(ctx, sessionsResumeOptions{
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
 				UseTmux: tf.set, TmuxName: tf.name, Bindings: a.Loc.Bindings(),
-				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv,
+				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv, Self: self, Short: a.knownIDs(),
 				Logged: func(s catalog.Session, mode string, forced bool) {
 					a.Log().With(s.Harness, s.IdentityRoot).Info(eventlog.Resume, s.ID,
 						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
@@ -672,7 +697,7 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	if opts.Logged != nil {
 		opts.Logged(s, "exec", opts.Force)
 	}
-	return opts.Exec(spec.Dir, spec.Argv, env)
+	return opts.Exec(spec.Dir, wrappedResume(opts.Self, spec, opts.Force), env)
 }
 
 func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) error {
@@ -693,7 +718,7 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	for k, v := range s.Resume.Env {
 		extra = append(extra, k+"="+v)
 	}
-	if err := opts.Tmux.NewSession(name, s.Resume.Dir, s.Resume.Argv, extra); err != nil {
+	if err := opts.Tmux.NewSession(name, s.Resume.Dir, wrappedResume(opts.Self, s.Resume, opts.Force), extra); err != nil {
 		return err
 	}
 	b.Sessions[s.Key()] = state.Binding{Tmux: name, Dir: s.Resume.Dir, Updated: opts.Now().UTC()}
@@ -703,8 +728,11 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	if opts.Logged != nil {
 		opts.Logged(s, "tmux:"+name, opts.Force)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", s.Key(), name)
-	return opts.Tmux.Attach(name)
+	short := identity.ShortID(s.ID)
+	if opts.Short != nil {
+		short = opts.Short(s.ID)
+	}
+	return attachOrSay(opts, s.Key(), short, name)
 }
 
 // ---- search
@@ -766,8 +794,9 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 		return notFound(fmt.Errorf("no session matches %q", opts.Query))
 	}
 	now := opts.Now()
+	ab := catalog.Abbrev(all)
 	for _, r := range res {
-		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", r.Session.ShortID(), r.Session.Harness,
+		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", ab.Short(r.Session.ID), r.Session.Harness,
 			relTime(now, r.Session.LastActivity), cell(filepath.Base(r.Session.Cwd), 24), cell(r.Session.Title, 70))
 		for _, m := range r.Matches {
 			fmt.Fprintf(opts.IO.Out, "    %s\n", cell(m, 120))

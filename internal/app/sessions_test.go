@@ -281,7 +281,10 @@ func TestSessionsResumeExecRefuseAndMissingDir(t *testing.T) {
 	if code := ta.run("sessions", "resume", "codex:01a2"); code != 0 {
 		t.Fatalf("exit %d %s", code, ta.err)
 	}
-	if gotDir != dir || strings.Join(gotArgv, " ") != "codex resume "+codexID {
+	// Through the wrapper (tether run), so the preflight and the fallback
+	// apply as they do to 'codex resume' typed in a shell.
+	self, _ := os.Executable()
+	if gotDir != dir || len(gotArgv) == 0 || gotArgv[0] != self || strings.Join(gotArgv[1:], " ") != "run codex resume "+codexID {
 		t.Errorf("exec %q %v", gotDir, gotArgv)
 	}
 	events, _ := os.ReadFile(filepath.Join(ta.env["XDG_STATE_HOME"], "tether", "events.jsonl"))
@@ -301,7 +304,7 @@ func TestSessionsResumeExecRefuseAndMissingDir(t *testing.T) {
 	if m := validate(t, "list", ta.out.Bytes()); len(m["sessions"].([]any)) != 1 {
 		t.Errorf("--state running: %s", ta.out)
 	}
-	if code := ta.run("sessions", "resume", "--force", "d9f7"); code != 0 || len(gotArgv) != 3 {
+	if code := ta.run("sessions", "resume", "--force", "d9f7"); code != 0 || strings.Join(gotArgv[1:], " ") != "run --force claude --resume "+claudeNew {
 		t.Errorf("--force: exit %d argv %v", code, gotArgv)
 	}
 	// The cwd is gone: a clear error, nothing run.
@@ -340,7 +343,8 @@ func TestSessionsResumeTmux(t *testing.T) {
 	if code := ta.run("sessions", "resume", "--tmux", "4a36"); code != 0 {
 		t.Fatalf("exit %d %s", code, ta.err)
 	}
-	if ft.attached != "my_proj-2" || ft.started[0] != "my_proj-2|"+dir+"|claude --resume "+claudeOld {
+	self, _ := os.Executable()
+	if ft.attached != "my_proj-2" || ft.started[0] != "my_proj-2|"+dir+"|"+self+" run claude --resume "+claudeOld {
 		t.Errorf("conflict naming: %v attached %s", ft.started, ft.attached)
 	}
 	bpath := filepath.Join(ta.env["XDG_STATE_HOME"], "tether", "bindings.json")
@@ -470,6 +474,35 @@ func TestSessionsListSaysWhereItLooked(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, ta.err)
 	}
 	want := "tether: no sessions found (looked in " + filepath.Join(ta.home, ".claude", "projects") + " and " + filepath.Join(ta.home, ".codex") + ")\n"
+	if ta.err.String() != want {
+		t.Errorf("stderr %q, want %q", ta.err.String(), want)
+	}
+}
+
+// detachedTmux is a tmux with no client to attach to (resume from a
+// script, a cron job, or a tmux run-shell).
+type detachedTmux struct{ fakeTmux }
+
+func (d *detachedTmux) CanAttach() bool { return false }
+func (d *detachedTmux) Attach(n string) error {
+	return fmt.Errorf("no current client")
+}
+
+// TestSessionsResumeTmuxWithoutClient: one line saying where the session
+// runs and how to attach; no tmux error, exit 0.
+func TestSessionsResumeTmuxWithoutClient(t *testing.T) {
+	ta := newTestApp(t)
+	dir := filepath.Join(ta.home, "it's here")
+	os.MkdirAll(dir, 0o755)
+	withSessions(t, ta, dir)
+	ft := &detachedTmux{fakeTmux{live: map[string]bool{}}}
+	orig := newTmux
+	newTmux = func(func(string) string) catalog.Tmux { return ft }
+	defer func() { newTmux = orig }()
+	if code := ta.run("sessions", "resume", "--tmux", "4a36"); code != 0 {
+		t.Fatalf("exit %d %s", code, ta.err)
+	}
+	want := "tether: session 4a3624db runs in tmux session it's here; attach with: tmux attach -t '=it'\\''s here'\n"
 	if ta.err.String() != want {
 		t.Errorf("stderr %q, want %q", ta.err.String(), want)
 	}

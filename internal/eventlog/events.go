@@ -43,6 +43,8 @@ const (
 	ResumeRefused   = "resume_refused"
 	ResumeFailure   = "resume_failure"
 	FreshFallback   = "fresh_fallback"
+	ResumeRetry     = "resume_retry"
+	OutputWithheld  = "output_withheld"
 
 	// Trims, automatic (the wrapper) and manual (tether trim).
 	Trim        = "trim"
@@ -93,9 +95,11 @@ var Events = []Event{
 	{End, "wrapper: the agent exited", []string{"exit_code"}},
 	{ResumeCwdRepair, "wrapper: a session filed under another spelling of its directory", []string{"from", "to", "transcript"}},
 	{ResumeRefused, "wrapper: the session runs elsewhere", []string{"reason"}},
-	{ResumeFailure, "wrapper: a resume failed or cannot work", []string{"reason", "exit_code", "cwd", "transcript", "size"}},
+	{ResumeFailure, "wrapper: a resume failed or cannot work", []string{"reason", "exit_code", "cwd", "transcript", "size", "next"}},
+	{ResumeRetry, "wrapper: resumed once more after trimming a session the API refused as too long", []string{"exit_code"}},
+	{OutputWithheld, "wrapper: a failed attempt's `-p` json output, dropped (kind only, never text)", []string{"bytes", "type", "subtype", "is_error"}},
 	{FreshFallback, "wrapper: started fresh instead", []string{"new_session_id", "reason", "exit_code", "handoff"}},
-	{Trim, "`tether trim` (`source=manual`) and the wrapper over its threshold (`source=auto`)", TrimFields},
+	{Trim, "`tether trim` (`source=manual`), the wrapper over its threshold (`source=auto`) or after the API refused a resume as too long (`source=retry`)", TrimFields},
 	{TrimFailed, "a trim that failed (either source)", TrimFailedFields},
 	{TrimSkipped, "wrapper: over its threshold with `TETHER_DISABLE_TRIM`", []string{"source", "reason", "percent"}},
 	{TrimRestore, "`tether trim --restore`", []string{"path"}},
@@ -140,6 +144,9 @@ func Lookup(name string) (Event, bool) {
 const (
 	SourceManual = "manual"
 	SourceAuto   = "auto"
+	// SourceRetry is the wrapper's trim after the API refused a resume
+	// as too long.
+	SourceRetry = "retry"
 )
 
 // TrimFields and TrimFailedFields are the one field set of a trim and of

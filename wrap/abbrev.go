@@ -1,0 +1,58 @@
+package wrap
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tether-dev/tether/identity"
+)
+
+// SiblingAbbrev abbreviates a session id without listing the catalog: its
+// shortest unique prefix among known() (the completion index, say) and
+// the transcripts in dir, where a session too new for the index is most
+// likely to have a twin (Claude's project directory, Codex's day
+// directory: UUIDv7 ids from the same minute share eight characters).
+func SiblingAbbrev(known func() []string) func(id, dir string) string {
+	return func(id, dir string) string {
+		var ids []string
+		if known != nil {
+			ids = known()
+		}
+		ids = append(ids, transcriptIDs(dir)...)
+		return identity.NewAbbreviator(ids).Short(id)
+	}
+}
+
+// transcriptIDs are the session ids of the transcripts in dir (Claude's
+// <id>.jsonl, Codex's rollout-<time>-<id>.jsonl).
+func transcriptIDs(dir string) []string {
+	if dir == "" || dir == "." {
+		return nil
+	}
+	ents, _ := os.ReadDir(dir)
+	ids := make([]string, 0, len(ents))
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(name, "rollout-") && len(name) >= 36 {
+			name = name[len(name)-36:]
+		}
+		ids = append(ids, name)
+	}
+	return ids
+}
+
+// short names a session in a message.
+func (o Options) short(id string, tr transcript) string {
+	if o.Abbrev == nil {
+		return identity.ShortID(id)
+	}
+	dir := ""
+	if tr.path != "" {
+		dir = filepath.Dir(tr.path)
+	}
+	return o.Abbrev(id, dir)
+}

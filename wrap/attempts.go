@@ -1,0 +1,213 @@
+package wrap
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
+	"github.com/tether-dev/tether/trim"
+)
+
+// reasonTooLong is what resumeFailure calls a resume the API refused.
+const reasonTooLong = "prompt too long"
+
+// outputFormat returns the value of claude's --output-format ("" when
+// absent).
+func outputFormat(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--output-format="); ok {
+			return v
+		}
+		if a == "--output-format" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// attemptOutput holds back the standard output of a resume attempt that
+// may not count: with `claude -p --output-format json` each run prints one
+// JSON document, and a consumer must get exactly one, the one of the
+// attempt that counts. Text and stream-json output, and interactive runs,
+// pass straight through (stream-json consumers tell attempts apart by the
+// session_id of each system/init event; see the README).
+type attemptOutput struct {
+	hold bool
+	out  io.Writer // the real destination; nil means os.Stdout
+	buf  bytes.Buffer
+}
+
+func (o Options) newAttemptOutput(res Resume) *attemptOutput {
+	hold := o.Harness == Claude && res.Print && outputFormat(o.Args) == "json"
+	return &attemptOutput{hold: hold, out: o.Stdout}
+}
+
+// writer is where the next attempt writes.
+func (a *attemptOutput) writer() io.Writer {
+	if a.hold {
+		a.buf.Reset()
+		return &a.buf
+	}
+	return a.out
+}
+
+// release passes the held output on: the attempt counts.
+func (a *attemptOutput) release() {
+	if !a.hold || a.buf.Len() == 0 {
+		return
+	}
+	out := a.out
+	if out == nil {
+		out = os.Stdout
+	}
+	out.Write(a.buf.Bytes())
+	a.buf.Reset()
+}
+
+// withhold drops the held output of a failed attempt, logging what kind
+// of document it was (never its text).
+func (a *attemptOutput) withhold(log *eventlog.Log, id string) {
+	if !a.hold {
+		return
+	}
+	doc := gjson.ParseBytes(bytes.TrimSpace(a.buf.Bytes()))
+	log.Info(eventlog.OutputWithheld, id, slog.Int("bytes", a.buf.Len()), slog.String("type", doc.Get("type").Str),
+		slog.String("subtype", doc.Get("subtype").Str), slog.Bool("is_error", doc.Get("is_error").Bool()))
+	a.buf.Reset()
+}
+
+// retryTrimmed handles a resume the API refused as too long although the
+// preflight let it through: trim the transcript to fit (a backup is kept)
+// and resume once more. tried says whether it did; done is false when the
+// session could not be trimmed or the second attempt failed the same way:
+// the caller then starts fresh.
+func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *attemptOutput) (code int, tried, done bool, err error) {
+	if o.Harness != Claude || o.DisableTrim {
+		return 0, false, false, nil
+	}
+	tr := o.findTranscript(res.ID)
+	rep, window, err := o.fitTrim(res.ID, tr.path)
+	if err != nil || !rep.Changed {
+		if err != nil {
+			log.Warn(eventlog.TrimFailed, res.ID, eventlog.TrimFailedAttrs(eventlog.SourceRetry, tr.path, 0, err)...)
+		}
+		return 0, false, false, nil
+	}
+	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reasonTooLong), slog.String("next", "trim"), slog.String("transcript", tr.path))
+	log.Info(eventlog.Trim, res.ID, rep.Event(eventlog.SourceRetry, 0).Attrs()...)
+	fmt.Fprintf(o.Stderr, "tether: session %s: prompt too long — trimmed to about %.0f%% of its context (backup: %s); resuming once more.\n",
+		o.short(res.ID, tr), state.Percent(rep.TokensAfter, window), rep.Backup)
+	tr = o.findTranscript(res.ID)
+	child.Stdout = out.writer()
+	code, err = o.Exec(child)
+	log.Info(eventlog.ResumeRetry, res.ID, slog.Int("exit_code", code))
+	if err != nil {
+		return code, true, true, fmt.Errorf("run %s: %w", o.Bin, err)
+	}
+	if code != 0 && code < 128 && o.resumeFailure(res.ID, tr) != "" {
+		out.withhold(log, res.ID)
+		return code, true, false, nil
+	}
+	out.release()
+	return code, true, true, nil
+}
+
+// fitTrim shrinks a Claude transcript to FitPercent of its window and
+// returns the report and the window it used.
+func (o Options) fitTrim(id, path string) (*trim.Report, int64, error) {
+	u, err := hooks.ClaudeUsage(hooks.OpenFile, path, hooks.DefaultTail)
+	if err != nil {
+		return nil, 0, err
+	}
+	var reported int64
+	if st, err := state.LoadSession(o.StateDir, id); err == nil && o.StateDir != "" {
+		reported = st.ReportedWindow
+	}
+	window, _ := hooks.Window(reported, u.Window, u.Model, o.Windows)
+	target := o.FitPercent
+	if target <= 0 {
+		target = 60
+	}
+	rep, err := trim.File(path, trim.Options{Policy: trim.PolicyFit, FitPercent: target, Window: int(window)}, false)
+	return rep, window, err
+}
+
+// contextFiles are the project instruction files each agent reads, which
+// a fresh session still gets.
+var contextFiles = map[Harness][]string{
+	Claude: {"CLAUDE.md", "CLAUDE.local.md", filepath.Join(".claude", "CLAUDE.md")},
+	Codex:  {"AGENTS.md", "AGENTS.override.md"},
+}
+
+// fallbackNotice is the one line said before a fresh start: why, which
+// project files carry context over (only those that exist), where the old
+// session is and the one command that would make it resumable.
+func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tether: session %s could not be resumed (%s) — starting fresh.", o.short(id, tr), reason)
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	var have []string
+	for _, name := range contextFiles[o.Harness] {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			have = append(have, name)
+		}
+	}
+	if len(have) > 0 {
+		fmt.Fprintf(&b, " Project context is preserved in %s.", strings.Join(have, " and "))
+	}
+	if tr.path != "" {
+		if _, err := os.Stat(tr.path); err == nil {
+			fmt.Fprintf(&b, " The old session is kept in %s; %s.", printable(tr.path), fixHint(o.Harness, id, reason))
+		}
+	}
+	return b.String()
+}
+
+// fixHint is the command that would make the old session resumable, or
+// tell what is wrong with it.
+func fixHint(h Harness, id, reason string) string {
+	if fix := FitFix(h == Claude, id, reason); fix != "" {
+		return "to make it resumable: " + fix
+	}
+	return "to see what it holds: tether sessions show " + id
+}
+
+// printable replaces control characters (a hostile directory name) so a
+// path cannot drive the terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// FitFix is the trim that would make a Claude session too large to resume
+// resumable: to 60% of the window, or to 30% when a trim to 60% was
+// already tried. "" when the reason is not about size.
+func FitFix(claude bool, id, reason string) string {
+	switch {
+	case !claude:
+		return ""
+	case strings.Contains(reason, "even after trimming"):
+		return "tether trim --fit 30% " + id
+	case strings.HasPrefix(reason, reasonTooLong), strings.HasPrefix(reason, "context at"):
+		return "tether trim --fit 60% " + id
+	}
+	return ""
+}
