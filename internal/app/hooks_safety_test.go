@@ -1,0 +1,88 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// symlinkInto moves path into a dotfiles directory and leaves a symlink in
+// its place, as stow or chezmoi do. It returns the target.
+func symlinkInto(t *testing.T, path, dotfiles, content string) string {
+	t.Helper()
+	target := filepath.Join(dotfiles, filepath.Base(path))
+	if err := os.WriteFile(target, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	return target
+}
+
+// withTetherOnPath puts a file named tether first on PATH, so install
+// writes commands that name it.
+func withTetherOnPath(t *testing.T, ta *testApp) string {
+	t.Helper()
+	bin := filepath.Join(ta.home, "bin")
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "tether"), []byte("#!/bin/sh\n"), 0o755)
+	ta.env["PATH"] = bin
+	return filepath.Join(bin, "tether")
+}
+
+func assertLink(t *testing.T, path string) {
+	t.Helper()
+	if st, err := os.Lstat(path); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a symlink (%v)", path, err)
+	}
+}
+
+// Issue 13 item 3: hooks install writes through symlinked settings.json,
+// hooks.json and config.toml, keeping the links.
+func TestHooksInstallThroughSymlinks(t *testing.T) {
+	ta := newTestApp(t)
+	withTetherOnPath(t, ta)
+	dots := filepath.Join(ta.home, "dotfiles")
+	os.MkdirAll(dots, 0o700)
+	settings := filepath.Join(ta.home, ".claude", "settings.json")
+	sTarget := symlinkInto(t, settings, dots, "{\n  \"model\": \"opus\"\n}\n")
+	if code := ta.run("hooks", "install", "--claude-version", "2.1.332", "--statusline"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	assertLink(t, settings)
+	if data, _ := os.ReadFile(sTarget); !gjson.GetBytes(data, "hooks.Stop").Exists() || gjson.GetBytes(data, "model").String() != "opus" {
+		t.Errorf("target not updated: %s", data)
+	}
+	if _, err := os.Stat(sTarget + ".bak"); err != nil {
+		t.Errorf("no backup next to the target: %v", err)
+	}
+
+	hooksJSON := filepath.Join(ta.home, ".codex", "hooks.json")
+	cfg := filepath.Join(ta.home, ".codex", "config.toml")
+	hTarget := symlinkInto(t, hooksJSON, dots, "{}\n")
+	cTarget := symlinkInto(t, cfg, dots, "model = \"o4\"\n")
+	if code := ta.run("hooks", "install", "--harness", "codex", "--trust"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	assertLink(t, hooksJSON)
+	assertLink(t, cfg)
+	if data, _ := os.ReadFile(hTarget); !gjson.GetBytes(data, "hooks.Stop").Exists() {
+		t.Errorf("hooks.json target not updated: %s", data)
+	}
+	if data, _ := os.ReadFile(cTarget); !strings.Contains(string(data), "trusted_hash") || !strings.Contains(string(data), "model = \"o4\"") {
+		t.Errorf("config.toml target not updated: %s", data)
+	}
+
+	if code := ta.run("hooks", "uninstall"); code != 0 {
+		t.Fatalf("uninstall exit %d: %s", code, ta.err)
+	}
+	assertLink(t, settings)
+	if data, _ := os.ReadFile(sTarget); string(data) != "{\n  \"model\": \"opus\"\n}\n" {
+		t.Errorf("after uninstall: %q", data)
+	}
+}
