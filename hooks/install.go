@@ -163,6 +163,9 @@ func checkSettings(data []byte) error {
 	if _, ok := v.(map[string]any); !ok {
 		return errors.New("not a JSON object")
 	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return err
+	}
 	h := gjson.GetBytes(data, "hooks")
 	if !h.Exists() {
 		return nil

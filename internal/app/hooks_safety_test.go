@@ -86,3 +86,32 @@ func TestHooksInstallThroughSymlinks(t *testing.T) {
 		t.Errorf("after uninstall: %q", data)
 	}
 }
+
+// Issue 13 item 5: Claude's JSON.parse keeps the last of duplicate keys
+// while an in-place edit changes the first, so a file with duplicates is
+// refused (exit 4, byte-identical, one line naming the file).
+func TestHooksRefusesDuplicateKeys(t *testing.T) {
+	for name, content := range map[string]string{
+		"hooks":  "{\n  \"hooks\": {},\n  \"model\": \"opus\",\n  \"hooks\": {\"Stop\": []}\n}\n",
+		"nested": "{\n  \"hooks\": {\n    \"Stop\": [],\n    \"Stop\": []\n  }\n}\n",
+		"status": "{\"statusLine\": {\"type\": \"command\", \"command\": \"a\", \"command\": \"b\"}}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			ta := newTestApp(t)
+			settings := filepath.Join(ta.home, ".claude", "settings.json")
+			os.MkdirAll(filepath.Dir(settings), 0o700)
+			os.WriteFile(settings, []byte(content), 0o600)
+			for _, args := range [][]string{{"hooks", "install", "--claude-version", "2.1.332", "--statusline"}, {"hooks", "uninstall"}} {
+				ta.err.Reset()
+				code := ta.run(args...)
+				msg := ta.err.String()
+				if code != 4 || !strings.Contains(msg, settings) || !strings.Contains(msg, "duplicate key") || strings.Count(msg, "\n") != 1 {
+					t.Errorf("%v: exit %d, stderr %q", args, code, msg)
+				}
+				if data, _ := os.ReadFile(settings); string(data) != content {
+					t.Errorf("%v: file changed: %q", args, data)
+				}
+			}
+		})
+	}
+}
