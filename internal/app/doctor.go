@@ -62,7 +62,7 @@ func (a *App) doctorCommand() *cli.Command {
 					quiet.Out = io.Discard
 					o := hooksOptions{
 						IO: &quiet, Action: "install", Scope: scope, Harness: harness, StatusLine: statusLine,
-						ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir,
+						ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 						ClaudeBin: a.Getenv(envClaudeBin),
 					}
 					if o.ClaudeBin == "" {

@@ -115,3 +115,82 @@ func TestHooksRefusesDuplicateKeys(t *testing.T) {
 		})
 	}
 }
+
+// Issue 13 item 4 and issue 14 item 7: install and uninstall touch only
+// what tether wrote — never a user's compound command, another binary's
+// tether hook or a hand-added "tether hook" — and uninstall puts back the
+// statusLine a forced install replaced, however often install ran.
+func TestHooksUninstallRemovesOnlyTethersOwn(t *testing.T) {
+	ta := newTestApp(t)
+	withTetherOnPath(t, ta)
+	settings := filepath.Join(ta.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	orig := `{
+  "hooks": {
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "tether hook --harness claude; echo mine-too"
+          }
+        ]
+      }
+    ],
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/other/tether hook"
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "tether hook"
+          }
+        ]
+      }
+    ]
+  },
+  "statusLine": {
+    "type": "command",
+    "command": "npx ccstatusline@latest",
+    "padding": 0
+  }
+}
+`
+	os.WriteFile(settings, []byte(orig), 0o600)
+	for i := range 2 {
+		if code := ta.run("hooks", "install", "--claude-version", "2.1.332", "--statusline", "--force"); code != 0 {
+			t.Fatalf("install %d: exit %d: %s", i, code, ta.err)
+		}
+	}
+	data, _ := os.ReadFile(settings)
+	for path, want := range map[string]string{
+		"hooks.Stop.0.hooks.0.command":         "tether hook --harness claude; echo mine-too",
+		"hooks.SessionStart.0.hooks.0.command": "/opt/other/tether hook",
+		"hooks.PostToolUse.0.hooks.0.command":  "tether hook",
+	} {
+		if got := gjson.GetBytes(data, path).String(); got != want {
+			t.Errorf("install changed %s to %q", path, got)
+		}
+	}
+	if n := len(gjson.GetBytes(data, "hooks.Stop").Array()); n != 2 {
+		t.Errorf("install did not add its own Stop entry beside the user's (%d groups)", n)
+	}
+	if !strings.HasSuffix(gjson.GetBytes(data, "statusLine.command").String(), " statusline") {
+		t.Errorf("statusLine not replaced with --force: %s", gjson.GetBytes(data, "statusLine").Raw)
+	}
+	if code := ta.run("hooks", "uninstall"); code != 0 {
+		t.Fatalf("uninstall: exit %d: %s", code, ta.err)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != orig {
+		t.Errorf("uninstall did not give back the user's file:\n%s", data)
+	}
+}
