@@ -63,7 +63,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 		st = State{SessionID: in.SessionID, Harness: eventlog.ClaudeCode, Started: now}
 	}
 	if st.IdentityRoot == "" {
-		if v := getenv(identity.EnvRoot); v != "" {
+		if v := getenv(identity.EnvRoot); v != "" && identity.CheckPinned(v) == nil {
 			st.IdentityRoot = v
 		} else if base := firstNonEmpty(in.ProjectDir, in.Cwd); base != "" {
 			st.IdentityRoot = identity.Resolve(base).Path

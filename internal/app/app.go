@@ -72,8 +72,14 @@ func (a *App) Config() (config.Config, error) {
 }
 
 // Root returns the identity root of this process tree, computed once.
+// An unusable TETHER_IDENTITY_ROOT is logged once, here, after the root
+// is known (Log itself needs the root).
 func (a *App) Root() identity.Root {
-	a.rootOnce.Do(func() { a.root = identity.Pinned(a.Getenv) })
+	first := false
+	a.rootOnce.Do(func() { a.root, first = identity.Pinned(a.Getenv), true })
+	if first && a.root.IgnoredPin != "" {
+		a.Log().Warn("identity_pin_ignored", "", slog.String("reason", a.root.IgnoredPin), slog.String("root", a.root.Path))
+	}
 	return a.root
 }
 

@@ -194,3 +194,21 @@ func TestHooksUninstallRemovesOnlyTethersOwn(t *testing.T) {
 		t.Errorf("uninstall did not give back the user's file:\n%s", data)
 	}
 }
+
+// Issue 13 item 9: a relative TETHER_IDENTITY_ROOT is not used; identity
+// says why and the log records it.
+func TestIdentityIgnoresRelativePin(t *testing.T) {
+	ta := newTestApp(t)
+	ta.env["TETHER_IDENTITY_ROOT"] = "src/project"
+	if code := ta.run("identity"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	out := ta.out.String()
+	if strings.Contains(out, "root:         src/project") || !strings.Contains(out, "ignored:      $TETHER_IDENTITY_ROOT is not an absolute path") {
+		t.Errorf("relative pin used or not explained:\n%s", out)
+	}
+
+	if log, _ := os.ReadFile(ta.Loc.EventLog()); !strings.Contains(string(log), "identity_pin_ignored") {
+		t.Errorf("not logged: %s", log)
+	}
+}

@@ -127,6 +127,9 @@ func printIdentity(io *iostreams.IOStreams, r identityReport) {
 	default:
 		fmt.Fprintf(w, "resolution:   resolved\n")
 	}
+	if r.IgnoredPin != "" {
+		fmt.Fprintf(w, "ignored:      %s\n", r.IgnoredPin)
+	}
 	pd := r.ProjectDir
 	state := "does not exist yet"
 	if pd.Exists {
