@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // StatusInput is what tether uses of Claude Code's statusLine stdin.
@@ -110,7 +111,8 @@ func firstNonEmpty(s ...string) string {
 // model, a small bar and the context in use, coloured green below 50%,
 // yellow below 80%, red above, when color is set.
 func RenderStatusLine(in StatusInput, st State, color bool) string {
-	model := firstNonEmpty(in.ModelName, in.ModelID, st.Model, "claude")
+	// The model name comes from the payload: print no controls from it.
+	model := termsafe.String(firstNonEmpty(in.ModelName, in.ModelID, st.Model, "claude"))
 	if !st.UsageKnown {
 		return model + " · ctx –"
 	}

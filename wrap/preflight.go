@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/termsafe"
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -79,10 +80,10 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		// The transcript's own size says it fits; the reported usage may
 		// count things the file does not hold (system prompt, tools).
 		fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context, but its transcript already fits %.0f%% — resuming as is.\n",
-			identity.ShortID(id), pct, target)
+			termsafe.String(identity.ShortID(id)), pct, target)
 		return "", nil
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
-		identity.ShortID(id), pct, hooks.Percent(rep.TokensAfter, window), rep.Backup, id)
+		termsafe.String(identity.ShortID(id)), pct, hooks.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup), termsafe.String(id))
 	return "", nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // Options configure one wrapped run.
@@ -139,7 +140,7 @@ func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcr
 		ctxFile = "AGENTS.md"
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s could not be resumed (%s) — starting fresh. Project context is preserved in %s.\n",
-		identity.ShortID(res.ID), reason, ctxFile)
+		termsafe.String(identity.ShortID(res.ID)), termsafe.String(reason), ctxFile)
 	started := o.Now()
 	child.Args = res.Fresh()
 	handoff := false

@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -140,7 +141,9 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	err := a.Command().Run(ctx, args)
 	if err != nil {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintf(a.IO.ErrOut, "tether: %s\n", msg)
+			// Messages quote titles, paths and ids: no raw control
+			// reaches the terminal.
+			fmt.Fprintf(a.IO.ErrOut, "tether: %s\n", termsafe.Text(msg))
 		}
 	}
 	return exitcode.Of(err)

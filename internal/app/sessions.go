@@ -24,6 +24,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // Test hooks: resume replaces this process, and tmux is a real program.
@@ -316,15 +317,16 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
 		if s.Archived {
 			state += ",archived"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, s.ShortID(), cell(filepath.Base(s.Cwd), 24),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, cell(s.ShortID(), 40), cell(filepath.Base(s.Cwd), 24),
 			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
 	}
 	tw.Flush()
 }
 
-// cell makes s safe and short for a table cell: no tabs or newlines.
+// cell makes s safe and short for a table cell: no tabs or newlines, and
+// no terminal controls (termsafe).
 func cell(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termsafe.String(strings.Join(strings.Fields(s), " "))
 	r := []rune(s)
 	if len(r) > max {
 		return string(r[:max-1]) + "…"
@@ -439,7 +441,7 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-14s %s\n", k+":", v)
+			fmt.Fprintf(w, "%-14s %s\n", k+":", termsafe.String(v))
 		}
 	}
 	row("session", s.Key())
@@ -506,7 +508,7 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 					fmt.Fprintf(w, "  … %d more\n", len(items)-20)
 					break
 				}
-				fmt.Fprintf(w, "  %s\n", it)
+				fmt.Fprintf(w, "  %s\n", termsafe.String(it))
 			}
 		}
 		var repos, commits, refs []string
@@ -760,7 +762,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	}
 	now := opts.Now()
 	for _, r := range res {
-		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", r.Session.ShortID(), r.Session.Harness,
+		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", cell(r.Session.ShortID(), 40), r.Session.Harness,
 			relTime(now, r.Session.LastActivity), cell(filepath.Base(r.Session.Cwd), 24), cell(r.Session.Title, 70))
 		for _, m := range r.Matches {
 			fmt.Fprintf(opts.IO.Out, "    %s\n", cell(m, 120))
