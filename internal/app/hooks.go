@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/shquote"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // envClaudeBin names the claude binary whose version decides the events
@@ -226,8 +227,12 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	for _, n := range notes {
 		fmt.Fprintf(opts.IO.ErrOut, "tether: note: %s\n", n)
 	}
+	if plan.Replaced != "" && !opts.DryRun {
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: replaced your statusLine (%s): 'tether hooks uninstall' puts it back; [statusline] chain = true in the config shows it beside tether's\n",
+			termsafe.String(gjson.Get(plan.Replaced, "command").String()))
+	}
 	if plan.StatusLine == "kept-user" {
-		fmt.Fprintf(opts.IO.ErrOut, "tether: note: kept your statusLine (%s); --force replaces it\n", gjson.GetBytes(old, "statusLine.command").String())
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: kept your statusLine (%s); --force replaces it\n", termsafe.String(gjson.GetBytes(old, "statusLine.command").String()))
 	}
 	if opts.DryRun {
 		if plan.Changed() {
