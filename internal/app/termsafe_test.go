@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +74,8 @@ func assertTerminalSafe(t *testing.T, what, out string) {
 func TestHumanOutputIsTerminalSafe(t *testing.T) {
 	ta := newTestApp(t)
 	cwd := withHostileSession(t, ta)
+	// A log record with hostile values, as the wrapper writes for a cwd.
+	ta.Log().Info("spawn", hostileID, slog.String("cwd", cwd), slog.String("resume", hostile))
 	for _, args := range [][]string{
 		{"sessions", "list"},
 		{"sessions", "show", hostileID[:8]},
@@ -87,6 +90,9 @@ func TestHumanOutputIsTerminalSafe(t *testing.T) {
 		ta.run(args...)
 		assertTerminalSafe(t, strings.Join(args, " ")+" (stdout)", ta.out.String())
 		assertTerminalSafe(t, strings.Join(args, " ")+" (stderr)", ta.err.String())
+		if args[0] == "log" && !strings.Contains(ta.out.String(), "spawn") {
+			t.Errorf("log shows no record:\n%s", ta.out)
+		}
 		if len(args) > 1 && args[1] == "list" && !strings.Contains(ta.out.String(), `\x1b]0;pwned-title\x07`) {
 			t.Errorf("the title is not shown escaped:\n%s", ta.out)
 		}
