@@ -17,6 +17,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 type doctorOptions struct {
@@ -176,7 +177,7 @@ func runDoctor(opts doctorOptions) error {
 		if c.status == "fail" {
 			failed++
 		}
-		fmt.Fprintf(opts.IO.Out, "%-4s  %-10s %s\n", c.status, c.name, c.detail)
+		fmt.Fprintf(opts.IO.Out, "%-4s  %-10s %s\n", c.status, c.name, termsafe.Text(c.detail))
 	}
 	if failed > 0 {
 		return exitcode.With(exitcode.Error, fmt.Errorf("doctor: %d %s failed", failed, plural(failed, "check", "checks")))

@@ -222,7 +222,7 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 		return exitcode.With(exitcode.Refused, fmt.Errorf("%s: %w; file left untouched", t.path, err))
 	}
 	w := opts.IO.Out
-	fmt.Fprintf(w, "%s %s settings: %s\n", t.harness, t.scope, t.path)
+	fmt.Fprintf(w, "%s %s settings: %s\n", t.harness, t.scope, termsafe.String(t.path))
 	printPlan(opts.IO, plan)
 	for _, n := range notes {
 		fmt.Fprintf(opts.IO.ErrOut, "tether: note: %s\n", n)
@@ -236,7 +236,7 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	}
 	if opts.DryRun {
 		if plan.Changed() {
-			fmt.Fprintf(w, "--- %s would become:\n%s", t.path, out)
+			fmt.Fprintf(w, "--- %s would become:\n%s", termsafe.String(t.path), termsafe.Text(string(out)))
 			if len(out) > 0 && out[len(out)-1] != '\n' {
 				fmt.Fprintln(w)
 			}

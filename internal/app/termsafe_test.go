@@ -76,6 +76,7 @@ func TestHumanOutputIsTerminalSafe(t *testing.T) {
 	cwd := withHostileSession(t, ta)
 	// A log record with hostile values, as the wrapper writes for a cwd.
 	ta.Log().Info("spawn", hostileID, slog.String("cwd", cwd), slog.String("resume", hostile))
+	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "settings.json"), []byte(`{"statusLine":{"type":"command","command":`+jsonRaw(hostile)+`}}`))
 	for _, args := range [][]string{
 		{"sessions", "list"},
 		{"sessions", "show", hostileID[:8]},
@@ -83,6 +84,8 @@ func TestHumanOutputIsTerminalSafe(t *testing.T) {
 		{"sessions", "resume", hostileID[:8], "--print"},
 		{"identity", cwd},
 		{"log"},
+		{"doctor"},
+		{"hooks", "install", "--statusline", "--claude-version", "2.1.332", "--dry-run"},
 		{"sessions", "show", "\x1b]0;bad-id\x07"},
 	} {
 		ta.out.Reset()
