@@ -698,7 +698,7 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	if opts.Logged != nil {
 		opts.Logged(s, "tmux:"+name, opts.Force)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", s.Key(), name)
+	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", termsafe.String(s.Key()), termsafe.String(name))
 	return opts.Tmux.Attach(name)
 }
 
