@@ -11,21 +11,22 @@ import (
 )
 
 // ShellCommand is the resume spec as one shell command line:
-// cd DIR && [ENV=…] ARGV….
+// cd DIR && [ENV=…] ARGV…. It is printed on terminals, so a word holding
+// a control character is written as $'…' (shquote.Printable).
 func (r ResumeSpec) ShellCommand() string {
 	var b strings.Builder
 	b.WriteString("cd ")
-	b.WriteString(shquote.Quote(r.Dir))
+	b.WriteString(shquote.Printable(r.Dir))
 	b.WriteString(" &&")
 	keys := make([]string, 0, len(r.Env))
 	for k := range r.Env {
 		keys = append(keys, k)
 	}
 	for _, k := range sortStrings(keys) {
-		b.WriteString(" " + k + "=" + shquote.Quote(r.Env[k]))
+		b.WriteString(" " + k + "=" + shquote.Printable(r.Env[k]))
 	}
 	for _, a := range r.Argv {
-		b.WriteString(" " + shquote.Quote(a))
+		b.WriteString(" " + shquote.Printable(a))
 	}
 	return b.String()
 }

@@ -67,6 +67,58 @@ func TestInstallShell(t *testing.T) {
 	}
 }
 
+// TestInstallShellSymlinkedRC (issue 13 item 3): a dotfile manager's
+// symlinked rc file is edited at its target (temp file and backup next to
+// it) and stays a link, on install and on uninstall.
+func TestInstallShellSymlinkedRC(t *testing.T) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PATH=" + filepath.Join(home, ".local", "bin") + ":" + os.Getenv("PATH"),
+		"GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+	dots := filepath.Join(home, "dotfiles")
+	os.MkdirAll(dots, 0o755)
+	target := filepath.Join(dots, "zshrc")
+	orig := "setopt autocd\n"
+	os.WriteFile(target, []byte(orig), 0o600)
+	rc := filepath.Join(home, ".zshrc")
+	if err := os.Symlink("dotfiles/zshrc", rc); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--shell", "zsh"}, {"--uninstall", "--shell", "zsh"}} {
+		cmd := exec.Command(filepath.Join(root, "install.sh"), append([]string{"--no-run"}, args...)...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("install.sh %v: %v\n%s", args, err, out)
+		}
+		if st, err := os.Lstat(rc); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("after %v ~/.zshrc is no longer a symlink (%v)", args, err)
+		}
+		data, _ := os.ReadFile(target)
+		if installed := strings.Contains(string(data), "tether init zsh"); installed != (args[0] == "--shell") {
+			t.Errorf("after %v the target holds:\n%s", args, data)
+		}
+		if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
+			t.Errorf("after %v the target's mode is %v", args, st.Mode().Perm())
+		}
+	}
+	if b, _ := os.ReadFile(target + ".tether-backup"); string(b) == "" {
+		t.Error("no backup next to the target")
+	}
+	if data, _ := os.ReadFile(target); string(data) != orig {
+		t.Errorf("after uninstall: %q, want %q", data, orig)
+	}
+	if ents, _ := os.ReadDir(home); len(ents) > 0 {
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".zshrc.") {
+				t.Errorf("left next to the link: %s", e.Name())
+			}
+		}
+	}
+}
+
 func goEnv(t *testing.T, key string) string {
 	out, err := exec.Command("go", "env", key).Output()
 	if err != nil {

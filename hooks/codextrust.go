@@ -57,8 +57,8 @@ type TrustEntry struct {
 
 // CodexTrust computes the trust records for tether's entries in the hooks
 // file at hooksPath (its content is data).
-func CodexTrust(hooksPath string, data []byte) ([]TrustEntry, error) {
-	entries, err := Installed(data)
+func CodexTrust(hooksPath string, data []byte, owner Owner) ([]TrustEntry, error) {
+	entries, err := Installed(data, owner)
 	if err != nil {
 		return nil, err
 	}

@@ -119,8 +119,13 @@ func Handle(env Env, p Payload) (Result, error) {
 	// The identity root: the wrapper's, else the one pinned at the
 	// session's first event, never moved by a later cwd.
 	root := st.IdentityRoot
-	if v := env.Getenv(identity.EnvRoot); v != "" {
-		root = v
+	pin := env.Getenv(identity.EnvRoot)
+	if err := identity.CheckPinned(pin); pin != "" && err != nil {
+		env.Log.With(res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("error", "ignored: "+err.Error()))
+		pin = ""
+	}
+	if pin != "" {
+		root = pin
 	} else if root == "" {
 		base := p.Cwd
 		if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && res.Harness == eventlog.ClaudeCode {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,12 +74,35 @@ func EventsForClaude(version string) []string {
 	return ClaudeEvents
 }
 
-// IsTetherCommand reports whether a hook command is tether's: its program
-// is a file named tether and its first argument is "hook" (or, for the
-// statusLine, "statusline").
-func IsTetherCommand(command, sub string) bool {
-	w := shellWords(command)
-	return len(w) >= 2 && filepath.Base(w[0]) == "tether" && w[1] == sub
+// Owner recognises the commands tether itself wrote into one settings
+// file, exactly: a user's compound command ("tether hook; echo mine"), a
+// hand-written "tether hook" or another binary's entry is never tether's,
+// so install never rewrites it and uninstall never removes it.
+type Owner struct {
+	// Recorded are the commands tether recorded writing into this file
+	// (see Record).
+	Recorded []string
+	// Current are the commands this tether writes (hook, statusLine).
+	Current []string
+}
+
+// Owns reports whether command is one tether wrote: exactly a recorded
+// command or the one this tether writes. sub ("hook", "statusline") is
+// kept for callers' clarity; the commands differ by it anyway. A
+// "tether hook" of another binary is the user's unless tether recorded
+// writing it (after a move of the binary, the record still names the old
+// path, so install updates it and doctor reports it).
+func (o Owner) Owns(command, sub string) bool {
+	if command == "" {
+		return false
+	}
+	return slices.Contains(o.Current, command) || slices.Contains(o.Recorded, command)
+}
+
+// installable are the events tether ever installs; an entry under any
+// other event (a PostToolUse hook the user added) is never tether's.
+func installable(event string) bool {
+	return slices.Contains(ClaudeEvents, event) || slices.Contains(CodexEvents, event)
 }
 
 // Program is the program a hook command runs (unquoted).
@@ -163,6 +186,9 @@ func checkSettings(data []byte) error {
 	if _, ok := v.(map[string]any); !ok {
 		return errors.New("not a JSON object")
 	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return err
+	}
 	h := gjson.GetBytes(data, "hooks")
 	if !h.Exists() {
 		return nil
@@ -187,8 +213,9 @@ func checkSettings(data []byte) error {
 	return bad
 }
 
-// Installed lists tether's hook entries in a settings file.
-func Installed(data []byte) ([]Entry, error) {
+// Installed lists tether's hook entries in a settings file, as owner
+// recognises them.
+func Installed(data []byte, owner Owner) ([]Entry, error) {
 	if err := checkSettings(data); err != nil {
 		return nil, err
 	}
@@ -196,7 +223,7 @@ func Installed(data []byte) ([]Entry, error) {
 	gjson.GetBytes(data, "hooks").ForEach(func(ev, groups gjson.Result) bool {
 		for gi, g := range groups.Array() {
 			for hi, h := range g.Get("hooks").Array() {
-				if c := h.Get("command").String(); IsTetherCommand(c, "hook") {
+				if c := h.Get("command").String(); installable(ev.Str) && owner.Owns(c, "hook") {
 					out = append(out, Entry{Event: ev.Str, Group: gi, Handler: hi, Command: c, Timeout: h.Get("timeout").Int()})
 				}
 			}
@@ -236,12 +263,15 @@ func rawJSON(v any) []byte {
 // Plan describes a settings edit.
 type Plan struct {
 	Added, Updated, Removed []string // event names
-	StatusLine              string   // "", "set", "updated", "removed", "kept-user"
+	StatusLine              string   // "", "set", "updated", "removed", "restored", "kept-user"
+	// Replaced is the user's statusLine (raw JSON) that a forced install
+	// replaced, for the caller to keep so uninstall can restore it.
+	Replaced string
 }
 
 // Changed reports whether the plan changes anything.
 func (p Plan) Changed() bool {
-	return len(p.Added)+len(p.Updated)+len(p.Removed) > 0 || p.StatusLine == "set" || p.StatusLine == "updated" || p.StatusLine == "removed"
+	return len(p.Added)+len(p.Updated)+len(p.Removed) > 0 || p.StatusLine == "set" || p.StatusLine == "updated" || p.StatusLine == "removed" || p.StatusLine == "restored"
 }
 
 // InstallOptions say what Install writes.
@@ -255,6 +285,9 @@ type InstallOptions struct {
 	StatusLine string
 	// Force replaces a statusLine that is not tether's.
 	Force bool
+	// Owner recognises tether's own entries; Command and StatusLine are
+	// always among them.
+	Owner Owner
 }
 
 // Install adds tether's hooks to a settings file's content and returns the
@@ -265,6 +298,11 @@ func Install(data []byte, opts InstallOptions) ([]byte, Plan, error) {
 	var plan Plan
 	if err := checkSettings(data); err != nil {
 		return nil, plan, err
+	}
+	owner := opts.Owner
+	owner.Current = append(slices.Clone(owner.Current), opts.Command)
+	if opts.StatusLine != "" {
+		owner.Current = append(owner.Current, opts.StatusLine)
 	}
 	style := detectStyle(data)
 	out := bytes.Clone(data)
@@ -277,13 +315,13 @@ func Install(data []byte, opts InstallOptions) ([]byte, Plan, error) {
 	}
 	var err error
 	// Drop tether's entries for events no longer wanted, and duplicates.
-	out, plan.Removed, err = removeEntries(out, func(e Entry, seen map[string]bool) bool {
+	out, plan.Removed, err = removeEntries(out, owner, func(e Entry, seen map[string]bool) bool {
 		return !want[e.Event] || seen[e.Event]
 	})
 	if err != nil {
 		return nil, plan, err
 	}
-	entries, _ := Installed(out)
+	entries, _ := Installed(out, owner)
 	have := map[string]Entry{}
 	for _, e := range entries {
 		have[e.Event] = e
@@ -316,12 +354,13 @@ func Install(data []byte, opts InstallOptions) ([]byte, Plan, error) {
 		switch {
 		case !sl.Exists():
 			plan.StatusLine = "set"
-		case IsTetherCommand(sl.Get("command").String(), "statusline"):
+		case owner.Owns(sl.Get("command").String(), "statusline"):
 			if sl.Get("command").String() != opts.StatusLine {
 				plan.StatusLine = "updated"
 			}
 		case opts.Force:
 			plan.StatusLine = "updated"
+			plan.Replaced = sl.Raw
 		default:
 			plan.StatusLine = "kept-user"
 		}
@@ -339,8 +378,10 @@ func Install(data []byte, opts InstallOptions) ([]byte, Plan, error) {
 }
 
 // Uninstall removes exactly tether's entries (and its statusLine), and
-// the containers that only held them.
-func Uninstall(data []byte) ([]byte, Plan, error) {
+// the containers that only held them. restore, when not "", is the user's
+// statusLine (raw JSON) that a forced install replaced: it takes the
+// place of tether's.
+func Uninstall(data []byte, owner Owner, restore string) ([]byte, Plan, error) {
 	var plan Plan
 	if err := checkSettings(data); err != nil {
 		return nil, plan, err
@@ -349,16 +390,22 @@ func Uninstall(data []byte) ([]byte, Plan, error) {
 		return data, plan, nil
 	}
 	style := detectStyle(data)
-	out, removed, err := removeEntries(bytes.Clone(data), func(Entry, map[string]bool) bool { return true })
+	out, removed, err := removeEntries(bytes.Clone(data), owner, func(Entry, map[string]bool) bool { return true })
 	if err != nil {
 		return nil, plan, err
 	}
 	plan.Removed = removed
-	if IsTetherCommand(gjson.GetBytes(out, "statusLine.command").String(), "statusline") {
-		if out, err = sjson.DeleteBytes(out, "statusLine"); err != nil {
+	if owner.Owns(gjson.GetBytes(out, "statusLine.command").String(), "statusline") {
+		if restore != "" && gjson.Valid(restore) {
+			out, err = sjson.SetRawBytes(out, "statusLine", []byte(restore))
+			plan.StatusLine = "restored"
+		} else {
+			out, err = sjson.DeleteBytes(out, "statusLine")
+			plan.StatusLine = "removed"
+		}
+		if err != nil {
 			return nil, plan, err
 		}
-		plan.StatusLine = "removed"
 	}
 	if !plan.Changed() {
 		return data, plan, nil
@@ -369,10 +416,10 @@ func Uninstall(data []byte) ([]byte, Plan, error) {
 // removeEntries deletes the tether entries drop selects, one at a time
 // (indices shift), then any group, event list or hooks object left empty
 // by it. seen holds the events already kept, to drop duplicates.
-func removeEntries(data []byte, drop func(e Entry, seen map[string]bool) bool) ([]byte, []string, error) {
+func removeEntries(data []byte, owner Owner, drop func(e Entry, seen map[string]bool) bool) ([]byte, []string, error) {
 	var removed []string
 	for {
-		entries, err := Installed(data)
+		entries, err := Installed(data, owner)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -75,7 +75,7 @@ func TestInstallKeepsEverythingElseAndIsIdempotent(t *testing.T) {
 		t.Errorf("second install changed the file: %+v\n%s", plan2, again)
 	}
 	// Uninstall restores the original byte for byte.
-	back, plan3, err := Uninstall(out)
+	back, plan3, err := Uninstall(out, Owner{Current: []string{opts.Command}}, "")
 	if err != nil || string(back) != userSettings {
 		t.Errorf("uninstall: %v %+v\n%s", err, plan3, back)
 	}
@@ -83,7 +83,8 @@ func TestInstallKeepsEverythingElseAndIsIdempotent(t *testing.T) {
 
 func TestInstallDowngradeDropsUnknownEventsAndMovedBinary(t *testing.T) {
 	full, _, _ := Install(nil, InstallOptions{Command: "/old/tether hook", Events: ClaudeEvents, Timeout: HookTimeout})
-	out, plan, err := Install(full, InstallOptions{Command: "/new/tether hook", Events: ClaudeClassicEvents, Timeout: HookTimeout})
+	out, plan, err := Install(full, InstallOptions{Command: "/new/tether hook", Events: ClaudeClassicEvents, Timeout: HookTimeout,
+		Owner: Owner{Recorded: []string{"/old/tether hook"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestInstallDowngradeDropsUnknownEventsAndMovedBinary(t *testing.T) {
 	if !strings.HasPrefix(string(full), "{\n  \"hooks\": {\n") {
 		t.Errorf("fresh file:\n%s", full)
 	}
-	back, _, _ := Uninstall(out)
+	back, _, _ := Uninstall(out, Owner{Recorded: []string{"/old/tether hook", "/new/tether hook"}}, "")
 	if strings.TrimSpace(string(back)) != "{}" {
 		t.Errorf("uninstall of a tether-only file: %q", back)
 	}
@@ -113,7 +114,7 @@ func TestInstallHandFormattedFile(t *testing.T) {
 	if !strings.HasPrefix(string(out), `{"model":"opus",   "hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]},`) {
 		t.Errorf("hand formatting lost: %s", out)
 	}
-	back, _, _ := Uninstall(out)
+	back, _, _ := Uninstall(out, Owner{Current: []string{"tether hook"}}, "")
 	if string(back) != in {
 		t.Errorf("uninstall: %s", back)
 	}
@@ -132,7 +133,7 @@ func TestInstallRefusesMalformed(t *testing.T) {
 		}
 	}
 	var pe *ParseError
-	if _, _, err := Uninstall([]byte("{,}")); !errors.As(err, &pe) || pe.Line != 1 {
+	if _, _, err := Uninstall([]byte("{,}"), Owner{}, ""); !errors.As(err, &pe) || pe.Line != 1 {
 		t.Errorf("uninstall malformed: %v", err)
 	}
 }
@@ -147,7 +148,7 @@ func TestStatusLineNeverReplacedWithoutForce(t *testing.T) {
 	if plan.StatusLine != "updated" || gjson.GetBytes(out, "statusLine.command").String() != "tether statusline" {
 		t.Errorf("with --force: %+v %s", plan, out)
 	}
-	back, plan, _ := Uninstall(out)
+	back, plan, _ := Uninstall(out, Owner{Current: []string{"tether statusline"}}, "")
 	if plan.StatusLine != "removed" || gjson.GetBytes(back, "statusLine").Exists() {
 		t.Errorf("uninstall statusLine: %s", back)
 	}
@@ -159,9 +160,20 @@ func TestEventsForClaude(t *testing.T) {
 			t.Errorf("%q: %d events, want %d", v, got, want)
 		}
 	}
-	for c, want := range map[string]bool{"/usr/bin/tether hook": true, "'/a b/tether' hook --harness codex": true, "tether statusline": false, "nottether hook": false, "/x/tether": false} {
-		if IsTetherCommand(c, "hook") != want {
-			t.Errorf("IsTetherCommand(%q) != %v", c, want)
+	// Only the exact command this tether writes is its own.
+	own := Owner{Current: []string{"/usr/bin/tether hook"}}
+	for c, want := range map[string]bool{"/usr/bin/tether hook": true, "/opt/other/tether hook": false,
+		"tether statusline": false, "nottether hook": false, "/x/tether": false, "tether hook": false,
+		"/usr/bin/tether hook; echo mine-too": false, "/usr/bin/tether hook --harness claude": false, "/usr/bin/tether  hook": false} {
+		if own.Owns(c, "hook") != want {
+			t.Errorf("Owns(%q) != %v", c, want)
+		}
+	}
+	// With a record, only what it lists (and this tether's command).
+	rec := Owner{Recorded: []string{"/old/tether hook"}, Current: []string{"/new/tether hook"}}
+	for c, want := range map[string]bool{"/old/tether hook": true, "/new/tether hook": true, "/other/tether hook": false} {
+		if rec.Owns(c, "hook") != want {
+			t.Errorf("recorded Owns(%q) != %v", c, want)
 		}
 	}
 }
@@ -171,7 +183,7 @@ func TestCodexTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := CodexTrust("/home/example/.codex/hooks.json", hooksJSON)
+	entries, err := CodexTrust("/home/example/.codex/hooks.json", hooksJSON, Owner{Current: []string{"/usr/bin/tether hook --harness codex"}})
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("%v %v", entries, err)
 	}

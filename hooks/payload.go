@@ -147,8 +147,8 @@ type ReadLimits struct {
 	Total time.Duration
 	// Idle is how long it waits for more bytes once some arrived.
 	Idle time.Duration
-	// Max is the most bytes kept; a larger payload is cut (and then fails
-	// to parse, which the caller logs).
+	// Max is the most bytes returned as read; a larger payload is
+	// returned as an object of its members under MaxPayloadField.
 	Max int
 }
 
@@ -158,9 +158,11 @@ type ReadLimits struct {
 var DefaultReadLimits = ReadLimits{Total: time.Second, Idle: 200 * time.Millisecond, Max: 8 << 20}
 
 // ReadPayload reads a payload from r. It returns as soon as the bytes read
-// form a complete JSON value, at EOF, after lim.Idle without new bytes once
-// some arrived, or after lim.Total. It never blocks past lim.Total: a read
-// still pending then is abandoned (the process exits soon after).
+// close the top-level JSON object, at EOF, after lim.Idle without new
+// bytes once some arrived, or after lim.Total. It never blocks past
+// lim.Total: a read still pending then is abandoned (the process exits
+// soon after). A payload of any size is read: members over
+// MaxPayloadField are streamed past, not kept (see payloadScanner).
 func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
 	type chunk struct {
 		b   []byte
@@ -177,35 +179,30 @@ func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
 			}
 		}
 	}()
-	var data []byte
+	sc := newPayloadScanner(lim.Max)
 	total := time.NewTimer(lim.Total)
 	defer total.Stop()
 	var idle <-chan time.Time
 	for {
 		select {
 		case c := <-ch:
-			if len(data) < lim.Max {
-				data = append(data, c.b...)
-				if len(data) > lim.Max {
-					data = data[:lim.Max]
-				}
-			}
+			sc.feed(c.b)
 			if c.err != nil {
 				if errors.Is(c.err, io.EOF) {
-					return data, nil
+					return sc.payload(), nil
 				}
-				return data, c.err
+				return sc.payload(), c.err
 			}
 			if len(c.b) > 0 {
-				if t := trimSpace(data); len(t) > 0 && gjson.ValidBytes(t) {
-					return data, nil
+				if sc.done {
+					return sc.payload(), nil
 				}
 				idle = time.After(lim.Idle)
 			}
 		case <-idle:
-			return data, nil
+			return sc.payload(), nil
 		case <-total.C:
-			return data, errors.New("timed out reading the payload")
+			return sc.payload(), errors.New("timed out reading the payload")
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -64,7 +65,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 		st = state.Session{SessionID: in.SessionID, Harness: eventlog.ClaudeCode, Started: now}
 	}
 	if st.IdentityRoot == "" {
-		if v := getenv(identity.EnvRoot); v != "" {
+		if v := getenv(identity.EnvRoot); v != "" && identity.CheckPinned(v) == nil {
 			st.IdentityRoot = v
 		} else if base := firstNonEmpty(in.ProjectDir, in.Cwd); base != "" {
 			st.IdentityRoot = identity.Resolve(base).Path
@@ -111,7 +112,8 @@ func firstNonEmpty(s ...string) string {
 // model, a small bar and the context in use, coloured green below 50%,
 // yellow below 80%, red above, when color is set.
 func RenderStatusLine(in StatusInput, st state.Session, color bool) string {
-	model := firstNonEmpty(in.ModelName, in.ModelID, st.Model, "claude")
+	// The model name comes from the payload: print no controls from it.
+	model := termsafe.String(firstNonEmpty(in.ModelName, in.ModelID, st.Model, "claude"))
 	if !st.UsageKnown {
 		return model + " · ctx –"
 	}

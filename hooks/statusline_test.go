@@ -56,3 +56,12 @@ func TestStatusLineRealInputs(t *testing.T) {
 		t.Errorf("colour without color: %q", line)
 	}
 }
+
+// Issue 13 item 8: a model name from the payload cannot put controls on
+// Claude Code's status line.
+func TestStatusLineEscapesModelName(t *testing.T) {
+	out := RenderStatusLine(StatusInput{ModelName: "Opus\x1b]0;pwned\x07\u202e"}, state.Session{}, false)
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("raw controls: %q", out)
+	}
+}

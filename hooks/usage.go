@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/tidwall/gjson"
 )
@@ -20,8 +21,27 @@ type File interface {
 // Opener opens a transcript. Tests inject one to count the bytes read.
 type Opener func(path string) (File, error)
 
-// OpenFile is the default Opener.
-func OpenFile(path string) (File, error) { return os.Open(path) }
+// OpenFile is the default Opener. It opens only regular files: a FIFO
+// named as transcript_path would block the open until a writer appears
+// (and a device could block a read), so the open is non-blocking and the
+// opened file is checked with fstat, which also closes the race with a
+// path swapped between a stat and the open.
+func OpenFile(path string) (File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	return f, nil
+}
 
 // TailLimits bound a tail read: the first read takes Initial bytes from the
 // end, each retry doubles it, never past Max.

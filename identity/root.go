@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -38,6 +39,9 @@ type Root struct {
 	Reason string `json:"fallbackReason,omitempty"`
 	// Pinned is set when the root came from TETHER_IDENTITY_ROOT.
 	Pinned bool `json:"pinned"`
+	// IgnoredPin says why a TETHER_IDENTITY_ROOT was not used (relative,
+	// not clean, holding a NUL) and the root recomputed instead.
+	IgnoredPin string `json:"ignoredPin,omitempty"`
 }
 
 // Resolve computes the identity root of path. A relative path is taken
@@ -72,10 +76,41 @@ func Resolve(path string) Root {
 // Pinned returns the root for this process tree: the value of
 // TETHER_IDENTITY_ROOT when a parent already pinned one (used verbatim, never
 // recomputed), else the resolved working directory.
+//
+// Only an absolute, clean path without NUL is taken from the environment
+// (CheckPinned); any other value is ignored, the root recomputed and
+// IgnoredPin says why, for the caller to log.
 func Pinned(getenv func(string) string) Root {
+	ignored := ""
 	if v := getenv(EnvRoot); v != "" {
-		return Root{Raw: v, Path: v, Dir: v, Pinned: true}
+		err := CheckPinned(v)
+		if err == nil {
+			return Root{Raw: v, Path: v, Dir: v, Pinned: true}
+		}
+		ignored = err.Error()
 	}
+	r := fromWorkingDir(getenv)
+	r.IgnoredPin = ignored
+	return r
+}
+
+// CheckPinned accepts a TETHER_IDENTITY_ROOT value only when it is an
+// absolute, clean path (filepath.Clean leaves it unchanged) without NUL:
+// anything else would file sessions under a root no resolution produces.
+func CheckPinned(v string) error {
+	switch {
+	case strings.IndexByte(v, 0) >= 0:
+		return fmt.Errorf("$%s holds a NUL byte", EnvRoot)
+	case !filepath.IsAbs(v):
+		return fmt.Errorf("$%s is not an absolute path: %q", EnvRoot, v)
+	case filepath.Clean(v) != v:
+		return fmt.Errorf("$%s is not a clean path: %q (clean: %q)", EnvRoot, v, filepath.Clean(v))
+	}
+	return nil
+}
+
+// fromWorkingDir resolves the working directory.
+func fromWorkingDir(getenv func(string) string) Root {
 	// PWD keeps the spelling the user typed (through symlinks), which is
 	// what they see; Resolve canonicalises it anyway. Getwd is the fallback
 	// when PWD is unset or stale.

@@ -148,10 +148,24 @@ func TestResolveUnreadableParent(t *testing.T) {
 }
 
 func TestPinnedUsesEnvVerbatim(t *testing.T) {
-	env := map[string]string{EnvRoot: "/home/example/src/project/", "PWD": "/elsewhere"}
+	env := map[string]string{EnvRoot: "/home/example/src/project", "PWD": "/elsewhere"}
 	r := Pinned(func(k string) string { return env[k] })
-	if !r.Pinned || r.Path != "/home/example/src/project/" {
+	if !r.Pinned || r.Path != "/home/example/src/project" {
 		t.Errorf("Pinned = %+v, want the env value verbatim", r)
+	}
+}
+
+// Issue 13 item 9: only an absolute, clean path without NUL is taken from
+// the environment; anything else is recomputed, saying why.
+func TestPinnedRejectsUnsafeEnv(t *testing.T) {
+	base := realTemp(t)
+	t.Chdir(base)
+	for _, v := range []string{"relative/dir", ".", "/home/example/src/project/", "/home/example/../etc", "/home/example//x", "/home/ex\x00ample"} {
+		env := map[string]string{EnvRoot: v, "PWD": base}
+		r := Pinned(func(k string) string { return env[k] })
+		if r.Pinned || r.Path != base || r.IgnoredPin == "" {
+			t.Errorf("%q: Pinned = %+v, want %q recomputed with a reason", v, r, base)
+		}
 	}
 }
 

@@ -92,16 +92,19 @@ payload() { # EVENT EXTRA-JSON
 payload Stop ',"stop_hook_active":false,"last_assistant_message":"done"' >"$tmp/stop.json"
 payload SessionStart ',"source":"startup"' >"$tmp/start.json"
 payload PostToolUse ',"tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok","stderr":"","interrupted":false},"tool_use_id":"toolu_1"' >"$tmp/tool.json"
+# A PostToolUse after reading a large file: a 20 MiB tool_response.
+payload PostToolUse ",\"tool_name\":\"Read\",\"tool_response\":{\"content\":\"$(head -c 15728640 /dev/zero | base64 -w0)\"}" >"$tmp/bigtool.json"
 
 log "hooks"
 measure floor -n "$reps" -stdin "$tmp/stop.json" -- cat
 floor="$med"
 row "cat >/dev/null (floor)" "$floor ms" "$(mib "$rss")" "" ""
-for ev in stop start tool; do
+for ev in stop start tool bigtool; do
 	case "$ev" in
 	stop) label="hook Stop (50 MB transcript)" ;;
 	start) label="hook SessionStart" ;;
 	tool) label="hook PostToolUse" ;;
+	bigtool) label="hook PostToolUse (20 MiB payload)" ;;
 	esac
 	measure "$label" -n "$reps" -stdin "$tmp/$ev.json" -- "$tether" hook
 	row "$label" "$med ms" "$(mib "$rss")" "<= 3 ms, <= 2x floor" "$(ratio "$med" "$floor") floor"

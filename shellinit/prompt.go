@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // Usage is what the prompt segment shows: the context use of the latest
@@ -113,7 +115,9 @@ func printable(s string) string {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return ' '
 		}
-		if unicode.IsControl(r) {
+		// Controls and bidi marks (termsafe.Unsafe) would reach the
+		// terminal through the prompt or a completion menu.
+		if unicode.IsControl(r) || termsafe.Unsafe(r) {
 			return -1
 		}
 		return r

@@ -1,9 +1,11 @@
 package shellinit
 
 import (
+	"github.com/tether-dev/tether/internal/termsafe"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,6 +84,23 @@ func TestRelTime(t *testing.T) {
 	} {
 		if got := RelTime(now, now.Add(-d)); got != want {
 			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
+
+// Issue 13 item 8: completion descriptions and prompt text carry no
+// terminal controls and no bidi overrides (U+202E reached zsh's and
+// fish's completion menus).
+func TestCandidatesAreTerminalSafe(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	entries := []IndexEntry{{Harness: "claude-code", ID: "abc12345", LastActivity: now, Root: "/home/example/\x1b]0;x\x07",
+		Title: "evil\u202etxt.exe \x1b]52;c;cHduZWQ=\x07 \x9b2J \u2066iso\u2069"}}
+	cands := SessionCandidates(entries, SessionQuery{Harnesses: []string{"claude-code"}, Root: "/elsewhere", Now: now})
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		var b strings.Builder
+		FormatCandidates(&b, sh, cands)
+		if out := b.String(); !termsafe.Safe(strings.ReplaceAll(strings.ReplaceAll(out, "\n", ""), "\t", "")) {
+			t.Errorf("%s candidates hold controls: %q", sh, out)
 		}
 	}
 }

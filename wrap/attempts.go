@@ -13,6 +13,7 @@ import (
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
@@ -108,7 +109,7 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reasonTooLong), slog.String("next", "trim"), slog.String("transcript", tr.path))
 	log.Info(eventlog.Trim, res.ID, rep.Event(eventlog.SourceRetry, 0).Attrs()...)
 	fmt.Fprintf(o.Stderr, "tether: session %s: prompt too long — trimmed to about %.0f%% of its context (backup: %s); resuming once more.\n",
-		o.short(res.ID, tr), state.Percent(rep.TokensAfter, window), rep.Backup)
+		termsafe.String(o.short(res.ID, tr)), state.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup))
 	tr = o.findTranscript(res.ID)
 	child.Stdout = out.writer()
 	code, err = o.Exec(child)
@@ -171,7 +172,7 @@ func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
 	}
 	if tr.path != "" {
 		if _, err := os.Stat(tr.path); err == nil {
-			fmt.Fprintf(&b, " The old session is kept in %s; %s.", printable(tr.path), fixHint(o.Harness, id, reason))
+			fmt.Fprintf(&b, " The old session is kept in %s; %s.", tr.path, fixHint(o.Harness, id, reason))
 		}
 	}
 	return b.String()
@@ -184,17 +185,6 @@ func fixHint(h Harness, id, reason string) string {
 		return "to make it resumable: " + fix
 	}
 	return "to see what it holds: tether sessions show " + id
-}
-
-// printable replaces control characters (a hostile directory name) so a
-// path cannot drive the terminal.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			return '?'
-		}
-		return r
-	}, s)
 }
 
 // FitFix is the trim that would make a Claude session too large to resume

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/termsafe"
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -82,10 +83,10 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		// The transcript's own size says it fits; the reported usage may
 		// count things the file does not hold (system prompt, tools).
 		fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context, but its transcript already fits %.0f%% — resuming as is.\n",
-			o.short(id, tr), pct, target)
+			termsafe.String(o.short(id, tr)), pct, target)
 		return "", nil
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
-		o.short(id, tr), pct, state.Percent(rep.TokensAfter, window), rep.Backup, id)
+		termsafe.String(o.short(id, tr)), pct, state.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup), termsafe.String(id))
 	return "", nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // Options configure one wrapped run.
@@ -156,7 +157,7 @@ func Run(o Options) (int, error) {
 func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcript, reason string, code int) (int, error) {
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reason), slog.Int("exit_code", code),
 		slog.String("cwd", child.Dir), slog.String("transcript", tr.path), slog.Int64("size", tr.size))
-	fmt.Fprintln(o.Stderr, o.fallbackNotice(res.ID, reason, child.Dir, tr))
+	fmt.Fprintln(o.Stderr, termsafe.String(o.fallbackNotice(res.ID, reason, child.Dir, tr)))
 	started := o.Now()
 	child.Args = res.Fresh()
 	child.Stdout = o.Stdout

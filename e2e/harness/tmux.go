@@ -101,6 +101,18 @@ func (tm *Tmux) tmux(args ...string) (string, error) {
 	return string(out), err
 }
 
+// Command runs one tmux command against this server (set an option,
+// read a format with display-message -p, list buffers) and returns its
+// output; a failure fails the test.
+func (tm *Tmux) Command(args ...string) string {
+	tm.env.T.Helper()
+	out, err := tm.tmux(args...)
+	if err != nil {
+		tm.env.T.Fatalf("e2e: tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
 // SendText types s literally (send-keys -l), then waits half a second so
 // that the program's input handling settles before a following Enter;
 // the CLIs treat a fast Enter as part of a paste.

@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -72,8 +73,14 @@ func (a *App) Config() (config.Config, error) {
 }
 
 // Root returns the identity root of this process tree, computed once.
+// An unusable TETHER_IDENTITY_ROOT is logged once, here, after the root
+// is known (Log itself needs the root).
 func (a *App) Root() identity.Root {
-	a.rootOnce.Do(func() { a.root = identity.Pinned(a.Getenv) })
+	first := false
+	a.rootOnce.Do(func() { a.root, first = identity.Pinned(a.Getenv), true })
+	if first && a.root.IgnoredPin != "" {
+		a.Log().Warn(eventlog.IdentityPinIgnored, "", slog.String("reason", a.root.IgnoredPin), slog.String("root", a.root.Path))
+	}
 	return a.root
 }
 
@@ -134,7 +141,9 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	err := a.Command().Run(ctx, args)
 	if err != nil {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintf(a.IO.ErrOut, "tether: %s\n", msg)
+			// Messages quote titles, paths and ids: no raw control
+			// reaches the terminal.
+			fmt.Fprintf(a.IO.ErrOut, "tether: %s\n", termsafe.Text(msg))
 		}
 	}
 	return exitcode.Of(err)

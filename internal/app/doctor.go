@@ -17,6 +17,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 type doctorOptions struct {
@@ -62,7 +63,7 @@ func (a *App) doctorCommand() *cli.Command {
 					quiet.Out = io.Discard
 					o := hooksOptions{
 						IO: &quiet, Action: "install", Scope: scope, Harness: harness, StatusLine: statusLine,
-						ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir,
+						ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 						ClaudeBin: a.Getenv(envClaudeBin),
 					}
 					if o.ClaudeBin == "" {
@@ -176,7 +177,7 @@ func runDoctor(opts doctorOptions) error {
 		if c.status == "fail" {
 			failed++
 		}
-		fmt.Fprintf(opts.IO.Out, "%-4s  %-10s %s\n", c.status, c.name, c.detail)
+		fmt.Fprintf(opts.IO.Out, "%-4s  %-10s %s\n", c.status, c.name, termsafe.Text(c.detail))
 	}
 	if failed > 0 {
 		return exitcode.With(exitcode.Error, fmt.Errorf("doctor: %d %s failed", failed, plural(failed, "check", "checks")))

@@ -22,7 +22,7 @@ import (
 func hooksChecks(opts doctorOptions, add func(status, name string, fix func() error, format string, args ...any)) {
 	self, _ := opts.Executable()
 	installed := 0
-	statusLine := ""
+	statusLine, ownStatusLine := "", false
 	for _, o := range []hooksOptions{
 		{Harness: eventlog.ClaudeCode, Scope: "user", ClaudeDir: opts.Loc.ClaudeDir},
 		{Harness: eventlog.ClaudeCode, Scope: "project", RootDir: opts.Root.Dir},
@@ -43,13 +43,15 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 			add("warn", name, nil, "cannot read %s: %v", t.path, err)
 			continue
 		}
-		entries, err := hooks.Installed(data)
+		owner := ownerFor(opts.Loc.StateDir, t, self)
+		entries, err := hooks.Installed(data, owner)
 		if err != nil {
 			add("warn", name, nil, "%s: %v", t.path, err)
 			continue
 		}
 		if t.harness == eventlog.ClaudeCode && statusLine == "" {
 			statusLine = gjson.GetBytes(data, "statusLine.command").String()
+			ownStatusLine = owner.Owns(statusLine, "statusline")
 		}
 		if len(entries) == 0 {
 			continue
@@ -92,7 +94,7 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 		add("warn", "hooks", nil, "not installed — 'tether hooks install' (or ./install.sh --hooks) logs sessions and feeds the context gauge in the prompt")
 	}
 	switch {
-	case hooks.IsTetherCommand(statusLine, "statusline"):
+	case ownStatusLine:
 		prog := hooks.Program(statusLine)
 		if _, err := opts.LookPath(prog); err == nil || filepath.IsAbs(prog) && exists(prog) {
 			add("ok", "statusLine", nil, "%s", statusLine)

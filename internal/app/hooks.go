@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/shquote"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // envClaudeBin names the claude binary whose version decides the events
@@ -40,6 +41,7 @@ type hooksOptions struct {
 	ClaudeDir string
 	CodexDir  string
 	RootDir   string // the identity root, for project and local scope
+	StateDir  string // where the record of what install wrote lives
 
 	// ClaudeVersion, when set, is used instead of running ClaudeBin.
 	ClaudeVersion string
@@ -62,7 +64,7 @@ func (a *App) hooksCommand() *cli.Command {
 			opts := hooksOptions{
 				IO: a.IO, Action: name, Scope: cmd.String("scope"), Harness: normalizeHarness(cmd.String("harness")),
 				DryRun: cmd.Bool("dry-run"), StatusLine: cmd.Bool("statusline"), Force: cmd.Bool("force"), Trust: cmd.Bool("trust"),
-				ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir,
+				ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 				ClaudeVersion: cmd.String("claude-version"), ClaudeBin: a.Getenv(envClaudeBin),
 			}
 			if name == "status" {
@@ -174,17 +176,23 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", t.path, err)
 	}
+	recPath := filepath.Join(opts.StateDir, hooks.RecordFile)
+	rec, err := hooks.LoadRecord(recPath)
+	if err != nil {
+		return fmt.Errorf("read the record of installed hooks: %w", err)
+	}
+	key := hooks.RecordKey(t.path)
+	hookCmd, slCmd := ownCommands(opts.Tether, t.harness)
+	owner := rec.Owner(key, hookCmd, slCmd)
 	var out []byte
 	var plan hooks.Plan
 	var notes []string
 	if opts.Action == "install" {
-		io := hooks.InstallOptions{Timeout: hooks.HookTimeout, Force: opts.Force}
+		io := hooks.InstallOptions{Timeout: hooks.HookTimeout, Force: opts.Force, Owner: owner, Command: hookCmd}
 		if t.harness == eventlog.Codex {
-			io.Command = shquote.Quote(opts.Tether) + " hook --harness codex"
 			io.Events = hooks.CodexEvents
 			io.Timeouts = hooks.CodexTimeouts
 		} else {
-			io.Command = shquote.Quote(opts.Tether) + " hook"
 			version := opts.ClaudeVersion
 			if version == "" {
 				version = claudeVersion(ctx, opts.ClaudeBin)
@@ -199,28 +207,36 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 					strings.TrimSpace(version), strings.Join(io.Events, ", "), hooks.FullEventsSince))
 			}
 			if opts.StatusLine {
-				io.StatusLine = shquote.Quote(opts.Tether) + " statusline"
+				io.StatusLine = slCmd
 			}
 		}
 		out, plan, err = hooks.Install(old, io)
 	} else {
-		out, plan, err = hooks.Uninstall(old)
+		restore := ""
+		if fr := rec.Files[key]; fr != nil {
+			restore = fr.UserStatusLine
+		}
+		out, plan, err = hooks.Uninstall(old, owner, restore)
 	}
 	if err != nil {
 		return exitcode.With(exitcode.Refused, fmt.Errorf("%s: %w; file left untouched", t.path, err))
 	}
 	w := opts.IO.Out
-	fmt.Fprintf(w, "%s %s settings: %s\n", t.harness, t.scope, t.path)
+	fmt.Fprintf(w, "%s %s settings: %s\n", t.harness, t.scope, termsafe.String(t.path))
 	printPlan(opts.IO, plan)
 	for _, n := range notes {
 		fmt.Fprintf(opts.IO.ErrOut, "tether: note: %s\n", n)
 	}
+	if plan.Replaced != "" && !opts.DryRun {
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: replaced your statusLine (%s): 'tether hooks uninstall' puts it back; [statusline] chain = true in the config shows it beside tether's\n",
+			termsafe.String(gjson.Get(plan.Replaced, "command").String()))
+	}
 	if plan.StatusLine == "kept-user" {
-		fmt.Fprintf(opts.IO.ErrOut, "tether: note: kept your statusLine (%s); --force replaces it\n", gjson.GetBytes(old, "statusLine.command").String())
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: kept your statusLine (%s); --force replaces it\n", termsafe.String(gjson.GetBytes(old, "statusLine.command").String()))
 	}
 	if opts.DryRun {
 		if plan.Changed() {
-			fmt.Fprintf(w, "--- %s would become:\n%s", t.path, out)
+			fmt.Fprintf(w, "--- %s would become:\n%s", termsafe.String(t.path), termsafe.Text(string(out)))
 			if len(out) > 0 && out[len(out)-1] != '\n' {
 				fmt.Fprintln(w)
 			}
@@ -234,7 +250,45 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 		}
 	}
 	if t.harness == eventlog.Codex {
-		return codexExtras(opts, t, old, out)
+		if err := codexExtras(opts, t, owner, old, out); err != nil {
+			return err
+		}
+	}
+	if opts.DryRun {
+		return nil
+	}
+	return updateRecord(rec, recPath, key, opts.Action, plan, hookCmd, slCmd)
+}
+
+// ownCommands are the hook and statusLine commands this tether writes.
+func ownCommands(tether, harness string) (hook, statusLine string) {
+	q := shquote.Quote(tether)
+	if harness == eventlog.Codex {
+		return q + " hook --harness codex", ""
+	}
+	return q + " hook", q + " statusline"
+}
+
+// updateRecord notes what install wrote (and the user's statusLine a
+// forced install replaced, once: a second install never overwrites it),
+// or forgets the file after an uninstall.
+func updateRecord(rec hooks.Record, path, key, action string, plan hooks.Plan, hookCmd, slCmd string) error {
+	if action == "uninstall" {
+		if _, ok := rec.Files[key]; !ok {
+			return nil
+		}
+		delete(rec.Files, key)
+	} else {
+		fr := rec.Remember(key, hookCmd)
+		if plan.StatusLine == "set" || plan.StatusLine == "updated" {
+			rec.Remember(key, slCmd)
+		}
+		if plan.Replaced != "" && fr.UserStatusLine == "" {
+			fr.UserStatusLine = plan.Replaced
+		}
+	}
+	if err := rec.Save(path); err != nil {
+		return fmt.Errorf("record the installed hooks: %w", err)
 	}
 	return nil
 }
@@ -254,14 +308,14 @@ func printPlan(io *iostreams.IOStreams, p hooks.Plan) {
 		fmt.Fprintf(w, "  removed: %s\n", strings.Join(p.Removed, ", "))
 	}
 	switch p.StatusLine {
-	case "set", "updated", "removed":
+	case "set", "updated", "removed", "restored":
 		fmt.Fprintf(w, "  statusLine %s\n", p.StatusLine)
 	}
 }
 
 // codexExtras handles Codex's trust records (only with --trust) and says
 // how to get hooks running.
-func codexExtras(opts hooksOptions, t hookTarget, old, out []byte) error {
+func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []byte) error {
 	cfgPath := filepath.Join(opts.CodexDir, "config.toml")
 	cfg, err := os.ReadFile(cfgPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -270,7 +324,7 @@ func codexExtras(opts hooksOptions, t hookTarget, old, out []byte) error {
 	var newCfg []byte
 	switch {
 	case opts.Action == "install" && opts.Trust:
-		entries, err := hooks.CodexTrust(t.path, out)
+		entries, err := hooks.CodexTrust(t.path, out, owner)
 		if err != nil {
 			return err
 		}
@@ -278,7 +332,7 @@ func codexExtras(opts hooksOptions, t hookTarget, old, out []byte) error {
 			return exitcode.With(exitcode.Refused, fmt.Errorf("%s: %w", cfgPath, err))
 		}
 	case opts.Action == "uninstall" && len(cfg) > 0:
-		entries, err := hooks.CodexTrust(t.path, old)
+		entries, err := hooks.CodexTrust(t.path, old, owner)
 		if err != nil {
 			return err
 		}
@@ -339,13 +393,14 @@ func runHooksStatus(opts hooksOptions) error {
 			fmt.Fprintf(w, "%-11s %-7s %s: %v\n", t.harness, t.scope, t.path, err)
 			continue
 		}
-		entries, err := hooks.Installed(data)
+		owner := ownerFor(opts.StateDir, t, opts.Tether)
+		entries, err := hooks.Installed(data, owner)
 		if err != nil {
 			fmt.Fprintf(w, "%-11s %-7s %s: cannot read: %v\n", t.harness, t.scope, t.path, err)
 			continue
 		}
 		sl := gjson.GetBytes(data, "statusLine.command").String()
-		if len(entries) == 0 && !hooks.IsTetherCommand(sl, "statusline") {
+		if len(entries) == 0 && !owner.Owns(sl, "statusline") {
 			fmt.Fprintf(w, "%-11s %-7s %s: not installed\n", t.harness, t.scope, t.path)
 			continue
 		}
@@ -357,7 +412,7 @@ func runHooksStatus(opts hooksOptions) error {
 			cmds[e.Command] = true
 		}
 		fmt.Fprintf(w, "%-11s %-7s %s: %s\n", t.harness, t.scope, t.path, strings.Join(events, ", "))
-		if hooks.IsTetherCommand(sl, "statusline") {
+		if owner.Owns(sl, "statusline") {
 			cmds[sl] = true
 			fmt.Fprintf(w, "%-19s statusLine: %s\n", "", sl)
 		}
@@ -369,6 +424,15 @@ func runHooksStatus(opts hooksOptions) error {
 		fmt.Fprintln(w, "no tether hooks installed; 'tether hooks install' adds them")
 	}
 	return nil
+}
+
+// ownerFor recognises tether's entries in t's file: what the record says
+// tether wrote there, and what tether (this binary) writes. An unreadable
+// record counts as none.
+func ownerFor(stateDir string, t hookTarget, tether string) hooks.Owner {
+	rec, _ := hooks.LoadRecord(filepath.Join(stateDir, hooks.RecordFile))
+	hookCmd, slCmd := ownCommands(tether, t.harness)
+	return rec.Owner(hooks.RecordKey(t.path), hookCmd, slCmd)
 }
 
 // binaryVerdict says whether a hook command's program is the tether on

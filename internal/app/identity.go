@@ -10,6 +10,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 type identityOptions struct {
@@ -114,18 +115,23 @@ func runIdentity(opts identityOptions) error {
 
 func printIdentity(io *iostreams.IOStreams, r identityReport) {
 	w := io.Out
-	fmt.Fprintf(w, "raw path:     %s\n", r.Raw)
-	fmt.Fprintf(w, "root:         %s\n", r.Path)
+	// Paths are hostile: a directory name may hold terminal controls.
+	q := termsafe.String
+	fmt.Fprintf(w, "raw path:     %s\n", q(r.Raw))
+	fmt.Fprintf(w, "root:         %s\n", q(r.Path))
 	if r.Dir != r.Path {
-		fmt.Fprintf(w, "on disk:      %s\n", r.Dir)
+		fmt.Fprintf(w, "on disk:      %s\n", q(r.Dir))
 	}
 	switch {
 	case r.Pinned:
 		fmt.Fprintf(w, "resolution:   pinned by $%s\n", identity.EnvRoot)
 	case r.FellBack:
-		fmt.Fprintf(w, "resolution:   fell back to the cleaned path (%s)\n", r.Reason)
+		fmt.Fprintf(w, "resolution:   fell back to the cleaned path (%s)\n", q(r.Reason))
 	default:
 		fmt.Fprintf(w, "resolution:   resolved\n")
+	}
+	if r.IgnoredPin != "" {
+		fmt.Fprintf(w, "ignored:      %s\n", q(r.IgnoredPin))
 	}
 	pd := r.ProjectDir
 	state := "does not exist yet"
@@ -136,8 +142,8 @@ func printIdentity(io *iostreams.IOStreams, r identityReport) {
 	if pd.Long {
 		note = " (long: other CLI builds use another hash or the uncut name)"
 	}
-	fmt.Fprintf(w, "claude dir:   %s (%s)%s\n", pd.Name, state, note)
-	fmt.Fprintf(w, "              under %s/projects\n", r.ClaudeConfigDir)
+	fmt.Fprintf(w, "claude dir:   %s (%s)%s\n", q(pd.Name), state, note)
+	fmt.Fprintf(w, "              under %s/projects\n", q(r.ClaudeConfigDir))
 	if len(r.OtherProjectDirs) == 0 {
 		fmt.Fprintf(w, "stranded:     none\n")
 		return
@@ -145,9 +151,9 @@ func printIdentity(io *iostreams.IOStreams, r identityReport) {
 	fmt.Fprintf(w, "stranded:     %d other project %s hold sessions for this directory\n",
 		len(r.OtherProjectDirs), plural(len(r.OtherProjectDirs), "directory", "directories"))
 	for _, d := range r.OtherProjectDirs {
-		fmt.Fprintf(w, "  %s  %d %s  (%s", d.Name, d.Sessions, plural(d.Sessions, "session", "sessions"), d.Match)
+		fmt.Fprintf(w, "  %s  %d %s  (%s", q(d.Name), d.Sessions, plural(d.Sessions, "session", "sessions"), d.Match)
 		for _, c := range d.Cwds {
-			fmt.Fprintf(w, "; cwd %s", c)
+			fmt.Fprintf(w, "; cwd %s", q(c))
 		}
 		fmt.Fprintln(w, ")")
 	}

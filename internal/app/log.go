@@ -14,6 +14,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 type logOptions struct {
@@ -152,7 +153,7 @@ func (p *logPrinter) print(r eventlog.Record) {
 		p.head = true
 	}
 	fmt.Fprintf(p.tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"),
-		r.Level, r.Event, p.short(r.SessionID), dash(r.Harness), details(r))
+		termsafe.String(r.Level), termsafe.String(r.Event), termsafe.String(p.short(r.SessionID)), termsafe.String(dash(r.Harness)), details(r))
 }
 
 func (p *logPrinter) short(id string) string {
@@ -174,14 +175,16 @@ func details(r eventlog.Record) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(k)
+		b.WriteString(termsafe.String(k))
 		b.WriteByte('=')
 		val := v.String()
 		if v.Type == gjson.JSON {
 			val = v.Raw
 		}
-		if strings.ContainsAny(val, " \t\n\"") || val == "" {
-			val = strconv.Quote(val)
+		// Quoting escapes every control and bidi mark (strconv.Quote
+		// escapes what is not printable); termsafe catches the rest.
+		if strings.ContainsAny(val, " \t\n\"") || val == "" || !termsafe.Safe(val) {
+			val = termsafe.String(strconv.Quote(val))
 		}
 		b.WriteString(val)
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 	"github.com/tether-dev/tether/wrap"
@@ -164,7 +165,7 @@ func (a *App) runWrap(opts runOptions) error {
 		return err
 	}
 	if a.IO.StderrTTY && cfg.Wrap.ExitLine && a.Getenv("TETHER_EXIT_LINE") != "0" {
-		if line := a.exitLine(opts, started); line != "" {
+		if line := termsafe.String(a.exitLine(opts, started)); line != "" {
 			if a.IO.ColorErr() {
 				line = "\x1b[2m" + line + "\x1b[0m"
 			}

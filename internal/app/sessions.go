@@ -26,6 +26,7 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -328,15 +329,16 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, ab *ide
 		if s.Archived {
 			state += ",archived"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24),
 			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
 	}
 	tw.Flush()
 }
 
-// cell makes s safe and short for a table cell: no tabs or newlines.
+// cell makes s safe and short for a table cell: no tabs or newlines, and
+// no terminal controls (termsafe).
 func cell(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termsafe.String(strings.Join(strings.Fields(s), " "))
 	r := []rune(s)
 	if len(r) > max {
 		return string(r[:max-1]) + "…"
@@ -455,7 +457,7 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-14s %s\n", k+":", v)
+			fmt.Fprintf(w, "%-14s %s\n", k+":", termsafe.String(v))
 		}
 	}
 	row("session", s.Key())
@@ -528,7 +530,7 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 					fmt.Fprintf(w, "  … %d more\n", len(items)-20)
 					break
 				}
-				fmt.Fprintf(w, "  %s\n", it)
+				fmt.Fprintf(w, "  %s\n", termsafe.String(it))
 			}
 		}
 		var repos, commits, refs []string
@@ -796,7 +798,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	now := opts.Now()
 	ab := catalog.Abbrev(all)
 	for _, r := range res {
-		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", ab.Short(r.Session.ID), r.Session.Harness,
+		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", cell(ab.Short(r.Session.ID), 40), r.Session.Harness,
 			relTime(now, r.Session.LastActivity), cell(filepath.Base(r.Session.Cwd), 24), cell(r.Session.Title, 70))
 		for _, m := range r.Matches {
 			fmt.Fprintf(opts.IO.Out, "    %s\n", cell(m, 120))

@@ -405,19 +405,26 @@ func TestDoctorHooks(t *testing.T) {
 		t.Fatalf("hooks install: %s", ta.err)
 	}
 	settings := filepath.Join(ta.Loc.ClaudeDir, "settings.json")
-	data, _ := os.ReadFile(settings)
-	gone := strings.ReplaceAll(string(data), shquote.Quote(self), "/nonexistent/tether")
-	if gone == string(data) {
+	if data, _ := os.ReadFile(settings); !strings.Contains(string(data), shquote.Quote(self)+" hook") {
 		t.Fatalf("hook commands do not run %s:\n%s", self, data)
 	}
-	os.WriteFile(settings, []byte(gone), 0o600)
+	// The binary moves: the installed commands now name one that is gone
+	// (tether recognises them by the record of what it installed).
+	gone := self
+	bin2 := filepath.Join(ta.home, "bin2")
+	os.MkdirAll(bin2, 0o755)
+	self = filepath.Join(bin2, "tether")
+	if err := os.Rename(gone, self); err != nil {
+		t.Fatal(err)
+	}
+	ta.env["PATH"] = bin2
 	ta.out.Reset()
 	if code := ta.run("doctor"); code != 1 {
 		t.Errorf("doctor with hooks running a missing binary: exit %d", code)
 	}
 	out := ta.out.String()
-	if !strings.Contains(out, "fail  hooks      "+settings+" runs /nonexistent/tether, which does not exist") ||
-		!strings.Contains(out, "fail  statusLine /nonexistent/tether statusline") {
+	if !strings.Contains(out, "fail  hooks      "+settings+" runs "+gone+", which does not exist") ||
+		!strings.Contains(out, "fail  statusLine "+shquote.Quote(gone)+" statusline") {
 		t.Errorf("missing binary:\n%s", out)
 	}
 	ta.out.Reset()

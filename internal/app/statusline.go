@@ -16,9 +16,13 @@ import (
 type statuslineOptions struct {
 	IO       *iostreams.IOStreams
 	StateDir string
-	Getenv   func(string) string
-	Now      func() time.Time
-	Log      *eventlog.Log
+	// Chain is the user's statusLine command to run first ("" for none),
+	// ChainTimeout its bound.
+	Chain        string
+	ChainTimeout time.Duration
+	Getenv       func(string) string
+	Now          func() time.Time
+	Log          *eventlog.Log
 }
 
 func (a *App) statuslineCommand() *cli.Command {
@@ -34,14 +38,17 @@ func (a *App) statuslineCommand() *cli.Command {
 			if cmd.NArg() > 0 {
 				return usageErr(fmt.Errorf("statusline takes no arguments, got %q", cmd.Args().First()))
 			}
-			return runStatusline(statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log()})
+			cfg, _ := a.Config() // a bad config falls back to the defaults
+			return runStatusline(ctx, statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log(),
+				Chain:        chainCommand(cfg.StatusLine, a.Loc.StateDir, a.Loc.ClaudeDir, a.Getenv),
+				ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond})
 		},
 	}
 }
 
 // runStatusline never fails: a statusLine that errors shows nothing
 // useful, so problems go to the lifecycle log and a plain line is printed.
-func runStatusline(opts statuslineOptions) error {
+func runStatusline(ctx context.Context, opts statuslineOptions) error {
 	data, err := hooks.ReadPayload(opts.IO.In, hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20})
 	in, perr := hooks.ParseStatusLine(data)
 	if perr != nil {
@@ -56,6 +63,16 @@ func runStatusline(opts statuslineOptions) error {
 	if err != nil {
 		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
 	}
-	fmt.Fprintln(opts.IO.Out, hooks.RenderStatusLine(in, st, !opts.IO.NoColor))
+	line := hooks.RenderStatusLine(in, st, !opts.IO.NoColor)
+	if opts.Chain != "" {
+		// The user's own statusLine prints what it likes (colours
+		// included): it is their command, run as Claude Code would.
+		chained, err := runChained(ctx, opts.Chain, data, opts.ChainTimeout)
+		if err != nil {
+			opts.Log.Warn(hooks.EvHookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", "chained statusLine: "+err.Error()))
+		}
+		line = besides(chained, line)
+	}
+	fmt.Fprintln(opts.IO.Out, line)
 	return nil
 }

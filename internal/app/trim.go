@@ -20,6 +20,7 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
@@ -129,9 +130,9 @@ func runTrim(opts trimOptions) error {
 			return lockRefusal(fmt.Errorf("%s: %w", path, err))
 		}
 		opts.log.Info(eventlog.TrimRestore, id, slog.String("path", path))
-		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", path, trim.BackupPath(path))
+		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", termsafe.String(path), termsafe.String(trim.BackupPath(path)))
 		if kept != "" {
-			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", kept)
+			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", termsafe.String(kept))
 		}
 		return nil
 	}
@@ -194,7 +195,7 @@ func runTrim(opts trimOptions) error {
 	}
 	printTrimReport(opts.IO, rep, topts)
 	if notes.Reset {
-		fmt.Fprintf(opts.IO.Out, "note: %s says RESET: TRUE; the wrapper will start the next session fresh\n", notes.Path)
+		fmt.Fprintf(opts.IO.Out, "note: %s says RESET: TRUE; the wrapper will start the next session fresh\n", termsafe.String(notes.Path))
 	}
 	return nil
 }
@@ -223,7 +224,7 @@ func runTrimReset(opts trimOptions) error {
 	if opts.JSON {
 		return json.NewEncoder(opts.IO.Out).Encode(map[string]string{"root": root, "session": id, "marker": marker})
 	}
-	fmt.Fprintf(opts.IO.Out, "the next session in %s will start fresh (marker %s)\n", root, marker)
+	fmt.Fprintf(opts.IO.Out, "the next session in %s will start fresh (marker %s)\n", termsafe.String(root), termsafe.String(marker))
 	return nil
 }
 
@@ -287,11 +288,11 @@ func printTrimReport(ios *iostreams.IOStreams, r *trim.Report, o trim.Options) {
 	case r.DryRun:
 		verb = "would trim"
 	}
-	fmt.Fprintf(w, "%s %s (%s policy)\n", verb, r.Path, r.Policy)
+	fmt.Fprintf(w, "%s %s (%s policy)\n", verb, termsafe.String(r.Path), r.Policy)
 	if r.Policy == trim.PolicyFit {
-		fmt.Fprintf(w, "target:  %d tokens (window %d, model %s)\n", r.Target, r.Window, orDash(r.Model))
+		fmt.Fprintf(w, "target:  %d tokens (window %d, model %s)\n", r.Target, r.Window, termsafe.String(orDash(r.Model)))
 	} else {
-		fmt.Fprintf(w, "keep:    %s\n", strings.Join(o.KeepPaths, ", "))
+		fmt.Fprintf(w, "keep:    %s\n", termsafe.String(strings.Join(o.KeepPaths, ", ")))
 	}
 	fmt.Fprintf(w, "records: %d -> %d (%d re-linked)\n", r.RecordsBefore, r.RecordsAfter, r.Relinked)
 	fmt.Fprintf(w, "bytes:   %s -> %s\n", humanBytes(r.BytesBefore), humanBytes(r.BytesAfter))

@@ -35,7 +35,16 @@ var (
 // Write replaces path with the bytes produced by fill. fill writes to a
 // temporary file in the same directory; on any error the temporary file is
 // removed and path is left exactly as it was.
+//
+// A symlinked path (a dotfile manager's settings.json, rc file, …) is
+// written through: the temporary file, the backup and the rename all
+// happen next to the link's final target, so the link stays a link and
+// the user's dotfiles get the change.
 func Write(path string, opts Options, fill func(w io.Writer) error) (err error) {
+	path, err = Resolve(path)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	perm := opts.Perm
 	if perm == 0 {
@@ -80,6 +89,38 @@ func Write(path string, opts Options, fill func(w io.Writer) error) (err error) 
 		syncDir(dir)
 	}
 	return nil
+}
+
+// maxLinks bounds a chain of symlinks, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// Resolve follows path's symlinks, each hop, to the file a write must
+// replace. A dangling link resolves to its missing target (the write
+// creates it); a path that is not a link is returned as is. Only the last
+// component is followed: directories on the way may be links, the rename
+// goes through them anyway.
+func Resolve(path string) (string, error) {
+	for range maxLinks {
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("read link %s: %w", path, err)
+		}
+		if !filepath.IsAbs(dest) {
+			// Resolve the link's directory first, so a "../x" in the
+			// link means what the kernel makes of it.
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			dest = filepath.Join(dir, dest)
+		}
+		path = dest
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
 // WriteBytes is Write for content already in memory.

@@ -92,3 +92,66 @@ func TestNoSyncSkipsFsync(t *testing.T) {
 		t.Errorf("default write: %d fsyncs, want 1", calls)
 	}
 }
+
+// A dotfile manager's symlinked settings file is written through: the
+// target gets the new content (temp file and backup next to the target),
+// the link stays a link.
+func TestWriteFollowsSymlink(t *testing.T) {
+	home, dots := t.TempDir(), t.TempDir()
+	target := filepath.Join(dots, "settings.json")
+	os.WriteFile(target, []byte("old"), 0o640)
+	// A relative link through a second link, as stow and chezmoi make.
+	os.Symlink(target, filepath.Join(dots, "hop.json"))
+	link := filepath.Join(home, "settings.json")
+	rel, _ := filepath.Rel(home, filepath.Join(dots, "hop.json"))
+	if err := os.Symlink(rel, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(link, []byte("new"), Options{Backup: ".bak"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("link replaced by a regular file (%v)", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target content %q", b)
+	}
+	if b, _ := os.ReadFile(target + ".bak"); string(b) != "old" {
+		t.Errorf("backup next to the target %q", b)
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o640 {
+		t.Errorf("target mode %v", st.Mode().Perm())
+	}
+	assertNoTemp(t, home)
+	assertNoTemp(t, dots)
+}
+
+// A dangling link is created at its target, not replaced.
+func TestWriteDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.json")
+	link := filepath.Join(dir, "link.json")
+	os.Symlink("real.json", link)
+	if err := WriteBytes(link, []byte("x"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("link replaced")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "x" {
+		t.Errorf("target %q", b)
+	}
+}
+
+func TestWriteSymlinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.Symlink("b", a)
+	os.Symlink("a", b)
+	if err := WriteBytes(a, []byte("x"), Options{}); err == nil {
+		t.Fatal("loop accepted")
+	}
+	if st, _ := os.Lstat(a); st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("link replaced")
+	}
+}

@@ -20,6 +20,8 @@ type Config struct {
 	Hooks   Hooks   `toml:"hooks"`
 	Wrap    Wrap    `toml:"wrap"`
 	Prompt  Prompt  `toml:"prompt"`
+	// StatusLine chains another statusLine command before tether's.
+	StatusLine StatusLine `toml:"statusline"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -84,6 +86,20 @@ type Hooks struct {
 	TailMaxKiB int64 `toml:"tail_max_kib"`
 }
 
+// StatusLine is [statusline]: run the user's own statusLine command (the
+// one a forced 'hooks install --statusline' replaced, or Command) with the
+// same stdin and put tether's segment beside its output.
+type StatusLine struct {
+	// Chain runs the previous statusLine that hooks install recorded.
+	Chain bool `toml:"chain"`
+	// Command, when set, is the command to chain (run with sh -c),
+	// whether or not Chain is set.
+	Command string `toml:"command"`
+	// TimeoutMS bounds the chained command; past it tether's segment is
+	// printed alone.
+	TimeoutMS int `toml:"timeout_ms"`
+}
+
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
 	return Config{
@@ -94,7 +110,8 @@ func Default() Config {
 			{Name: "INIT", Pattern: `\bINIT-[A-Z0-9]+-\d{3}\b`},
 			{Name: "RMI", Pattern: `\bRMI-[A-Z0-9]+-\d{3}\b`},
 		}},
-		Prompt: DefaultPrompt(),
+		Prompt:     DefaultPrompt(),
+		StatusLine: StatusLine{TimeoutMS: 1000},
 	}
 }
 
@@ -162,6 +179,9 @@ func (c Config) validate() error {
 		if _, err := regexp.Compile(r.Pattern); err != nil || r.Pattern == "" {
 			return fmt.Errorf("catalog.work_refs[%d] (%s): invalid pattern %q", i, r.Name, r.Pattern)
 		}
+	}
+	if c.StatusLine.TimeoutMS < 1 || c.StatusLine.TimeoutMS > 10000 {
+		return fmt.Errorf("statusline.timeout_ms: must be between 1 and 10000, got %d", c.StatusLine.TimeoutMS)
 	}
 	if err := c.Prompt.validate(); err != nil {
 		return err

@@ -54,8 +54,9 @@ const (
 	TrimReset   = "trim_reset"
 
 	// Other commands.
-	Resume           = "resume"
-	IdentityFallback = "identity_fallback"
+	Resume             = "resume"
+	IdentityFallback   = "identity_fallback"
+	IdentityPinIgnored = "identity_pin_ignored"
 )
 
 // Event describes one lifecycle event: who writes it and the fields it may
@@ -106,6 +107,7 @@ var Events = []Event{
 	{TrimReset, "`tether trim --reset`", []string{"root"}},
 	{Resume, "`tether sessions resume`", []string{"cwd", "mode", "forced"}},
 	{IdentityFallback, "any command whose identity root fell back (debug)", []string{"raw", "reason"}},
+	{IdentityPinIgnored, "any command given an unusable `TETHER_IDENTITY_ROOT`", []string{"reason", "root"}},
 }
 
 // usageFields are what a hook reports of the context in use after reading

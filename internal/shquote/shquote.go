@@ -2,7 +2,13 @@
 // commands tether prints or writes into other programs' settings.
 package shquote
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tether-dev/tether/internal/termsafe"
+)
 
 // Quote returns s as one shell word: bare when it is made only of
 // characters no shell treats specially, else in single quotes, with an
@@ -27,4 +33,47 @@ func Join(words []string) string {
 
 func unsafe(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+}
+
+// Printable is Quote for shell code printed on a terminal for a person to
+// run (resume --print): a word holding a control character, a byte that
+// is not UTF-8 or a bidi mark is written in ANSI-C quoting, $'…' with
+// \xHH escapes, so the line shows no raw control and still means the
+// same bytes in bash, zsh and ksh ($'…' is not POSIX sh; dash lacks it).
+// Any other word is quoted as by Quote.
+//
+// A newline or tab alone stays in single quotes, as Quote writes it: it
+// cannot drive a terminal, and the line keeps working in POSIX sh.
+func Printable(s string) string {
+	if termsafe.Safe(strings.NewReplacer("\n", "", "\t", "").Replace(s)) {
+		return Quote(s)
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case (r == utf8.RuneError && n == 1) || termsafe.Unsafe(r):
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// JoinPrintable is Join with Printable.
+func JoinPrintable(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = Printable(w)
+	}
+	return strings.Join(q, " ")
 }
