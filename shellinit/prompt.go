@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/tether-dev/tether/internal/gauge"
 )
 
 // Usage is what the prompt segment shows: the context use of the latest
@@ -48,9 +50,8 @@ func Segment(u Usage, o SegmentOptions) string {
 	if format == "" {
 		format = DefaultFormat
 	}
-	pct := int(math.Round(u.Percent))
 	text := strings.NewReplacer(
-		"{pct}", strconv.Itoa(pct),
+		"{pct}", gauge.Pct(u.Percent),
 		"{bar}", Bar(u.Percent, 5),
 		"{tokens}", humanTokens(u.Tokens),
 		"{window}", humanTokens(u.Window),
@@ -58,13 +59,7 @@ func Segment(u Usage, o SegmentOptions) string {
 		"{harness}", u.Harness,
 	).Replace(format)
 	text = printable(text)
-	color := "green"
-	switch {
-	case u.Percent >= o.Crit:
-		color = "red"
-	case u.Percent >= o.Warn:
-		color = "yellow"
-	}
+	color := gauge.Thresholds{Warn: o.Warn, Crit: o.Crit}.Colour(u.Percent)
 	return wrapColor(text, color, o.Shell, o.Color)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/trim"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -186,13 +187,20 @@ func (a *App) exitLine(opts runOptions, started time.Time) string {
 	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
 		return ""
 	}
+	return formatExitLine(opts.Harness, st)
+}
+
+// formatExitLine writes the exit line for st. Claude Code prints its own
+// "Resume this session with: claude --resume ID" as it exits, so for it
+// the line leaves the command out; Codex's is shown.
+func formatExitLine(h wrap.Harness, st hooks.State) string {
 	ctx := "ctx –"
 	if st.UsageKnown && st.Window > 0 {
-		ctx = fmt.Sprintf("ctx %.0f%%", st.Percent)
+		ctx = "ctx " + gauge.Pct(st.Percent) + "%"
 	}
-	resume := "claude --resume " + st.SessionID
-	if opts.Harness == wrap.Codex {
-		resume = "codex resume " + st.SessionID
+	line := fmt.Sprintf("tether: session %s · %s", shortID(st.SessionID), ctx)
+	if h == wrap.Codex {
+		line += " · resume: codex resume " + st.SessionID
 	}
-	return fmt.Sprintf("tether: session %s · %s · resume: %s", shortID(st.SessionID), ctx, resume)
+	return line
 }

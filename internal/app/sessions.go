@@ -84,11 +84,16 @@ func (a *App) base(harness string) (sessionsBase, error) {
 	return sessionsBase{IO: a.IO, Catalog: c, Now: a.Now}, err
 }
 
-func checkHarness(h string) error {
-	if h != "" && h != catalog.ClaudeCode && h != catalog.Codex {
-		return usageErr(fmt.Errorf("--harness: %q is not claude-code or codex", h))
+// parseHarness reads --harness: "" for all, claude-code (or claude, the
+// command's name) or codex.
+func parseHarness(h string) (string, error) {
+	if h == "" {
+		return "", nil
 	}
-	return nil
+	if n := normalizeHarness(h); n != "" {
+		return n, nil
+	}
+	return "", usageErr(fmt.Errorf("--harness: %q is not claude-code (claude) or codex", h))
 }
 
 func (a *App) sessionsCommand() *cli.Command {
@@ -141,8 +146,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 			if cmd.Args().Present() {
 				return usageErr(fmt.Errorf("unexpected argument %q (see 'tether sessions --help')", cmd.Args().First()))
 			}
-			h := cmd.String("harness")
-			if err := checkHarness(h); err != nil {
+			h, err := parseHarness(cmd.String("harness"))
+			if err != nil {
 				return err
 			}
 			st := cmd.String("state")
@@ -181,7 +186,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
-		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code or codex)"},
+		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"},
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
 		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},

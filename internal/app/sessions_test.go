@@ -114,6 +114,8 @@ func TestSessionsListJSONValidatesAndFilters(t *testing.T) {
 	}{
 		{[]string{"--harness", "codex"}, 1},
 		{[]string{"--harness", "claude-code", "--limit", "1"}, 1},
+		// `tether run claude` names it claude: the flag takes that too.
+		{[]string{"--harness", "claude"}, 2},
 		{[]string{"--state", "running"}, 0},
 		{[]string{"--since", "1h"}, 0},
 		{[]string{"--since", "100000d"}, 3},

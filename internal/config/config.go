@@ -20,6 +20,8 @@ type Config struct {
 	Hooks   Hooks   `toml:"hooks"`
 	Wrap    Wrap    `toml:"wrap"`
 	Prompt  Prompt  `toml:"prompt"`
+	// Statusline configures `tether statusline`.
+	Statusline Statusline `toml:"statusline"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -164,6 +166,9 @@ func (c Config) validate() error {
 		}
 	}
 	if err := c.Prompt.validate(); err != nil {
+		return err
+	}
+	if err := c.Statusline.validate(); err != nil {
 		return err
 	}
 	return nil

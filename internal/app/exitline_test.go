@@ -1,0 +1,24 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/wrap"
+)
+
+// Claude Code prints its own "Resume this session with: claude --resume ID"
+// when it exits; tether's line must not say it again. Codex gets the
+// command, and the percentage is written as everywhere else.
+func TestExitLineText(t *testing.T) {
+	st := hooks.State{SessionID: "433bf38a-107f-4fdd-b991-1d498fc01eb4", UsageKnown: true, Window: 1_000_000, Percent: 0.1136}
+	claude := formatExitLine(wrap.Claude, st)
+	if strings.Contains(claude, "--resume") || !strings.Contains(claude, "ctx 0.1%") || !strings.Contains(claude, "433bf38a") {
+		t.Errorf("claude exit line: %q", claude)
+	}
+	codex := formatExitLine(wrap.Codex, st)
+	if !strings.Contains(codex, "codex resume 433bf38a-107f-4fdd-b991-1d498fc01eb4") {
+		t.Errorf("codex exit line: %q", codex)
+	}
+}
