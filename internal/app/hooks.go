@@ -51,8 +51,10 @@ type hooksOptions struct {
 }
 
 func (a *App) hooksCommand() *cli.Command {
-	scope := &cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"}
-	harness := &cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` (alias claude) or codex ($CODEX_HOME/hooks.json)"}
+	scope := choice(&cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"},
+		"user", "project", "local")
+	harness := choice(&cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` (alias claude) or codex ($CODEX_HOME/hooks.json)"},
+		harnessClaude, harnessCodex)
 	dry := &cli.BoolFlag{Name: "dry-run", Usage: "print what would change and the resulting file; write nothing"}
 	action := func(name string) cli.ActionFunc {
 		return func(ctx context.Context, cmd *cli.Command) error {

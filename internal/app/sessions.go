@@ -186,9 +186,10 @@ func sessionsListFlags(local bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
-		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"},
+		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, harnessClaude, harnessCodex),
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+			catalog.StateRunning, catalog.StateResumable, catalog.StateUnknown),
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
