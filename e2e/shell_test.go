@@ -283,10 +283,59 @@ func TestShellCompletionRealSessions(t *testing.T) {
 		tm.SendKeys("Tab")
 		return false
 	}, 60*time.Second)
-	if !ok || !strings.Contains(screen, codexID) {
-		t.Fatalf("TAB did not offer %s and %s; screen:\n%s", claudeID, codexID, screen)
+	if !ok {
+		t.Fatalf("TAB did not offer %s; screen:\n%s", claudeID, screen)
 	}
-	if strings.Index(screen, claudeID) > strings.Index(screen, codexID) {
-		t.Errorf("Codex id before the Claude id:\n%s", screen)
+	if strings.Contains(screen, codexID) {
+		t.Errorf("claude --resume offered the Codex id %s:\n%s", codexID, screen)
+	}
+}
+
+// TestZshCompletionFreshRC: a .zshrc with nothing but tether's init line
+// (no compinit) still completes session ids after claude --resume, and
+// doctor, asked in that shell, checks the completion is really registered.
+func TestZshCompletionFreshRC(t *testing.T) {
+	harness.RequireTmux(t)
+	if _, err := exec.LookPath("zsh"); err != nil {
+		t.Skip("zsh not installed")
+	}
+	tether := harness.Tether(t)
+	api, err := fakeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	env := harness.NewEnv(t, api)
+	env.Setenv("PATH", filepath.Dir(tether)+":"+os.Getenv("PATH"))
+	env.Setenv("SHELL", "zsh")
+	zdot := filepath.Join(env.Home, "zdot")
+	write(t, filepath.Join(zdot, ".zshrc"), "PROMPT='[ready]%# '\neval \"$(tether init zsh)\"\n")
+	env.Setenv("ZDOTDIR", zdot)
+	project := env.ProjectDir("project")
+	cacheDir := filepath.Join(env.Home, ".cache", "tether")
+	now := time.Now()
+	if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), []shellinit.IndexEntry{
+		{Harness: "claude-code", ID: "c1a0de01-fresh-zshrc", LastActivity: now, Root: "/home/example/other", Title: "other"},
+		{Harness: "claude-code", ID: "c1a0de02-fresh-zshrc", LastActivity: now, Root: "/home/example/other", Title: "another"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tm := env.StartTmux(project, "zsh", "-i")
+	tm.WaitFor("[ready]", shellWait)
+	tm.SendKeys("Enter")
+	tm.SendText("claude --resume c1a0")
+	tm.SendKeys("Tab")
+	screen, ok := tm.WaitUntil(func(s string) bool {
+		return strings.Contains(s, "c1a0de01-fresh-zshrc") || strings.Contains(s, "claude --resume c1a0de0")
+	}, shellWait)
+	if !ok {
+		t.Fatalf("TAB after claude --resume did not complete a session id; screen:\n%s", screen)
+	}
+	tm.SendKeys("C-u")
+	tm.SendText("tether doctor 2>&1 | grep -i 'completion'")
+	tm.SendKeys("Enter")
+	screen, ok = tm.WaitUntil(func(s string) bool { return strings.Contains(s, "runs tether's completion") }, shellWait)
+	if !ok {
+		t.Errorf("doctor does not report the registered zsh completion; screen:\n%s", screen)
 	}
 }

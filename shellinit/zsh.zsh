@@ -95,11 +95,18 @@ function __tether_register_completion {
 	done
 }
 
-# When compinit has not run yet, register at the first prompt instead.
+# When compinit has not run yet, register at the first prompt instead:
+# by then the whole .zshrc has run, so a compinit later in it (a plugin
+# manager's, or the user's own) is used as it is, never run twice. A
+# .zshrc that never loads the completion system gets it loaded here, once,
+# as a plain `autoload -Uz compinit && compinit` would (-i: skip insecure
+# directories silently instead of asking at the first prompt).
 function __tether_register_completion_later {
-	if __tether_register_completion; then
-		add-zsh-hook -d precmd __tether_register_completion_later
+	add-zsh-hook -d precmd __tether_register_completion_later
+	if ! (( $+functions[compdef] )); then
+		\builtin autoload -Uz compinit && compinit -i
 	fi
+	__tether_register_completion
 }
 #{{end}}
 

@@ -56,6 +56,7 @@ func (a *App) doctorCommand() *cli.Command {
 				Shell: shellEnv{
 					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
 					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
+					ProbeZsh:     func() (string, error) { return probeZshCompletion(ctx) },
 				},
 				ReinstallHooks: func(harness, scope string, statusLine bool) error {
 					quiet := *a.IO
