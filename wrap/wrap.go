@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 )
@@ -84,10 +85,10 @@ func Run(o Options) (int, error) {
 	}
 	log := o.log(harness, root.Path)
 	env := setEnv(o.Env, identity.EnvRoot, root.Path)
+	// A new session's id is not known yet: spawn has none, end gets the
+	// one the hooks recorded while it ran.
 	sid := res.ID
-	if sid == "" {
-		sid = "new"
-	}
+	started := o.Now()
 	log.Info("spawn", sid, slog.String("cwd", dir), slog.String("resume", res.Kind), slog.Bool("fork", res.Fork),
 		slog.Bool("print", res.Print), slog.String("bin", o.Bin))
 
@@ -126,8 +127,25 @@ func Run(o Options) (int, error) {
 			return o.fallback(log, res, child, tr, reason, code)
 		}
 	}
+	if sid == "" {
+		sid = o.sessionSince(root.Path, started)
+	}
 	log.Info("end", sid, slog.Int("exit_code", code))
 	return code, nil
+}
+
+// sessionSince is the session the hooks saw in root since start, or "".
+// Two new sessions started in one directory at once may be told apart
+// wrongly; the hooks' own records always have the right id.
+func (o Options) sessionSince(root string, start time.Time) string {
+	if o.StateDir == "" {
+		return ""
+	}
+	st, err := hooks.LatestForRoot(o.StateDir, root)
+	if err != nil || st.Updated.Before(start.Add(-time.Second)) {
+		return ""
+	}
+	return st.SessionID
 }
 
 // fallback logs why the resume cannot go on and starts one fresh session.
