@@ -40,6 +40,9 @@ type hooksOptions struct {
 	ClaudeDir string
 	CodexDir  string
 	RootDir   string // the identity root, for project and local scope
+	// StateDir is where tether remembers which Codex hooks it installed
+	// with --trust.
+	StateDir string
 
 	// ClaudeVersion, when set, is used instead of running ClaudeBin.
 	ClaudeVersion string
@@ -64,7 +67,7 @@ func (a *App) hooksCommand() *cli.Command {
 			opts := hooksOptions{
 				IO: a.IO, Action: name, Scope: cmd.String("scope"), Harness: normalizeHarness(cmd.String("harness")),
 				DryRun: cmd.Bool("dry-run"), StatusLine: cmd.Bool("statusline"), Force: cmd.Bool("force"), Trust: cmd.Bool("trust"),
-				ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir,
+				ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 				ClaudeVersion: cmd.String("claude-version"), ClaudeBin: a.Getenv(envClaudeBin),
 			}
 			if name == "status" {
@@ -292,6 +295,12 @@ func codexExtras(opts hooksOptions, t hookTarget, old, out []byte) error {
 			if err := atomicfile.WriteBytes(cfgPath, newCfg, atomicfile.Options{Perm: 0o600, Backup: ".bak"}); err != nil {
 				return fmt.Errorf("write %s: %w", cfgPath, err)
 			}
+		}
+	}
+	if !opts.DryRun && opts.StateDir != "" {
+		// doctor --fix trusts again only what the user had tether trust.
+		if err := hooks.RecordTrust(opts.StateDir, t.path, opts.Action == "install" && opts.Trust); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: note: could not record the --trust choice: %v\n", err)
 		}
 	}
 	if opts.Action == "install" {
