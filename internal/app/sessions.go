@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -24,6 +22,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/table"
 )
 
 // Test hooks: resume replaces this process, and tmux is a real program.
@@ -135,6 +134,8 @@ type sessionsListOptions struct {
 	// Listed, when set, gets every session listed (before filters), to
 	// refresh the completion index.
 	Listed func([]catalog.Session)
+	// Style is the table's terminal width and colour.
+	Style tableStyle
 }
 
 func (a *App) sessionsListCommand() *cli.Command {
@@ -162,7 +163,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			opts := sessionsListOptions{sessionsBase: b, Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
-				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit"))}
+				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle()}
 			if h == "" {
 				// A listing of every harness is the completion index too.
 				opts.Listed = a.writeCompletionIndex
@@ -235,10 +236,13 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		}
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
-	printSessionTable(opts.IO.Out, out, opts.Now())
-	if len(out) == 0 {
+	if len(out) > 0 {
+		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style)
+	} else {
+		// No header over an empty table: one line that says why.
 		if len(all) == 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "tether: no sessions found (looked in %s)\n", strings.Join(storageDirs(opts.Catalog), " and "))
+			fmt.Fprintf(opts.IO.ErrOut, "tether: no Claude Code or Codex sessions yet (looked in %s); they are listed here once you run claude or codex\n",
+				strings.Join(storageDirs(opts.Catalog), " and "))
 		} else {
 			fmt.Fprintf(opts.IO.ErrOut, "tether: none of the %d sessions match\n", len(all))
 		}
@@ -295,50 +299,14 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
-	// tabwriter writes cell by cell: buffer, or 10,000 rows cost ~100k
-	// write calls.
-	bw := bufio.NewWriterSize(w, 64<<10)
-	defer bw.Flush()
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HARNESS\tID\tDIR\tHUMAN\tACTIVE\tSTATE\tTMUX\tCTX\tTITLE")
-	for _, s := range ss {
-		human := "-"
-		if s.LastHumanActivity != nil {
-			human = relTime(now, *s.LastHumanActivity)
-		}
-		tmux := "-"
-		if s.Runtime != nil && s.Runtime.Tmux != "" {
-			tmux = s.Runtime.Tmux
-		}
-		ctxs := "-"
-		if s.Context != nil {
-			ctxs = fmt.Sprintf("%.0f%%", s.Context.Percent)
-			if s.Context.Percent < 10 {
-				ctxs = fmt.Sprintf("%.1f%%", s.Context.Percent)
-			}
-		}
-		state := s.State
-		if s.Archived {
-			state += ",archived"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, s.ShortID(), cell(filepath.Base(s.Cwd), 24),
-			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
-	}
-	tw.Flush()
-}
-
-// cell makes s safe and short for a table cell: no tabs or newlines.
+// cell makes s safe and short for a table cell: no tabs or newlines, at
+// most max terminal cells.
 func cell(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
 	if s == "" {
 		return "-"
 	}
-	return s
+	return table.Truncate(s, max)
 }
 
 // relTime says how long ago t was, compactly: 45s, 12m, 3h, 5d, 2026-01-02.

@@ -470,8 +470,12 @@ func TestSessionsListSaysWhereItLooked(t *testing.T) {
 	if code := ta.run("sessions"); code != 0 {
 		t.Fatalf("exit %d: %s", code, ta.err)
 	}
-	want := "tether: no sessions found (looked in " + filepath.Join(ta.home, ".claude", "projects") + " and " + filepath.Join(ta.home, ".codex") + ")\n"
+	want := "tether: no Claude Code or Codex sessions yet (looked in " + filepath.Join(ta.home, ".claude", "projects") + " and " + filepath.Join(ta.home, ".codex") + "); they are listed here once you run claude or codex\n"
 	if ta.err.String() != want {
 		t.Errorf("stderr %q, want %q", ta.err.String(), want)
+	}
+	// An empty history prints no table header.
+	if ta.out.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", ta.out.String())
 	}
 }
