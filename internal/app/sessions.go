@@ -145,6 +145,10 @@ func (a *App) sessionsListCommand() *cli.Command {
 		Flags: sessionsListFlags(false),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
+				if len(cmd.Commands) > 0 {
+					// `tether sessions lst`: a mistyped subcommand.
+					return unknownCommand(cmd, cmd.Args().First())
+				}
 				return usageErr(fmt.Errorf("unexpected argument %q (see 'tether sessions --help')", cmd.Args().First()))
 			}
 			h, err := parseHarness(cmd.String("harness"))
