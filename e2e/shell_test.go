@@ -196,11 +196,12 @@ func TestShellIntegration(t *testing.T) {
 			})
 
 			// TAB after claude --resume: Claude ids only, this directory's
-			// first (claude cannot resume a Codex thread).
+			// first (claude cannot resume a Codex thread). The two ids share
+			// no prefix, so the first TAB lists them instead of inserting one.
 			now := time.Now()
 			if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), []shellinit.IndexEntry{
 				{Harness: "codex", ID: "0199c0de-codex-id", LastActivity: now, Root: root, Title: "codex thread"},
-				{Harness: "claude-code", ID: "c1a0de01-elsewhere", LastActivity: now, Root: "/home/example/other", Title: "other"},
+				{Harness: "claude-code", ID: "b7e1de01-elsewhere", LastActivity: now, Root: "/home/example/other", Title: "other"},
 				{Harness: "claude-code", ID: "c1a0de02-in-hostile", LastActivity: now.Add(-time.Hour), Root: identity.Resolve(hostile).Path, Title: "fix the bug"},
 			}); err != nil {
 				t.Fatal(err)
@@ -208,13 +209,13 @@ func TestShellIntegration(t *testing.T) {
 			tm.SendText("claude --resume ")
 			tm.SendKeys(sc.tabs...)
 			screen, ok := tm.WaitUntil(func(s string) bool {
-				return strings.Contains(s, "c1a0de02-in-hostile") && strings.Contains(s, "c1a0de01-elsewhere")
+				return strings.Contains(s, "c1a0de02-in-hostile") && strings.Contains(s, "b7e1de01-elsewhere")
 			}, shellWait)
 			if !ok {
 				t.Fatalf("completion did not offer the ids; screen:\n%s", screen)
 			}
 			last := screen[strings.Index(screen, "claude --resume"):]
-			if a, b := strings.Index(last, "c1a0de02"), strings.Index(last, "c1a0de01"); a > b {
+			if a, b := strings.Index(last, "c1a0de02"), strings.Index(last, "b7e1de01"); a > b {
 				t.Errorf("order: want this directory's Claude id, then the other; screen:\n%s", last)
 			}
 			if strings.Contains(last, "0199c0de") {
