@@ -187,19 +187,20 @@ func (a *App) exitLine(opts runOptions, started time.Time) string {
 	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
 		return ""
 	}
-	return formatExitLine(opts.Harness, st)
+	return formatExitLine(opts.Harness, res.Print, st)
 }
 
 // formatExitLine writes the exit line for st. Claude Code prints its own
-// "Resume this session with: claude --resume ID" as it exits, so for it
-// the line leaves the command out; Codex's is shown.
-func formatExitLine(h wrap.Harness, st hooks.State) string {
+// "Resume this session with: claude --resume ID" as it exits, and Codex's
+// TUI "To continue this session, run: codex resume ID", so the line names
+// the command only after `codex exec`, which prints none.
+func formatExitLine(h wrap.Harness, print bool, st hooks.State) string {
 	ctx := "ctx –"
 	if st.UsageKnown && st.Window > 0 {
 		ctx = "ctx " + gauge.Pct(st.Percent) + "%"
 	}
 	line := fmt.Sprintf("tether: session %s · %s", shortID(st.SessionID), ctx)
-	if h == wrap.Codex {
+	if h == wrap.Codex && print {
 		line += " · resume: codex resume " + st.SessionID
 	}
 	return line
