@@ -42,6 +42,12 @@ func TestZshProbeFreshRC(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "second-compinit")); err == nil {
 		t.Error("tether ran compinit again after the user's")
 	}
+	// compinit before the init line and again after it (a common .zshrc
+	// mistake): the second one rebuilds _comps; tether registers again.
+	os.WriteFile(filepath.Join(home, ".zshrc"), []byte("autoload -Uz compinit && compinit -i\nsource $ZDOTDIR/init.zsh\ncompinit -i\n"), 0o600)
+	if fn, err := probeZshCompletion(context.Background()); err != nil || fn != "__tether_complete" {
+		t.Errorf("compinit again after the init line: %q %v", fn, err)
+	}
 }
 
 func TestZshCompletionCheckReportsWhatZshSays(t *testing.T) {
