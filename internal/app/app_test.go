@@ -283,7 +283,8 @@ func TestLogFollowTailAndAlignment(t *testing.T) {
 	for i := range 15 {
 		ta.Log().Info(fmt.Sprintf("ev%02d", i), "s1")
 	}
-	follow := func(since time.Duration, then func()) string {
+	// then writes a record and returns what to wait for in the output.
+	follow := func(since time.Duration, then func() string) string {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		out := &syncBuffer{}
@@ -292,7 +293,8 @@ func TestLogFollowTailAndAlignment(t *testing.T) {
 		}()
 		waitFor(t, func() bool { return strings.Contains(out.String(), "ev14") })
 		if then != nil {
-			then()
+			want := then()
+			waitFor(t, func() bool { return strings.Contains(out.String(), want) })
 		}
 		cancel()
 		if err := <-done; err != nil {
@@ -311,17 +313,17 @@ func TestLogFollowTailAndAlignment(t *testing.T) {
 			}
 		}
 	}
-	out := follow(0, func() {
+	out := follow(0, func() string {
 		ta.Log().Warn("context_window_exceeded", "d9f7843f-07d6-4b50-9048-40676f77f965", slog.String("k", "v"))
-		time.Sleep(50 * time.Millisecond)
+		return "k=v"
 	})
 	if strings.Contains(out, "ev04") || !strings.Contains(out, "ev05") || !strings.Contains(out, "context_window_exceeded") {
 		t.Errorf("want the last 10 records then the new one:\n%s", out)
 	}
 	aligned(out)
-	out = follow(0, func() {
+	out = follow(0, func() string {
 		ta.Log().Info("late", "s2")
-		time.Sleep(50 * time.Millisecond)
+		return "late"
 	})
 	if !strings.Contains(out, "late") {
 		t.Errorf("followed record missing:\n%s", out)
