@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/table"
 )
@@ -460,7 +461,7 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 		if !s.Context.WindowKnown {
 			win += " (assumed)"
 		}
-		row("context", fmt.Sprintf("%d / %s tokens (%.1f%%)", s.Context.Tokens, win, s.Context.Percent))
+		row("context", fmt.Sprintf("%d / %s tokens (%s%%)", s.Context.Tokens, win, gauge.Pct(s.Context.Percent)))
 	}
 	if len(s.ContextCurve) > 1 {
 		row("context curve", Sparkline(s.ContextCurve))

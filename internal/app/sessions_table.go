@@ -2,7 +2,6 @@ package app
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/table"
 )
 
@@ -124,10 +124,7 @@ func sessionRow(s catalog.Session, now time.Time) []string {
 	}
 	ctxs := "-"
 	if s.Context != nil {
-		ctxs = fmt.Sprintf("%.0f%%", s.Context.Percent)
-		if s.Context.Percent < 10 {
-			ctxs = fmt.Sprintf("%.1f%%", s.Context.Percent)
-		}
+		ctxs = gauge.Pct(s.Context.Percent) + "%"
 	}
 	state := s.State
 	if s.Archived {

@@ -86,3 +86,17 @@ func TestStateColours(t *testing.T) {
 		}
 	}
 }
+
+// The list writes context percentages with the same rule as the
+// statusLine and the prompt.
+func TestSessionTableContextRule(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ss := tableSessions(now)
+	ss[0].Context = &catalog.ContextUsage{Percent: 62.5}
+	ss[1].Context = &catalog.ContextUsage{Percent: 0.1136}
+	var b bytes.Buffer
+	printSessionTable(&b, ss, now, tableStyle{})
+	if !strings.Contains(b.String(), " 63% ") || !strings.Contains(b.String(), " 0.1% ") {
+		t.Errorf("context column:\n%s", b.String())
+	}
+}
