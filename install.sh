@@ -95,10 +95,14 @@ init_line() {
 
 # rewrite_rc FILE CMD...: replace FILE (a symlink's target, so dotfile
 # managers keep their link) by CMD's output, written next to it and renamed
-# over it, after copying the original to FILE.tether-backup.
+# over it, after copying the original to FILE.tether-backup. It sets
+# rc_note to what the caller should say about that backup ("" for a new
+# file, which has nothing to back up).
+rc_note=""
 rewrite_rc() {
 	local file="$1" tmp
 	shift
+	rc_note=""
 	if [ -L "$file" ]; then
 		file="$(readlink -f -- "$file")"
 	fi
@@ -107,6 +111,7 @@ rewrite_rc() {
 	if [ -e "$file" ]; then
 		cp -p -- "$file" "${file}.tether-backup"
 		cp -p -- "$file" "$tmp"
+		rc_note=" (backup: ${file}.tether-backup)"
 	else
 		chmod 0644 "$tmp"
 	fi
@@ -128,7 +133,11 @@ add_init_line() {
 	fi
 	# shellcheck disable=SC2016 # $1 and $2 belong to the inner sh.
 	rewrite_rc "$file" sh -c 'if [ -s "$1" ]; then cat -- "$1"; [ -z "$(tail -c 1 -- "$1")" ] || echo; fi; printf "%s\n" "$2"' sh "$file" "$line"
-	echo "install.sh: added to ${file} (backup: ${file}.tether-backup):" >&2
+	if [ -n "$rc_note" ]; then
+		echo "install.sh: added to ${file}${rc_note}:" >&2
+	else
+		echo "install.sh: created ${file} with:" >&2
+	fi
 	echo "  ${line}" >&2
 }
 
@@ -139,7 +148,7 @@ remove_init_line() {
 		# grep -v exits 1 when nothing is left, which is fine here.
 		# shellcheck disable=SC2016 # $1 and $2 belong to the inner sh.
 		rewrite_rc "$file" sh -c 'grep -vF -- "$1" "$2" || [ $? -eq 1 ]' sh "$marker" "$file"
-		echo "install.sh: removed the tether line from ${file} (backup: ${file}.tether-backup)" >&2
+		echo "install.sh: removed the tether line from ${file}${rc_note}" >&2
 	fi
 }
 
@@ -233,6 +242,6 @@ fi
 
 if [ "$run_after" = 1 ]; then
 	# Its main job: every Claude Code and Codex session on this machine.
-	echo "install.sh: running: tether sessions --limit 15" >&2
+	# With none yet, tether says so in one line instead of a table.
 	"$target" sessions --limit 15
 fi

@@ -393,3 +393,58 @@ func TestHooksClaudeInteractive(t *testing.T) {
 		t.Errorf("state: %+v %v", st, err)
 	}
 }
+
+// TestDoctorFixRetrustsCodexHooks: hooks installed with --trust, then the
+// binary moves. doctor fails, --fix re-points hooks.json and trusts the new
+// hooks again, doctor is ok, and the real Codex runs them without
+// --dangerously-bypass-hook-trust.
+func TestDoctorFixRetrustsCodexHooks(t *testing.T) {
+	clis := harness.CLIs(t)
+	api := startAPI(t)
+	env := harness.NewEnv(t, api)
+	built := harness.Tether(t)
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldDir, newDir := filepath.Join(env.Home, "old"), filepath.Join(env.Home, "new")
+	os.MkdirAll(oldDir, 0o755)
+	os.MkdirAll(newDir, 0o755)
+	oldBin, newBin := filepath.Join(oldDir, "tether"), filepath.Join(newDir, "tether")
+	if err := os.WriteFile(oldBin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env.Setenv("PATH", oldDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	runTether(t, env, oldBin, "hooks", "install", "--harness", "codex", "--trust")
+
+	if err := os.Rename(oldBin, newBin); err != nil {
+		t.Fatal(err)
+	}
+	env.Setenv("PATH", newDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	doctor := func(args ...string) harness.Result {
+		return env.Run(context.Background(), "tether", newBin, env.Home, append([]string{"doctor"}, args...)...)
+	}
+	if res := doctor(); res.ExitCode != 1 || !strings.Contains(res.Stdout, "fail  codex hook") {
+		t.Fatalf("doctor after the move: exit %d\n%s", res.ExitCode, res.Stdout)
+	}
+	doctor("--fix")
+	res := doctor()
+	if !strings.Contains(res.Stdout, "ok    codex hook") || !strings.Contains(res.Stdout, "running "+newBin+", trusted") {
+		t.Fatalf("doctor after --fix:\n%s", res.Stdout)
+	}
+
+	api.Enqueue(fakeapi.Text("Done."))
+	dir := env.ProjectDir("codex-retrust")
+	if res := env.Codex(context.Background(), clis.Codex, dir, "exec", "--skip-git-repo-check", "hello"); res.ExitCode != 0 {
+		t.Fatalf("codex exited %d: %s", res.ExitCode, res.Stderr)
+	}
+	rollouts := env.CodexRollouts()
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts: %v", rollouts)
+	}
+	sid := gjson.Get(firstLine(t, rollouts[0]), "payload.id").String()
+	recs := records(t, env, sid, hooks.EvSessionEnd)
+	if s := find(recs, hooks.EvSpawn); len(s) != 1 {
+		t.Errorf("the re-trusted hooks did not run: %v", recs)
+	}
+}

@@ -126,3 +126,34 @@ func goEnv(t *testing.T, key string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestInstallFirstTime: a first install into an empty HOME (no .bashrc, no
+// sessions) mentions no backup it did not make and ends with one friendly
+// line, not an empty table.
+func TestInstallFirstTime(t *testing.T) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(filepath.Join(root, "install.sh"), "--shell", "bash")
+	cmd.Env = []string{"HOME=" + home, "PATH=" + filepath.Join(home, ".local", "bin") + ":" + os.Getenv("PATH"),
+		"GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, out)
+	}
+	text := string(out)
+	if strings.Contains(text, "backup") {
+		t.Errorf("mentions a backup of a .bashrc that did not exist:\n%s", text)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".bashrc.tether-backup")); err == nil {
+		t.Error("a backup file exists for a new .bashrc")
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	last := lines[len(lines)-1]
+	if strings.Contains(text, "HARNESS") || strings.Contains(text, "no sessions found") ||
+		!strings.HasPrefix(last, "tether: no Claude Code or Codex sessions yet") {
+		t.Errorf("the install does not end with one friendly line:\n%s", text)
+	}
+}

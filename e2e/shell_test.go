@@ -195,12 +195,13 @@ func TestShellIntegration(t *testing.T) {
 				return nil
 			})
 
-			// TAB after claude --resume: Claude ids first (this directory's
-			// first), then Codex ids.
+			// TAB after claude --resume: Claude ids only, this directory's
+			// first (claude cannot resume a Codex thread). The two ids share
+			// no prefix, so the first TAB lists them instead of inserting one.
 			now := time.Now()
 			if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), []shellinit.IndexEntry{
 				{Harness: "codex", ID: "0199c0de-codex-id", LastActivity: now, Root: root, Title: "codex thread"},
-				{Harness: "claude-code", ID: "c1a0de01-elsewhere", LastActivity: now, Root: "/home/example/other", Title: "other"},
+				{Harness: "claude-code", ID: "b7e1de01-elsewhere", LastActivity: now, Root: "/home/example/other", Title: "other"},
 				{Harness: "claude-code", ID: "c1a0de02-in-hostile", LastActivity: now.Add(-time.Hour), Root: identity.Resolve(hostile).Path, Title: "fix the bug"},
 			}); err != nil {
 				t.Fatal(err)
@@ -208,15 +209,17 @@ func TestShellIntegration(t *testing.T) {
 			tm.SendText("claude --resume ")
 			tm.SendKeys(sc.tabs...)
 			screen, ok := tm.WaitUntil(func(s string) bool {
-				return strings.Contains(s, "c1a0de02-in-hostile") && strings.Contains(s, "c1a0de01-elsewhere") && strings.Contains(s, "0199c0de-codex-id")
+				return strings.Contains(s, "c1a0de02-in-hostile") && strings.Contains(s, "b7e1de01-elsewhere")
 			}, shellWait)
 			if !ok {
 				t.Fatalf("completion did not offer the ids; screen:\n%s", screen)
 			}
 			last := screen[strings.Index(screen, "claude --resume"):]
-			a, b, c := strings.Index(last, "c1a0de02"), strings.Index(last, "c1a0de01"), strings.Index(last, "0199c0de")
-			if !(a < b && b < c) {
-				t.Errorf("order: want this directory's Claude id, the other Claude id, then Codex; screen:\n%s", last)
+			if a, b := strings.Index(last, "c1a0de02"), strings.Index(last, "b7e1de01"); a > b {
+				t.Errorf("order: want this directory's Claude id, then the other; screen:\n%s", last)
+			}
+			if strings.Contains(last, "0199c0de") {
+				t.Errorf("claude --resume offered a Codex id; screen:\n%s", last)
 			}
 			if sc.name != "bash" && !strings.Contains(last, "fix the bug") {
 				t.Errorf("%s shows no titles; screen:\n%s", sc.name, last)
@@ -281,10 +284,59 @@ func TestShellCompletionRealSessions(t *testing.T) {
 		tm.SendKeys("Tab")
 		return false
 	}, 60*time.Second)
-	if !ok || !strings.Contains(screen, codexID) {
-		t.Fatalf("TAB did not offer %s and %s; screen:\n%s", claudeID, codexID, screen)
+	if !ok {
+		t.Fatalf("TAB did not offer %s; screen:\n%s", claudeID, screen)
 	}
-	if strings.Index(screen, claudeID) > strings.Index(screen, codexID) {
-		t.Errorf("Codex id before the Claude id:\n%s", screen)
+	if strings.Contains(screen, codexID) {
+		t.Errorf("claude --resume offered the Codex id %s:\n%s", codexID, screen)
+	}
+}
+
+// TestZshCompletionFreshRC: a .zshrc with nothing but tether's init line
+// (no compinit) still completes session ids after claude --resume, and
+// doctor, asked in that shell, checks the completion is really registered.
+func TestZshCompletionFreshRC(t *testing.T) {
+	harness.RequireTmux(t)
+	if _, err := exec.LookPath("zsh"); err != nil {
+		t.Skip("zsh not installed")
+	}
+	tether := harness.Tether(t)
+	api, err := fakeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	env := harness.NewEnv(t, api)
+	env.Setenv("PATH", filepath.Dir(tether)+":"+os.Getenv("PATH"))
+	env.Setenv("SHELL", "zsh")
+	zdot := filepath.Join(env.Home, "zdot")
+	write(t, filepath.Join(zdot, ".zshrc"), "PROMPT='[ready]%# '\neval \"$(tether init zsh)\"\n")
+	env.Setenv("ZDOTDIR", zdot)
+	project := env.ProjectDir("project")
+	cacheDir := filepath.Join(env.Home, ".cache", "tether")
+	now := time.Now()
+	if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), []shellinit.IndexEntry{
+		{Harness: "claude-code", ID: "c1a0de01-fresh-zshrc", LastActivity: now, Root: "/home/example/other", Title: "other"},
+		{Harness: "claude-code", ID: "c1a0de02-fresh-zshrc", LastActivity: now, Root: "/home/example/other", Title: "another"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tm := env.StartTmux(project, "zsh", "-i")
+	tm.WaitFor("[ready]", shellWait)
+	tm.SendKeys("Enter")
+	tm.SendText("claude --resume c1a0")
+	tm.SendKeys("Tab")
+	screen, ok := tm.WaitUntil(func(s string) bool {
+		return strings.Contains(s, "c1a0de01-fresh-zshrc") || strings.Contains(s, "claude --resume c1a0de0")
+	}, shellWait)
+	if !ok {
+		t.Fatalf("TAB after claude --resume did not complete a session id; screen:\n%s", screen)
+	}
+	tm.SendKeys("C-u")
+	tm.SendText("tether doctor 2>&1 | grep -i 'completion'")
+	tm.SendKeys("Enter")
+	screen, ok = tm.WaitUntil(func(s string) bool { return strings.Contains(s, "runs tether's completion") }, shellWait)
+	if !ok {
+		t.Errorf("doctor does not report the registered zsh completion; screen:\n%s", screen)
 	}
 }

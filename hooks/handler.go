@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"io/fs"
@@ -168,20 +169,23 @@ func Handle(env Env, p Payload) (Result, error) {
 		case "startup":
 			res.Event = EvSpawn
 			attrs = append(attrs, slog.String("normalized_cwd", identity.Resolve(p.Cwd).Path))
-			st.Started = now
+			st.Started, st.RunStarted = now, now
 		case "resume":
 			res.Event = EvResume
+			st.RunStarted = now
 			attrs = append(attrs, slog.String("transcript_path", p.TranscriptPath))
-			if fi, err := os.Stat(p.TranscriptPath); err == nil {
+			usage := updateUsage(env, &st, p, log)
+			// The usage read names the size it read; say it once.
+			if fi, err := os.Stat(p.TranscriptPath); err == nil && !hasAttr(usage, "transcript_bytes") {
 				attrs = append(attrs, slog.Int64("transcript_bytes", fi.Size()))
 			}
-			attrs = append(attrs, updateUsage(env, &st, p, log)...)
+			attrs = append(attrs, usage...)
 		case "fork":
 			res.Event = EvFork
-			st.Started = now
+			st.Started, st.RunStarted = now, now
 		case "clear":
 			res.Event = EvClear
-			st.Started = now
+			st.Started, st.RunStarted = now, now
 			st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
 		case "compact":
 			res.Event = EvCompacted
@@ -245,8 +249,9 @@ func Handle(env Env, p Payload) (Result, error) {
 		res.Event = EvSessionEnd
 		st.Ended = true
 		attrs := []slog.Attr{slog.String("reason", p.Reason)}
-		if !st.Started.IsZero() && !fresh {
-			attrs = append(attrs, slog.Int64("duration_ms", now.Sub(st.Started).Milliseconds()))
+		// This run's length: a resumed session's creation may be days ago.
+		if start := cmp.Or(st.RunStarted, st.Started); !start.IsZero() && !fresh {
+			attrs = append(attrs, slog.Int64("duration_ms", now.Sub(start).Milliseconds()))
 		}
 		if st.UsageKnown {
 			attrs = append(attrs, slog.Int64("tokens", st.Tokens), slog.Float64("pct", st.Percent))
@@ -411,6 +416,15 @@ func updateUsage(env Env, st *state.Session, p Payload, log *eventlog.Log) []slo
 		return attrs
 	}
 	return applyUsage(env, st, u)
+}
+
+func hasAttr(attrs []slog.Attr, key string) bool {
+	for _, a := range attrs {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func applyUsage(env Env, st *state.Session, u Usage) []slog.Attr {

@@ -267,3 +267,25 @@ func TestSessionEndRecordsALostStopFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeRunDurationAndOneTranscriptBytes: session_end after a resume
+// counts from this run's SessionStart, not the session's creation, and
+// session_resume carries transcript_bytes once.
+func TestResumeRunDurationAndOneTranscriptBytes(t *testing.T) {
+	h := newHandlerEnv(t)
+	tr := writeLines(t, assistant("m1", 100, 0, 19900, ""))
+	h.handle(t, `{"session_id":"s","hook_event_name":"SessionStart","source":"startup","cwd":"/home/example/src/p","transcript_path":"`+tr+`"}`)
+	h.handle(t, `{"session_id":"s","hook_event_name":"SessionEnd","reason":"other","cwd":"/home/example/src/p"}`)
+	h.now = h.now.Add(48 * time.Hour)
+	h.handle(t, `{"session_id":"s","hook_event_name":"SessionStart","source":"resume","cwd":"/home/example/src/p","transcript_path":"`+tr+`"}`)
+	h.now = h.now.Add(30 * time.Second)
+	h.handle(t, `{"session_id":"s","hook_event_name":"SessionEnd","reason":"other","cwd":"/home/example/src/p"}`)
+	end := h.records(t, EvSessionEnd)
+	if len(end) != 2 || end[1].Get("duration_ms").Int() != 30_000 {
+		t.Errorf("session_end after resume: %v", end)
+	}
+	resume := h.records(t, EvResume)
+	if len(resume) != 1 || strings.Count(resume[0].Raw, `"transcript_bytes"`) != 1 {
+		t.Errorf("session_resume: %v", resume)
+	}
+}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
-	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -26,6 +26,9 @@ type StatusInput struct {
 	// when current_usage is null.
 	Tokens   int64
 	HasUsage bool
+	// CostUSD is cost.total_cost_usd; HasCost is false when absent.
+	CostUSD float64
+	HasCost bool
 }
 
 // ParseStatusLine parses the statusLine JSON.
@@ -40,6 +43,9 @@ func ParseStatusLine(data []byte) (StatusInput, error) {
 		Cwd: r.Get("cwd").String(), ProjectDir: r.Get("workspace.project_dir").String(),
 		ModelID: r.Get("model.id").String(), ModelName: r.Get("model.display_name").String(),
 		Window: r.Get("context_window.context_window_size").Int(),
+	}
+	if c := r.Get("cost.total_cost_usd"); c.Type == gjson.Number {
+		in.CostUSD, in.HasCost = c.Float(), true
 	}
 	if cu := r.Get("context_window.current_usage"); cu.IsObject() {
 		in.HasUsage = true
@@ -108,14 +114,27 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// RenderStatusLine is the one line shown under Claude Code's prompt:
-// model, a small bar and the context in use, coloured green below 50%,
-// yellow below 80%, red above, when color is set.
-func RenderStatusLine(in StatusInput, st state.Session, color bool) string {
-	// The model name comes from the payload: print no controls from it.
-	model := termsafe.String(firstNonEmpty(in.ModelName, in.ModelID, st.Model, "claude"))
+// RenderStatusLine is the one line shown under Claude Code's prompt: the
+// segments o names (model and the context gauge unless configured), joined
+// by " · ". The gauge is coloured by o.Thresholds, the same ones the shell
+// prompt segment uses, when o.Color is set.
+func RenderStatusLine(in StatusInput, st state.Session, o StatusOptions) string {
+	segs := o.Segments
+	if len(segs) == 0 {
+		segs = DefaultSegments
+	}
+	var parts []string
+	for _, name := range segs {
+		if text := renderSegment(name, in, st, o); text != "" {
+			parts = append(parts, text)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func renderContext(st state.Session, o StatusOptions) string {
 	if !st.UsageKnown {
-		return model + " · ctx –"
+		return "ctx –"
 	}
 	pct := st.Percent
 	const width = 8
@@ -132,26 +151,18 @@ func RenderStatusLine(in StatusInput, st state.Session, color bool) string {
 			bar.WriteRune('░')
 		}
 	}
-	text := fmt.Sprintf("%s %s %s", bar.String(), formatPct(pct), "("+Human(st.Tokens)+"/"+Human(st.Window)+")")
-	if color {
-		code := "32"
-		switch {
-		case pct >= 80:
-			code = "31"
-		case pct >= 50:
-			code = "33"
+	text := fmt.Sprintf("%s %s%% %s", bar.String(), gauge.Pct(pct), "("+Human(st.Tokens)+"/"+Human(st.Window)+")")
+	if o.Color {
+		t := o.Thresholds
+		if t == (gauge.Thresholds{}) {
+			t = gauge.Default
 		}
-		text = "\x1b[" + code + "m" + text + "\x1b[0m"
+		text = ansiColour[t.Colour(pct)] + text + "\x1b[0m"
 	}
-	return model + " · ctx " + text
+	return "ctx " + text
 }
 
-func formatPct(p float64) string {
-	if p < 10 && p != float64(int(p)) {
-		return fmt.Sprintf("%.1f%%", p)
-	}
-	return fmt.Sprintf("%.0f%%", p)
-}
+var ansiColour = map[string]string{"green": "\x1b[32m", "yellow": "\x1b[33m", "red": "\x1b[31m"}
 
 // Human formats a token count compactly: 950, 12k, 1.2M.
 func Human(n int64) string {

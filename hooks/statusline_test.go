@@ -27,8 +27,8 @@ func TestStatusLineRealInputs(t *testing.T) {
 	dir := t.TempDir()
 	env := func(string) string { return "" }
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if st, _ := RecordStatusLine(dir, before, env, now); st.UsageKnown || RenderStatusLine(before, st, false) != "Opus 5.5 · ctx –" {
-		t.Errorf("before the first reply: %+v %q", st, RenderStatusLine(before, st, false))
+	if st, _ := RecordStatusLine(dir, before, env, now); st.UsageKnown || RenderStatusLine(before, st, StatusOptions{}) != "Opus 5.5 · ctx –" {
+		t.Errorf("before the first reply: %+v %q", st, RenderStatusLine(before, st, StatusOptions{}))
 	}
 	st, err := RecordStatusLine(dir, first, env, now)
 	if err != nil || st.ReportedWindow != 1_000_000 || st.Tokens != 1136 || st.IdentityRoot != "/home/example/src/proj" {
@@ -44,15 +44,15 @@ func TestStatusLineRealInputs(t *testing.T) {
 		t.Errorf("rewritten without a change: %v (%v)", got.Updated, fi1.ModTime())
 	}
 	st.Tokens, st.Percent = 850_000, 85
-	line := RenderStatusLine(first, st, true)
+	line := RenderStatusLine(first, st, StatusOptions{Color: true})
 	if !strings.Contains(line, "\x1b[31m") || !strings.Contains(line, "85% (850k/1M)") || !strings.Contains(line, "██████▊░") {
 		t.Errorf("red line: %q", line)
 	}
-	st.Percent = 55
-	if line := RenderStatusLine(first, st, true); !strings.Contains(line, "\x1b[33m") {
+	st.Percent = 65
+	if line := RenderStatusLine(first, st, StatusOptions{Color: true}); !strings.Contains(line, "\x1b[33m") {
 		t.Errorf("yellow: %q", line)
 	}
-	if line := RenderStatusLine(first, st, false); strings.Contains(line, "\x1b") {
+	if line := RenderStatusLine(first, st, StatusOptions{}); strings.Contains(line, "\x1b") {
 		t.Errorf("colour without color: %q", line)
 	}
 }
@@ -60,8 +60,44 @@ func TestStatusLineRealInputs(t *testing.T) {
 // Issue 13 item 8: a model name from the payload cannot put controls on
 // Claude Code's status line.
 func TestStatusLineEscapesModelName(t *testing.T) {
-	out := RenderStatusLine(StatusInput{ModelName: "Opus\x1b]0;pwned\x07\u202e"}, state.Session{}, false)
+	out := RenderStatusLine(StatusInput{ModelName: "Opus\x1b]0;pwned\x07\u202e"}, state.Session{}, StatusOptions{})
 	if strings.ContainsAny(out, "\x1b\x07\u202e") {
 		t.Errorf("raw controls: %q", out)
+	}
+}
+
+func TestStatusLineSegments(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "samples", "claude-statusline-stdin.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ParseStatusLine([]byte(strings.SplitN(string(data), "\n", 2)[0]))
+	if err != nil || !in.HasCost || in.CostUSD < 0.003 || in.CostUSD > 0.004 {
+		t.Fatalf("cost: %+v %v", in, err)
+	}
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o700)
+	os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/feat/\x1b[31mx\n"), 0o600)
+	in.Cwd = filepath.Join(repo, "sub", "dir")
+	st := state.Session{UsageKnown: true, Percent: 0.1136, Tokens: 1136, Window: 1_000_000}
+	got := RenderStatusLine(in, st, StatusOptions{Segments: []string{"context", "branch", "cost", "model"}})
+	want := `ctx ░░░░░░░░ 0.1% (1.1k/1M) · ⎇ feat/\x1b[31mx · $0.00 · Opus 5.5`
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// A worktree's .git is a file naming the git dir; detached HEAD shows a short commit.
+	wt, gd := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gd+"\n"), 0o600)
+	os.WriteFile(filepath.Join(gd, "HEAD"), []byte("0123456789abcdef\n"), 0o600)
+	if b := GitBranch(wt); b != "0123456" {
+		t.Errorf("detached worktree: %q", b)
+	}
+	if b := GitBranch(t.TempDir()); b != "" {
+		t.Errorf("outside a repository: %q", b)
+	}
+	// No branch, no cost: the segments are left out, not drawn empty.
+	in.Cwd, in.HasCost = t.TempDir(), false
+	if got := RenderStatusLine(in, st, StatusOptions{Segments: []string{"model", "branch", "cost"}}); got != "Opus 5.5" {
+		t.Errorf("empty segments: %q", got)
 	}
 }

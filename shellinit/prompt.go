@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/termsafe"
 )
 
@@ -50,9 +51,8 @@ func Segment(u Usage, o SegmentOptions) string {
 	if format == "" {
 		format = DefaultFormat
 	}
-	pct := int(math.Round(u.Percent))
 	text := strings.NewReplacer(
-		"{pct}", strconv.Itoa(pct),
+		"{pct}", gauge.Pct(u.Percent),
 		"{bar}", Bar(u.Percent, 5),
 		"{tokens}", humanTokens(u.Tokens),
 		"{window}", humanTokens(u.Window),
@@ -60,13 +60,7 @@ func Segment(u Usage, o SegmentOptions) string {
 		"{harness}", u.Harness,
 	).Replace(format)
 	text = printable(text)
-	color := "green"
-	switch {
-	case u.Percent >= o.Crit:
-		color = "red"
-	case u.Percent >= o.Warn:
-		color = "yellow"
-	}
+	color := gauge.Thresholds{Warn: o.Warn, Crit: o.Crit}.Colour(u.Percent)
 	return wrapColor(text, color, o.Shell, o.Color)
 }
 

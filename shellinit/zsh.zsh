@@ -95,11 +95,32 @@ function __tether_register_completion {
 	done
 }
 
-# When compinit has not run yet, register at the first prompt instead.
+# When compinit has not run yet, register at the first prompt instead:
+# by then the whole .zshrc has run, so a compinit later in it (a plugin
+# manager's, or the user's own) is used as it is, never run twice. A
+# .zshrc that never loads the completion system gets it loaded here, once,
+# as a plain `autoload -Uz compinit && compinit` would (-i: skip insecure
+# directories silently instead of asking at the first prompt).
 function __tether_register_completion_later {
-	if __tether_register_completion; then
-		add-zsh-hook -d precmd __tether_register_completion_later
+	\builtin local __tether_status=$?
+	add-zsh-hook -d precmd __tether_register_completion_later
+	if ! (( $+functions[compdef] )); then
+		\builtin autoload -Uz compinit && compinit -i
 	fi
+	__tether_register_completion
+	add-zsh-hook precmd __tether_completion_guard
+	\builtin return $__tether_status
+}
+
+# A compinit that runs again later (a lazy plugin loader, or a second one in
+# .zshrc) rebuilds _comps and drops the registration: put it back. One
+# hash lookup per prompt.
+function __tether_completion_guard {
+	\builtin local __tether_status=$?
+	if [[ ${_comps[claude]-} != __tether_complete ]] && (( $+functions[compdef] )); then
+		__tether_register_completion
+	fi
+	\builtin return $__tether_status
 }
 #{{end}}
 
@@ -110,7 +131,11 @@ if [[ -o interactive ]]; then
 	add-zsh-hook precmd __tether_prompt_update
 #{{end}}
 #{{if .Completion}}
-	__tether_register_completion || add-zsh-hook precmd __tether_register_completion_later
+	if __tether_register_completion; then
+		add-zsh-hook precmd __tether_completion_guard
+	else
+		add-zsh-hook precmd __tether_register_completion_later
+	fi
 #{{end}}
 	:
 fi

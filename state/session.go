@@ -43,8 +43,11 @@ type Session struct {
 
 	LastEvent string    `json:"last_event"`
 	Started   time.Time `json:"started,omitzero"`
-	Updated   time.Time `json:"updated"`
-	Ended     bool      `json:"ended,omitempty"`
+	// RunStarted is when this run of the session began (its last
+	// startup, resume, fork or clear), which session_end measures from.
+	RunStarted time.Time `json:"run_started,omitzero"`
+	Updated    time.Time `json:"updated"`
+	Ended      bool      `json:"ended,omitempty"`
 }
 
 // SessionPath is where a session's state lives.

@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/state"
 )
 
 // Options configure one wrapped run.
@@ -91,10 +92,10 @@ func Run(o Options) (int, error) {
 	}
 	log := o.log(harness, root.Path)
 	env := setEnv(o.Env, identity.EnvRoot, root.Path)
+	// A new session's id is not known yet: spawn has none, end gets the
+	// one the hooks recorded while it ran.
 	sid := res.ID
-	if sid == "" {
-		sid = "new"
-	}
+	started := o.Now()
 	log.Info(eventlog.Spawn, sid, slog.String("cwd", dir), slog.String("resume", res.Kind), slog.Bool("fork", res.Fork),
 		slog.Bool("print", res.Print), slog.String("bin", o.Bin))
 
@@ -149,8 +150,25 @@ func Run(o Options) (int, error) {
 		}
 	}
 	out.release()
+	if sid == "" {
+		sid = o.sessionSince(root.Path, started)
+	}
 	log.Info(eventlog.End, sid, slog.Int("exit_code", code))
 	return code, nil
+}
+
+// sessionSince is the session the hooks saw in root since start, or "".
+// Two new sessions started in one directory at once may be told apart
+// wrongly; the hooks' own records always have the right id.
+func (o Options) sessionSince(root string, start time.Time) string {
+	if o.StateDir == "" {
+		return ""
+	}
+	st, err := state.LatestForRoot(o.StateDir, root)
+	if err != nil || st.Updated.Before(start.Add(-time.Second)) {
+		return ""
+	}
+	return st.SessionID
 }
 
 // fallback logs why the resume cannot go on and starts one fresh session.

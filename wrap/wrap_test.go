@@ -7,9 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 )
 
 func TestParseResume(t *testing.T) {
@@ -373,5 +375,29 @@ func TestStaleSessionIsNotRetried(t *testing.T) {
 	run(ok)
 	if len(f.calls) != 1 || f.calls[0].Args[0] != "--resume" {
 		t.Errorf("changed transcript not resumed: %+v", f.calls)
+	}
+}
+
+// TestNewSessionIDInEndRecord: a new session's id is unknown at spawn; the
+// hooks record it while it runs, and the end record carries it. Neither
+// record says "new".
+func TestNewSessionIDInEndRecord(t *testing.T) {
+	f := newFixture(t)
+	stateDir := filepath.Join(f.home, "state")
+	_, err := Run(Options{
+		Harness: Claude, Bin: "/usr/bin/claude-real", Root: f.root, ClaudeDir: f.claude, Stderr: &f.stderr, StateDir: stateDir,
+		Log: eventlog.Open(eventlog.Options{Path: f.logPath}),
+		Exec: func(c Child) (int, error) {
+			// What the SessionStart hook does while the program runs.
+			return 0, state.Save(stateDir, state.Session{SessionID: sid, Harness: "claude-code", IdentityRoot: f.root.Path, Updated: time.Now()})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	eventlog.ReadAll(f.logPath, func(r eventlog.Record) { got[r.Event] = r.SessionID })
+	if got["spawn"] != "" || got["end"] != sid {
+		t.Errorf("sessions of spawn and end: %q, want \"\" and %s", got, sid)
 	}
 }

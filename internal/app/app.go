@@ -179,12 +179,13 @@ func (a *App) Command() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
-				return usageErr(fmt.Errorf("unknown command %q (see 'tether --help')", cmd.Args().First()))
+				return unknownCommand(cmd, cmd.Args().First())
 			}
 			return cli.ShowRootCommandHelp(cmd)
 		},
 	}
 	setErrorHandling(root)
+	addExamples(root, root.Name)
 	return root
 }
 
@@ -192,7 +193,20 @@ func (a *App) Command() *cli.Command {
 // one line, exit status 2, no help dump.
 func setErrorHandling(cmd *cli.Command) {
 	cmd.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
-		return usageErr(fmt.Errorf("%s (see '%s --help')", strings.TrimSpace(err.Error()), c.FullName()))
+		msg := strings.TrimSpace(err.Error())
+		if s := flagSuggestion(c, err); s != "" {
+			msg += didYouMean(s)
+		}
+		return usageErr(fmt.Errorf("%s (see '%s --help')", msg, c.FullName()))
+	}
+	if cmd.Action == nil && len(cmd.Commands) > 0 {
+		// A group: its help, or a suggestion for a mistyped subcommand.
+		cmd.Action = func(_ context.Context, c *cli.Command) error {
+			if c.Args().Present() {
+				return unknownCommand(c, c.Args().First())
+			}
+			return cli.ShowSubcommandHelp(c)
+		}
 	}
 	cmd.ExitErrHandler = func(context.Context, *cli.Command, error) {}
 	for _, sub := range cmd.Commands {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -271,5 +272,64 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 5s")
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestLogFollowTailAndAlignment: --follow starts from the last 10 records
+// like tail -f (all of them since --since), and lines printed later line up
+// with the first ones.
+func TestLogFollowTailAndAlignment(t *testing.T) {
+	ta := newTestApp(t)
+	for i := range 15 {
+		ta.Log().Info(fmt.Sprintf("ev%02d", i), "s1")
+	}
+	// then writes a record and returns what to wait for in the output.
+	follow := func(since time.Duration, then func() string) string {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		out := &syncBuffer{}
+		go func() {
+			done <- runLog(ctx, logOptions{IO: &iostreams.IOStreams{Out: out, ErrOut: out}, Path: ta.Loc.EventLog(), Follow: true, Since: since, Now: time.Now, Poll: 5 * time.Millisecond})
+		}()
+		waitFor(t, func() bool { return strings.Contains(out.String(), "ev14") })
+		if then != nil {
+			want := then()
+			waitFor(t, func() bool { return strings.Contains(out.String(), want) })
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	aligned := func(out string) {
+		t.Helper()
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		col := strings.Index(lines[0], "SESSION")
+		for _, l := range lines[1:] {
+			if len(l) <= col || l[col-1] != ' ' || l[col] == ' ' {
+				t.Errorf("misaligned (SESSION at %d):\n%s", col, out)
+				return
+			}
+		}
+	}
+	out := follow(0, func() string {
+		ta.Log().Warn("context_window_exceeded", "d9f7843f-07d6-4b50-9048-40676f77f965", slog.String("k", "v"))
+		return "k=v"
+	})
+	if strings.Contains(out, "ev04") || !strings.Contains(out, "ev05") || !strings.Contains(out, "context_window_exceeded") {
+		t.Errorf("want the last 10 records then the new one:\n%s", out)
+	}
+	aligned(out)
+	out = follow(0, func() string {
+		ta.Log().Info("late", "s2")
+		return "late"
+	})
+	if !strings.Contains(out, "late") {
+		t.Errorf("followed record missing:\n%s", out)
+	}
+	aligned(out)
+	if out := follow(time.Hour, nil); !strings.Contains(out, "ev00") {
+		t.Errorf("--since with --follow: want every record since:\n%s", out)
 	}
 }

@@ -70,7 +70,7 @@ func (a *App) completeCommand() *cli.Command {
 			"--refresh-index rebuilds it now.",
 		ArgsUsage: "-- WORDS...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "shell", Value: "bash", Usage: "bash, zsh or fish"},
+			choice(&cli.StringFlag{Name: "shell", Value: "bash", Usage: "bash, zsh or fish"}, "bash", "zsh", "fish"),
 			&cli.StringFlag{Name: "line", Usage: "the command line up to the cursor, split here instead of WORDS (bash)"},
 			&cli.BoolFlag{Name: "refresh-index", Usage: "rebuild the session index and exit"},
 		},
@@ -115,7 +115,8 @@ func runComplete(opts completeOptions) error {
 	)
 	switch filepath.Base(opts.Words[0]) {
 	case "claude":
-		harnesses = []string{harnessClaude, harnessCodex}
+		// claude resumes only its own sessions.
+		harnesses = []string{harnessClaude}
 		switch {
 		case prev == "-r" || prev == "--resume":
 		case strings.HasPrefix(cur, "--resume="):
@@ -204,12 +205,20 @@ func completeTether(root *cli.Command, before []string, cur string) (cands []she
 		if isSessionFlag(pending) {
 			return nil, all, "", true
 		}
+		if vals := choicesOf(pending); vals != nil {
+			return choiceCandidates(vals, cur), nil, "", true
+		}
 		return nil, nil, "", false
 	}
 	if strings.HasPrefix(cur, "-") {
-		if name, _, hasValue := strings.Cut(strings.TrimLeft(cur, "-"), "="); hasValue {
-			if f := findFlag(cmd, name); f != nil && isSessionFlag(f) {
-				return nil, all, cur[:strings.Index(cur, "=")+1], true
+		if name, value, hasValue := strings.Cut(strings.TrimLeft(cur, "-"), "="); hasValue {
+			pfx := cur[:strings.Index(cur, "=")+1]
+			f := findFlag(cmd, name)
+			switch {
+			case f != nil && isSessionFlag(f):
+				return nil, all, pfx, true
+			case f != nil && choicesOf(f) != nil:
+				return choiceCandidates(choicesOf(f), value), nil, pfx, true
 			}
 			return nil, nil, "", false
 		}
@@ -244,6 +253,17 @@ func completeTether(root *cli.Command, before []string, cur string) (cands []she
 		}
 	}
 	return nil, nil, "", false
+}
+
+// choiceCandidates are the values of a choice flag that start with cur.
+func choiceCandidates(vals []string, cur string) []shellinit.Candidate {
+	var out []shellinit.Candidate
+	for _, v := range vals {
+		if strings.HasPrefix(v, cur) {
+			out = append(out, shellinit.Candidate{Value: v})
+		}
+	}
+	return out
 }
 
 func findCommand(cmd *cli.Command, name string) *cli.Command {

@@ -10,7 +10,7 @@ import (
 
 // TestCompletionIndexFromCatalog: the background refresh and `tether
 // sessions list` both build the index from the real catalog, and TAB after
-// claude --resume then offers the real sessions, Claude first.
+// claude --resume then offers the real Claude sessions.
 func TestCompletionIndexFromCatalog(t *testing.T) {
 	ta := newTestApp(t)
 	withSessions(t, ta, "")
@@ -19,8 +19,8 @@ func TestCompletionIndexFromCatalog(t *testing.T) {
 	}
 	out, code := completeOut(t, ta, "--shell", "bash", "--", "claude", "--resume", "")
 	ids := strings.Fields(out)
-	if code != 0 || len(ids) != 3 || !containsStr(ids[:2], claudeNew) || !containsStr(ids[:2], claudeOld) || ids[2] != codexID {
-		t.Errorf("claude --resume: code %d out %q, want Claude ids then %s", code, out, codexID)
+	if code != 0 || len(ids) != 2 || !containsStr(ids, claudeNew) || !containsStr(ids, claudeOld) {
+		t.Errorf("claude --resume: code %d out %q, want the Claude ids only", code, out)
 	}
 	out, _ = completeOut(t, ta, "--shell", "fish", "--", "tether", "sessions", "show", "01a2")
 	if !strings.HasPrefix(out, codexID+"\tcodex · ") {

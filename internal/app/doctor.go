@@ -36,7 +36,9 @@ type doctorOptions struct {
 	Fix bool
 	// ReinstallHooks installs the hooks of one harness and scope again
 	// (--fix, for hooks that run a binary that is gone).
-	ReinstallHooks func(harness, scope string, statusLine bool) error
+	// trust re-trusts Codex hooks (only for hooks tether installed with
+	// --trust).
+	ReinstallHooks func(harness, scope string, statusLine, trust bool) error
 }
 
 func (a *App) doctorCommand() *cli.Command {
@@ -46,8 +48,11 @@ func (a *App) doctorCommand() *cli.Command {
 		Description: "Runs every check and prints one line each: ok, warn (works, but worth a look) or\n" +
 			"fail (something tether needs is broken), with how to fix it. Exits 1 when any\n" +
 			"check fails. --fix applies the safe fixes (rebuilding the completion index,\n" +
-			"re-installing hooks that run a tether binary that no longer exists); it never\n" +
-			"edits shell rc files.",
+			"re-installing hooks that run a tether binary that no longer exists, trusting Codex\n" +
+			"hooks again that tether installed with --trust); it never edits shell rc files.\n\n" +
+			"Examples:\n" +
+			"  tether doctor\n" +
+			"  tether doctor --fix",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "fix", Usage: "apply the safe fixes"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return runDoctor(doctorOptions{
@@ -57,12 +62,13 @@ func (a *App) doctorCommand() *cli.Command {
 				Shell: shellEnv{
 					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
 					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
+					ProbeZsh:     func() (string, error) { return probeZshCompletion(ctx) },
 				},
-				ReinstallHooks: func(harness, scope string, statusLine bool) error {
+				ReinstallHooks: func(harness, scope string, statusLine, trust bool) error {
 					quiet := *a.IO
 					quiet.Out = io.Discard
 					o := hooksOptions{
-						IO: &quiet, Action: "install", Scope: scope, Harness: harness, StatusLine: statusLine,
+						IO: &quiet, Action: "install", Scope: scope, Harness: harness, StatusLine: statusLine, Trust: trust,
 						ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 						ClaudeBin: a.Getenv(envClaudeBin),
 					}

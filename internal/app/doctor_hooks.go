@@ -81,12 +81,15 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 			case path == "" || !exists(path):
 				status, detail = "fail", fmt.Sprintf("%s runs %s, which does not exist — 'tether hooks install --scope %s%s' points them at this tether", t.path, p, t.scope, harnessFlag(t.harness))
 				if opts.ReinstallHooks != nil {
-					h, s := t.harness, t.scope
-					fix = func() error { return opts.ReinstallHooks(h, s, false) }
+					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && hooks.InstalledWithTrust(opts.Loc.StateDir, t.path)
+					fix = func() error { return opts.ReinstallHooks(h, s, false, trust) }
 				}
 			case self != "" && !sameFile(path, self) && status == "ok":
 				status, detail = "warn", fmt.Sprintf("%s runs %s, another tether than this one (%s)", t.path, p, self)
 			}
+		}
+		if t.harness == eventlog.Codex && status != "fail" {
+			status, detail, fix = codexTrustCheck(opts, t.path, data, owner, status, detail)
 		}
 		add(status, name, fix, "%s", detail)
 	}
@@ -102,7 +105,7 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 		}
 		var fix func() error
 		if opts.ReinstallHooks != nil {
-			fix = func() error { return opts.ReinstallHooks(eventlog.ClaudeCode, "user", true) }
+			fix = func() error { return opts.ReinstallHooks(eventlog.ClaudeCode, "user", true, false) }
 		}
 		add("fail", "statusLine", fix, "%s: %s does not exist — 'tether hooks install --statusline' points it at this tether", statusLine, prog)
 	case statusLine != "":
@@ -110,6 +113,43 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 	default:
 		add("warn", "statusLine", nil, "not set — 'tether hooks install --statusline' shows context use in Claude Code and records the real context window")
 	}
+}
+
+// codexTrustCheck adds to the codex hook line whether Codex will run the
+// hooks: each needs a trust record in config.toml whose hash is the one
+// Codex computes for it now. A hook changed after it was trusted (a moved
+// binary re-pointed by --fix) is skipped by Codex without a word.
+func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner hooks.Owner, status, detail string) (string, string, func() error) {
+	want, err := hooks.CodexTrust(hooksPath, data, owner)
+	if err != nil {
+		return "warn", fmt.Sprintf("%s; cannot compute Codex's trust hashes: %v", detail, err), nil
+	}
+	cfgPath := filepath.Join(opts.Loc.CodexDir, "config.toml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "warn", fmt.Sprintf("%s; cannot read %s: %v", detail, cfgPath, err), nil
+	}
+	ts, err := hooks.CheckCodexTrust(cfg, want)
+	if err != nil {
+		return "warn", fmt.Sprintf("%s; %s: %v", detail, cfgPath, err), nil
+	}
+	if ts.Trusted() {
+		return status, detail + ", trusted", nil
+	}
+	var fix func() error
+	retrust := hooks.InstalledWithTrust(opts.Loc.StateDir, hooksPath)
+	if retrust && opts.ReinstallHooks != nil {
+		fix = func() error { return opts.ReinstallHooks(eventlog.Codex, "user", false, true) }
+	}
+	how := "review them in the Codex TUI (\"Hooks need review\") or 'tether hooks install --harness codex --trust'"
+	if retrust {
+		how = "'tether doctor --fix' trusts them again (tether installed them with --trust)"
+	}
+	if ts.Stale == 0 && ts.Missing == ts.Want {
+		return "warn", fmt.Sprintf("%s; not trusted by Codex yet — Codex skips them until then ('codex exec' silently): %s", detail, how), fix
+	}
+	return "fail", fmt.Sprintf("%s; %d of %d not trusted by Codex (trust hash in %s does not match the hook) — Codex skips them: %s",
+		detail, ts.Stale+ts.Missing, ts.Want, cfgPath, how), fix
 }
 
 func harnessFlag(h string) string {

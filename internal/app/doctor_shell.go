@@ -1,11 +1,15 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/shellinit"
@@ -20,6 +24,9 @@ type shellEnv struct {
 	// RefreshIndex rebuilds the completion index (for --fix).
 	RefreshIndex func() error
 	Now          time.Time
+	// ProbeZsh names the function an interactive zsh, started as the
+	// user's, has registered to complete claude; nil skips the check.
+	ProbeZsh func() (string, error)
 }
 
 // shellChecks report whether this shell loaded `tether init`, whether
@@ -65,6 +72,10 @@ func shellChecks(opts doctorOptions, add func(status, name string, fix func() er
 		}
 	}
 
+	if shell == "zsh" && thisShell && strings.Contains(","+features+",", ",completion,") && env.ProbeZsh != nil {
+		zshCompletionCheck(env.ProbeZsh, add)
+	}
+
 	index := shellinit.IndexPath(opts.Loc.CacheDir)
 	st, err := os.Stat(index)
 	switch {
@@ -75,6 +86,50 @@ func shellChecks(opts doctorOptions, add func(status, name string, fix func() er
 	default:
 		add("ok", "completion", nil, "session index %s", index)
 	}
+}
+
+// zshCompletionCheck reports what a zsh really registered for claude, not
+// what the init script meant to: a zsh without the completion system
+// loaded completes file names whatever TETHER_SHELL_FEATURES says.
+func zshCompletionCheck(probe func() (string, error), add func(status, name string, fix func() error, format string, args ...any)) {
+	fn, err := probe()
+	switch {
+	case err != nil:
+		add("warn", "completion", nil, "could not ask zsh which completion claude has: %v", err)
+	case fn == "__tether_complete":
+		add("ok", "completion", nil, "zsh: TAB after claude runs tether's completion")
+	case fn == "":
+		add("fail", "completion", nil, "zsh: nothing completes claude (the completion system is not loaded) — load 'tether init zsh' after any 'compinit' in ~/.zshrc")
+	default:
+		add("fail", "completion", nil, "zsh: claude is completed by %s, not tether — load 'tether init zsh' after whatever registers it in ~/.zshrc", fn)
+	}
+}
+
+// zshProbeScript runs at the probe shell's first prompt, after its rc
+// files and the precmd hooks (where tether registers when compinit came
+// later) have run.
+const zshProbeScript = "print -r -- \"__tether_probe:${_comps[claude]-}\"\nexit 0\n"
+
+// probeZshCompletion starts `zsh -i` the way the user's terminal does (same
+// environment, so the same ZDOTDIR and rc files), without a terminal and in
+// its own session so it cannot touch the user's, and reads what completes
+// claude there.
+func probeZshCompletion(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "zsh", "-i")
+	c.Stdin = strings.NewReader(zshProbeScript)
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := c.Output()
+	for _, line := range strings.Split(string(out), "\n") {
+		if fn, ok := strings.CutPrefix(line, "__tether_probe:"); ok {
+			return strings.TrimSpace(fn), nil
+		}
+	}
+	if err == nil {
+		err = errors.New("zsh -i printed no answer")
+	}
+	return "", err
 }
 
 // describeFix is the line --fix prints after trying a fix.

@@ -41,7 +41,9 @@ type hooksOptions struct {
 	ClaudeDir string
 	CodexDir  string
 	RootDir   string // the identity root, for project and local scope
-	StateDir  string // where the record of what install wrote lives
+	// StateDir is where the record of what install wrote lives (the
+	// commands, the replaced statusLine, the Codex hooks trusted).
+	StateDir string
 
 	// ClaudeVersion, when set, is used instead of running ClaudeBin.
 	ClaudeVersion string
@@ -53,8 +55,10 @@ type hooksOptions struct {
 }
 
 func (a *App) hooksCommand() *cli.Command {
-	scope := &cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"}
-	harness := &cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` or codex ($CODEX_HOME/hooks.json)"}
+	scope := choice(&cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"},
+		"user", "project", "local")
+	harness := choice(&cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` (alias claude) or codex ($CODEX_HOME/hooks.json)"},
+		harnessClaude, harnessCodex)
 	dry := &cli.BoolFlag{Name: "dry-run", Usage: "print what would change and the resulting file; write nothing"}
 	action := func(name string) cli.ActionFunc {
 		return func(ctx context.Context, cmd *cli.Command) error {
@@ -344,6 +348,12 @@ func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []
 			if err := atomicfile.WriteBytes(cfgPath, newCfg, atomicfile.Options{Perm: 0o600, Backup: ".bak"}); err != nil {
 				return fmt.Errorf("write %s: %w", cfgPath, err)
 			}
+		}
+	}
+	if !opts.DryRun && opts.StateDir != "" {
+		// doctor --fix trusts again only what the user had tether trust.
+		if err := hooks.RecordTrust(opts.StateDir, t.path, opts.Action == "install" && opts.Trust); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: note: could not record the --trust choice: %v\n", err)
 		}
 	}
 	if opts.Action == "install" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -14,6 +13,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
 )
 
@@ -37,7 +37,13 @@ func (a *App) logCommand() *cli.Command {
 		Name:  "log",
 		Usage: "read the lifecycle log (spawns, resumes, failures, context usage)",
 		Description: "Prints the events tether recorded in $XDG_STATE_HOME/tether/events.jsonl, oldest\n" +
-			"first. The log holds metadata only: ids, paths, counts, sizes and errors.",
+			"first. The log holds metadata only: ids, paths, counts, sizes and errors.\n\n" +
+			"--follow starts from the last 10 matching events, like tail -f (with --since, from\n" +
+			"every event in that period), then prints new ones as they arrive, in the same columns.\n\n" +
+			"Examples:\n" +
+			"  tether log --since 1h\n" +
+			"  tether log -f --event resume_failure\n" +
+			"  tether log --session 3f2a1b4c --json | jq .",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "only events of this session (full id, prefix, or same body)"},
 			&cli.StringFlag{Name: "event", Usage: "only events with this name"},
@@ -97,13 +103,27 @@ func runLog(ctx context.Context, opts logOptions) error {
 		return cutoff.IsZero() || !r.Time.Before(cutoff)
 	}
 	p := newLogPrinter(opts)
+	// Like tail -f, --follow starts from the last records, unless --since
+	// asked for a period.
+	tail := opts.Follow && opts.Since == 0
+	var last []eventlog.Record
 	follower, err := eventlog.ReadAll(opts.Path, func(r eventlog.Record) {
-		if match(r) {
+		switch {
+		case !match(r):
+		case tail:
+			if len(last) == followTail {
+				last = append(last[:0], last[1:]...)
+			}
+			last = append(last, r)
+		default:
 			p.print(r)
 		}
 	})
 	if err != nil {
 		return fmt.Errorf("read log: %w", err)
+	}
+	for _, r := range last {
+		p.print(r)
 	}
 	p.flush()
 	if !opts.Follow {
@@ -131,15 +151,26 @@ func runLog(ctx context.Context, opts logOptions) error {
 	}
 }
 
+// followTail is how many records --follow shows before the new ones.
+const followTail = 10
+
+// followWidths reserve room in a followed log for the records still to
+// come: time, level, the longest event names, a short id, claude-code.
+var followWidths = []int{19, 5, 24, 8, 11}
+
 type logPrinter struct {
 	opts logOptions
-	tw   *tabwriter.Writer
+	tb   *table.Table
+	rows [][]string
 	any  bool
-	head bool
 }
 
 func newLogPrinter(opts logOptions) *logPrinter {
-	return &logPrinter{opts: opts, tw: tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)}
+	tb := &table.Table{Header: []string{"TIME", "LEVEL", "EVENT", "SESSION", "HARNESS", "DETAILS"}}
+	if opts.Follow {
+		tb.MinWidths = followWidths
+	}
+	return &logPrinter{opts: opts, tb: tb}
 }
 
 func (p *logPrinter) print(r eventlog.Record) {
@@ -148,12 +179,8 @@ func (p *logPrinter) print(r eventlog.Record) {
 		p.opts.IO.Out.Write(append(r.Raw, '\n'))
 		return
 	}
-	if !p.head {
-		fmt.Fprintln(p.tw, "TIME\tLEVEL\tEVENT\tSESSION\tHARNESS\tDETAILS")
-		p.head = true
-	}
-	fmt.Fprintf(p.tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"),
-		termsafe.String(r.Level), termsafe.String(r.Event), termsafe.String(p.short(r.SessionID)), termsafe.String(dash(r.Harness)), details(r))
+	p.rows = append(p.rows, []string{r.Time.Local().Format("2006-01-02 15:04:05"),
+		termsafe.String(r.Level), termsafe.String(r.Event), termsafe.String(p.short(r.SessionID)), termsafe.String(dash(r.Harness)), details(r)})
 }
 
 func (p *logPrinter) short(id string) string {
@@ -164,9 +191,11 @@ func (p *logPrinter) short(id string) string {
 }
 
 func (p *logPrinter) flush() {
-	if !p.opts.JSON {
-		p.tw.Flush()
+	if p.opts.JSON || len(p.rows) == 0 {
+		return
 	}
+	p.tb.Write(p.opts.IO.Out, p.rows)
+	p.rows = p.rows[:0]
 }
 
 func details(r eventlog.Record) string {

@@ -45,8 +45,8 @@ func (a *App) promptCommand() *cli.Command {
 			"--shell and --stamp-id are for the scripts of 'tether init'.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "the segment's text, e.g. 'ctx {pct}% {bar}' (default from config: " + config.DefaultPrompt().Format + ")"},
-			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never (auto: on for --shell, else when stdout is a terminal; NO_COLOR turns it off)"},
-			&cli.StringFlag{Name: "shell", Value: "plain", Usage: "bash, zsh, fish or plain: how colour escapes are wrapped, and the init scripts' output"},
+			choice(&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never (auto: on for --shell, else when stdout is a terminal; NO_COLOR turns it off)"}, "auto", "always", "never"),
+			choice(&cli.StringFlag{Name: "shell", Value: "plain", Usage: "bash, zsh, fish or plain: how colour escapes are wrapped, and the init scripts' output"}, "bash", "zsh", "fish", "plain"),
 			&cli.StringFlag{Name: "stamp-id", Usage: "the calling shell's pid, for its cache stamp"},
 			&cli.DurationFlag{Name: "timeout", Value: 150 * time.Millisecond, Usage: "print nothing rather than take longer than this"},
 		},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
@@ -191,14 +192,22 @@ func (a *App) exitLine(opts runOptions, started time.Time) string {
 	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
 		return ""
 	}
+	short := a.abbrev()(st.SessionID, filepath.Dir(st.TranscriptPath))
+	return formatExitLine(opts.Harness, res.Print, st, short)
+}
+
+// formatExitLine writes the exit line for st. Claude Code prints its own
+// "Resume this session with: claude --resume ID" as it exits, and Codex's
+// TUI "To continue this session, run: codex resume ID", so the line names
+// the command only after `codex exec`, which prints none.
+func formatExitLine(h wrap.Harness, print bool, st state.Session, short string) string {
 	ctx := "ctx –"
 	if st.UsageKnown && st.Window > 0 {
-		ctx = fmt.Sprintf("ctx %.0f%%", st.Percent)
+		ctx = "ctx " + gauge.Pct(st.Percent) + "%"
 	}
-	resume := "claude --resume " + st.SessionID
-	if opts.Harness == wrap.Codex {
-		resume = "codex resume " + st.SessionID
+	line := fmt.Sprintf("tether: session %s · %s", termsafe.String(short), ctx)
+	if h == wrap.Codex && print {
+		line += " · resume: codex resume " + st.SessionID
 	}
-	short := a.abbrev()(st.SessionID, filepath.Dir(st.TranscriptPath))
-	return fmt.Sprintf("tether: session %s · %s · resume: %s", short, ctx, resume)
+	return line
 }

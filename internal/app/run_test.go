@@ -77,7 +77,8 @@ func TestRunExitLine(t *testing.T) {
 	if code := ta.run("run", "claude"); code != 0 {
 		t.Fatalf("exit %d: %s", code, ta.err)
 	}
-	want := "tether: session d9f7843f · ctx 42% · resume: claude --resume " + id + "\n"
+	// Claude prints its own "Resume this session with" line: no repeat.
+	want := "tether: session d9f7843f · ctx 42%\n"
 	if ta.err.String() != want {
 		t.Errorf("exit line %q, want %q", ta.err.String(), want)
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -16,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -25,7 +23,9 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 )
@@ -93,11 +93,16 @@ func (a *App) base(harness string) (sessionsBase, error) {
 	return sessionsBase{IO: a.IO, Catalog: c, Now: a.Now}, err
 }
 
-func checkHarness(h string) error {
-	if h != "" && h != catalog.ClaudeCode && h != catalog.Codex {
-		return usageErr(fmt.Errorf("--harness: %q is not claude-code or codex", h))
+// parseHarness reads --harness: "" for all, claude-code (or claude, the
+// command's name) or codex.
+func parseHarness(h string) (string, error) {
+	if h == "" {
+		return "", nil
 	}
-	return nil
+	if n := normalizeHarness(h); n != "" {
+		return n, nil
+	}
+	return "", usageErr(fmt.Errorf("--harness: %q is not claude-code (claude) or codex", h))
 }
 
 func (a *App) sessionsCommand() *cli.Command {
@@ -141,6 +146,8 @@ type sessionsListOptions struct {
 	Listed func([]catalog.Session)
 	// Marks are the failed resumes on record (see markStale).
 	Marks map[string]state.StaleMark
+	// Style is the table's terminal width and colour.
+	Style tableStyle
 }
 
 func (a *App) sessionsListCommand() *cli.Command {
@@ -150,10 +157,14 @@ func (a *App) sessionsListCommand() *cli.Command {
 		Flags: sessionsListFlags(false),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
+				if len(cmd.Commands) > 0 {
+					// `tether sessions lst`: a mistyped subcommand.
+					return unknownCommand(cmd, cmd.Args().First())
+				}
 				return usageErr(fmt.Errorf("unexpected argument %q (see 'tether sessions --help')", cmd.Args().First()))
 			}
-			h := cmd.String("harness")
-			if err := checkHarness(h); err != nil {
+			h, err := parseHarness(cmd.String("harness"))
+			if err != nil {
 				return err
 			}
 			st := cmd.String("state")
@@ -168,7 +179,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
-				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit"))}
+				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle()}
 			if h == "" {
 				// A listing of every harness is the completion index too.
 				opts.Listed = a.writeCompletionIndex
@@ -192,9 +203,10 @@ func sessionsListFlags(local bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
-		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code or codex)"},
+		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, harnessClaude, harnessCodex),
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale or unknown)"},
+		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale or unknown)"},
+			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown),
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
@@ -242,10 +254,13 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		}
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
-	printSessionTable(opts.IO.Out, out, opts.Now(), catalog.Abbrev(all))
-	if len(out) == 0 {
+	if len(out) > 0 {
+		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, catalog.Abbrev(all))
+	} else {
+		// No header over an empty table: one line that says why.
 		if len(all) == 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "tether: no sessions found (looked in %s)\n", strings.Join(storageDirs(opts.Catalog), " and "))
+			fmt.Fprintf(opts.IO.ErrOut, "tether: no Claude Code or Codex sessions yet (looked in %s); they are listed here once you run claude or codex\n",
+				strings.Join(storageDirs(opts.Catalog), " and "))
 		} else {
 			fmt.Fprintf(opts.IO.ErrOut, "tether: none of the %d sessions match\n", len(all))
 		}
@@ -302,51 +317,14 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, ab *identity.Abbreviator) {
-	// tabwriter writes cell by cell: buffer, or 10,000 rows cost ~100k
-	// write calls.
-	bw := bufio.NewWriterSize(w, 64<<10)
-	defer bw.Flush()
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HARNESS\tID\tDIR\tHUMAN\tACTIVE\tSTATE\tTMUX\tCTX\tTITLE")
-	for _, s := range ss {
-		human := "-"
-		if s.LastHumanActivity != nil {
-			human = relTime(now, *s.LastHumanActivity)
-		}
-		tmux := "-"
-		if s.Runtime != nil && s.Runtime.Tmux != "" {
-			tmux = s.Runtime.Tmux
-		}
-		ctxs := "-"
-		if s.Context != nil {
-			ctxs = fmt.Sprintf("%.0f%%", s.Context.Percent)
-			if s.Context.Percent < 10 {
-				ctxs = fmt.Sprintf("%.1f%%", s.Context.Percent)
-			}
-		}
-		state := displayState(s)
-		if s.Archived {
-			state += ",archived"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24),
-			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
-	}
-	tw.Flush()
-}
-
-// cell makes s safe and short for a table cell: no tabs or newlines, and
-// no terminal controls (termsafe).
+// cell makes s safe and short for a table cell: no tabs or newlines, no
+// terminal controls (termsafe), at most max terminal cells.
 func cell(s string, max int) string {
 	s = termsafe.String(strings.Join(strings.Fields(s), " "))
-	r := []rune(s)
-	if len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
 	if s == "" {
 		return "-"
 	}
-	return s
+	return table.Truncate(s, max)
 }
 
 // relTime says how long ago t was, compactly: 45s, 12m, 3h, 5d, 2026-01-02.
@@ -506,7 +484,7 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 		if !s.Context.WindowKnown {
 			win += " (assumed)"
 		}
-		row("context", fmt.Sprintf("%d / %s tokens (%.1f%%)", s.Context.Tokens, win, s.Context.Percent))
+		row("context", fmt.Sprintf("%d / %s tokens (%s%%)", s.Context.Tokens, win, gauge.Pct(s.Context.Percent)))
 	}
 	if len(s.ContextCurve) > 1 {
 		row("context curve", Sparkline(s.ContextCurve))

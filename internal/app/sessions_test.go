@@ -115,6 +115,8 @@ func TestSessionsListJSONValidatesAndFilters(t *testing.T) {
 	}{
 		{[]string{"--harness", "codex"}, 1},
 		{[]string{"--harness", "claude-code", "--limit", "1"}, 1},
+		// `tether run claude` names it claude: the flag takes that too.
+		{[]string{"--harness", "claude"}, 2},
 		{[]string{"--state", "running"}, 0},
 		{[]string{"--since", "1h"}, 0},
 		{[]string{"--since", "100000d"}, 3},
@@ -473,9 +475,13 @@ func TestSessionsListSaysWhereItLooked(t *testing.T) {
 	if code := ta.run("sessions"); code != 0 {
 		t.Fatalf("exit %d: %s", code, ta.err)
 	}
-	want := "tether: no sessions found (looked in " + filepath.Join(ta.home, ".claude", "projects") + " and " + filepath.Join(ta.home, ".codex") + ")\n"
+	want := "tether: no Claude Code or Codex sessions yet (looked in " + filepath.Join(ta.home, ".claude", "projects") + " and " + filepath.Join(ta.home, ".codex") + "); they are listed here once you run claude or codex\n"
 	if ta.err.String() != want {
 		t.Errorf("stderr %q, want %q", ta.err.String(), want)
+	}
+	// An empty history prints no table header.
+	if ta.out.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", ta.out.String())
 	}
 }
 

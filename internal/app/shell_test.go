@@ -196,16 +196,17 @@ func TestCompleteSessionIDs(t *testing.T) {
 		args []string
 		want string
 	}{
-		// Claude ids first, this directory's first; then Codex.
-		{[]string{"--shell", "bash", "--", "claude", "--resume", ""}, "aaaa-here\nbbbb-elsewhere\n0199aaaa-codex\n"},
-		{[]string{"--shell", "bash", "--line", "claude -r "}, "aaaa-here\nbbbb-elsewhere\n0199aaaa-codex\n"},
+		// Claude ids only (claude cannot resume a Codex thread), this
+		// directory's first.
+		{[]string{"--shell", "bash", "--", "claude", "--resume", ""}, "aaaa-here\nbbbb-elsewhere\n"},
+		{[]string{"--shell", "bash", "--line", "claude -r "}, "aaaa-here\nbbbb-elsewhere\n"},
 		{[]string{"--shell", "bash", "--", "claude", "-r", "b"}, "bbbb-elsewhere\n"},
 		{[]string{"--shell", "bash", "--", "codex", "resume", ""}, "0199aaaa-codex\n"},
 		{[]string{"--shell", "zsh", "--", "claude", "--resume", "a"},
-			"aaaa-here:claude-code · 3h ago · fix: the login bug\n"},
+			"aaaa-here:3h ago · fix: the login bug\n"},
 		{[]string{"--shell", "fish", "--", "codex", "resume", ""}, "0199aaaa-codex\t1m ago · codex work\n"},
 		{[]string{"--shell", "bash", "--", "claude", "--resume=aa"}, "aaaa-here\n"},
-		{[]string{"--shell", "fish", "--", "claude", "--resume=aa"}, "--resume=aaaa-here\tclaude-code · 3h ago · fix: the login bug\n"},
+		{[]string{"--shell", "fish", "--", "claude", "--resume=aa"}, "--resume=aaaa-here\t3h ago · fix: the login bug\n"},
 		{[]string{"--shell", "bash", "--", "tether", "log", "--session", "0"}, "0199aaaa-codex\n"},
 		{[]string{"--shell", "zsh", "--", "tether", "log", "--session=bb"}, "bbbb-elsewhere:claude-code · 2m ago · other project (other)\n"},
 	} {
@@ -259,6 +260,19 @@ func TestCompleteCommandTree(t *testing.T) {
 	out, _ = completeOut(t, ta, "--shell", "bash", "--line", "tether log --since 1d --j")
 	if out != "--json\n" {
 		t.Errorf("after a flag value: %q", out)
+	}
+	// A flag with a fixed set of values offers them, in either spelling.
+	for line, want := range map[string]string{
+		"tether sessions --harness ":       "claude-code\ncodex\n",
+		"tether sessions list --harness c": "claude-code\ncodex\n",
+		"tether sessions --harness=co":     "codex\n",
+		"tether sessions --state ":         "running\nresumable\nstale\nunknown\n",
+		"tether hooks install --scope ":    "user\nproject\nlocal\n",
+	} {
+		out, code := completeOut(t, ta, "--shell", "bash", "--line", line)
+		if code != 0 || out != want {
+			t.Errorf("%q: code %d got %q, want %q", line, code, out, want)
+		}
 	}
 }
 

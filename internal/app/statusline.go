@@ -9,7 +9,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/iostreams"
 )
 
@@ -23,6 +25,13 @@ type statuslineOptions struct {
 	Getenv       func(string) string
 	Now          func() time.Time
 	Log          *eventlog.Log
+	Config       config.Config
+}
+
+// promptThresholds are the colours' thresholds of [prompt], which the
+// statusLine shares so both show a session in the same colour.
+func promptThresholds(p config.Prompt) gauge.Thresholds {
+	return gauge.Thresholds{Warn: p.Warn, Crit: p.Crit}
 }
 
 func (a *App) statuslineCommand() *cli.Command {
@@ -31,15 +40,25 @@ func (a *App) statuslineCommand() *cli.Command {
 		Usage: "Claude Code statusLine command: model and context usage in one line",
 		Description: "Set by 'tether hooks install --statusline'. Reads the statusLine JSON Claude Code\n" +
 			"sends on stdin, stores the reported context window and usage in the session's\n" +
-			"state (so hooks and the prompt segment agree), and prints one line: model, a bar\n" +
-			"and the context in use, green below 50%, yellow below 80%, red above. NO_COLOR\n" +
-			"turns colour off.",
+			"state (so hooks and the prompt segment agree), and prints one line of segments:\n" +
+			"by default the model and a gauge of the context in use, coloured like the prompt\n" +
+			"segment ([prompt] warn and crit: yellow from 60%, red from 80%). [statusline]\n" +
+			"segments in the config picks and orders them: model, context, branch (read from\n" +
+			".git/HEAD of the session's directory), cost (the payload's total_cost_usd).\n" +
+			"NO_COLOR turns colour off.\n\n" +
+			"Examples:\n" +
+			"  # in ~/.config/tether/config.toml\n" +
+			"  [statusline]\n" +
+			"  segments = [\"model\", \"context\", \"branch\", \"cost\"]\n" +
+			"  # try it on a recorded payload\n" +
+			"  tether statusline < statusline-stdin.json",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
 				return usageErr(fmt.Errorf("statusline takes no arguments, got %q", cmd.Args().First()))
 			}
-			cfg, _ := a.Config() // a bad config falls back to the defaults
-			return runStatusline(ctx, statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log(),
+			// An unreadable config still draws a line, with the defaults.
+			cfg, _ := a.Config()
+			return runStatusline(ctx, statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log(), Config: cfg,
 				Chain:        chainCommand(cfg.StatusLine, a.Loc.StateDir, a.Loc.ClaudeDir, a.Getenv),
 				ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond})
 		},
@@ -63,13 +82,15 @@ func runStatusline(ctx context.Context, opts statuslineOptions) error {
 	if err != nil {
 		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
 	}
-	line := hooks.RenderStatusLine(in, st, !opts.IO.NoColor)
+	line := hooks.RenderStatusLine(in, st, hooks.StatusOptions{
+		Color: !opts.IO.NoColor, Thresholds: promptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
+	})
 	if opts.Chain != "" {
 		// The user's own statusLine prints what it likes (colours
 		// included): it is their command, run as Claude Code would.
 		chained, err := runChained(ctx, opts.Chain, data, opts.ChainTimeout)
 		if err != nil {
-			opts.Log.Warn(hooks.EvHookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", "chained statusLine: "+err.Error()))
+			opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", "chained statusLine: "+err.Error()))
 		}
 		line = besides(chained, line)
 	}

@@ -98,6 +98,9 @@ type StatusLine struct {
 	// TimeoutMS bounds the chained command; past it tether's segment is
 	// printed alone.
 	TimeoutMS int `toml:"timeout_ms"`
+	// Segments are drawn in this order, joined by " · ". Empty: model and
+	// context.
+	Segments []string `toml:"segments"`
 }
 
 // Default returns the configuration used when no file sets anything.
@@ -184,6 +187,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("statusline.timeout_ms: must be between 1 and 10000, got %d", c.StatusLine.TimeoutMS)
 	}
 	if err := c.Prompt.validate(); err != nil {
+		return err
+	}
+	if err := c.StatusLine.validate(); err != nil {
 		return err
 	}
 	return nil

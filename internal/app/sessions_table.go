@@ -1,0 +1,151 @@
+package app
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/gauge"
+	"github.com/tether-dev/tether/internal/table"
+)
+
+// tableStyle is how a table meets the terminal: Width 0 means not a
+// terminal (piped), where output is plain and the same whatever the
+// window, for scripts.
+type tableStyle struct {
+	Width int
+	Color bool
+}
+
+// pipedTitleWidth caps titles when the output is not a terminal.
+const pipedTitleWidth = 60
+
+// minTitleWidth is what the title keeps however narrow the terminal.
+const minTitleWidth = 12
+
+// tableStyle reads the terminal: its width (COLUMNS wins, as for ls) and
+// whether colour is wanted (a terminal, no NO_COLOR).
+func (a *App) tableStyle() tableStyle {
+	if !a.IO.StdoutTTY {
+		return tableStyle{}
+	}
+	st := tableStyle{Color: a.IO.ColorOut(), Width: 80}
+	if n, err := strconv.Atoi(a.Getenv("COLUMNS")); err == nil && n > 0 {
+		st.Width = n
+	} else if ws, err := unix.IoctlGetWinsize(int(os.Stdout.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+		st.Width = int(ws.Col)
+	}
+	return st
+}
+
+var sessionHeader = []string{"HARNESS", "ID", "DIR", "BRANCH", "HUMAN", "ACTIVE", "STATE", "TMUX", "CTX", "TITLE"}
+
+// dropOrder is which columns a narrow terminal gives up first, so the
+// title keeps at least minTitleWidth cells.
+var dropOrder = []string{"TMUX", "HUMAN", "HARNESS", "CTX", "BRANCH"}
+
+// printSessionTable writes ss as a table. On a terminal the title takes
+// what the other columns leave (dropping the least useful ones on a narrow
+// terminal); piped, every column stays and titles are cut at a fixed width.
+func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style tableStyle, ab *identity.Abbreviator) {
+	if ab == nil {
+		ab = catalog.Abbrev(ss)
+	}
+	rows := make([][]string, 0, len(ss))
+	for _, s := range ss {
+		rows = append(rows, sessionRow(s, now, ab))
+	}
+	header := slices.Clone(sessionHeader)
+	limit := pipedTitleWidth
+	if style.Width > 0 {
+		for _, name := range dropOrder {
+			if style.Width-fixedWidth(header, rows) >= minTitleWidth {
+				break
+			}
+			header, rows = dropColumn(header, rows, slices.Index(header, name))
+		}
+		limit = max(minTitleWidth, style.Width-fixedWidth(header, rows))
+	}
+	title := len(header) - 1
+	for _, r := range rows {
+		r[title] = table.Truncate(r[title], limit)
+	}
+	tb := &table.Table{Header: header}
+	if state := slices.Index(header, "STATE"); style.Color {
+		tb.Paint = func(_ []string, c int, text string) string {
+			if c == state {
+				return paintState(text)
+			}
+			return text
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	tb.Write(bw, rows)
+	bw.Flush()
+}
+
+// fixedWidth is the cells every column but the last (the title) takes,
+// with the gaps.
+func fixedWidth(header []string, rows [][]string) int {
+	used := 0
+	for c := 0; c < len(header)-1; c++ {
+		wc := table.Width(header[c])
+		for _, r := range rows {
+			wc = max(wc, table.Width(r[c]))
+		}
+		used += wc + 2
+	}
+	return used
+}
+
+func dropColumn(header []string, rows [][]string, c int) ([]string, [][]string) {
+	if c < 0 {
+		return header, rows
+	}
+	for i, r := range rows {
+		rows[i] = slices.Delete(r, c, c+1)
+	}
+	return slices.Delete(header, c, c+1), rows
+}
+
+func sessionRow(s catalog.Session, now time.Time, ab *identity.Abbreviator) []string {
+	human := "-"
+	if s.LastHumanActivity != nil {
+		human = relTime(now, *s.LastHumanActivity)
+	}
+	tmux := "-"
+	if s.Runtime != nil && s.Runtime.Tmux != "" {
+		tmux = s.Runtime.Tmux
+	}
+	ctxs := "-"
+	if s.Context != nil {
+		ctxs = gauge.Pct(s.Context.Percent) + "%"
+	}
+	state := displayState(s)
+	if s.Archived {
+		state += ",archived"
+	}
+	// Cells come from transcripts and directory names: cell() escapes them.
+	return []string{s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24), cell(s.GitBranch, 24),
+		human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 1<<10)}
+}
+
+// paintState colours a state: running green, stale yellow.
+func paintState(state string) string {
+	switch {
+	case strings.HasPrefix(state, catalog.StateRunning):
+		return "\x1b[32m" + state + "\x1b[0m"
+	case strings.HasPrefix(state, "stale"):
+		return "\x1b[33m" + state + "\x1b[0m"
+	}
+	return state
+}

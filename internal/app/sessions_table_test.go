@@ -1,0 +1,102 @@
+package app
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/table"
+)
+
+func tableSessions(now time.Time) []catalog.Session {
+	return []catalog.Session{
+		{Harness: "claude-code", ID: "3f2a1b4c-0000-4000-8000-000000000001", Cwd: "/home/example/src/项目", GitBranch: "feature/登录-修复",
+			LastActivity: now.Add(-time.Minute), State: catalog.StateRunning,
+			Title: "修复登录页面在移动端上的布局错误并且补充单元测试以及端到端测试，确保所有浏览器都正常"},
+		{Harness: "codex", ID: "0199aaaa-0000-7000-8000-000000000002", Cwd: "/home/example/src/api",
+			LastActivity: now.Add(-3 * time.Hour), State: catalog.StateResumable, Title: "add the pagination endpoint and its tests, then update the README"},
+	}
+}
+
+// TestSessionTableFitsTheTerminal: on a terminal the table is as wide as
+// the terminal at most, East Asian wide characters counted as two cells,
+// the title taking what is left; BRANCH is a column.
+func TestSessionTableFitsTheTerminal(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for _, width := range []int{80, 120, 200} {
+		var b bytes.Buffer
+		printSessionTable(&b, tableSessions(now), now, tableStyle{Width: width}, nil)
+		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+		if !strings.Contains(lines[0], "BRANCH") || len(lines) != 3 {
+			t.Fatalf("width %d:\n%s", width, b.String())
+		}
+		for _, l := range lines {
+			if w := table.Width(l); w > width {
+				t.Errorf("width %d: a line takes %d cells:\n%s", width, w, l)
+			}
+		}
+		// Columns line up in cells: the TITLE column starts at the same
+		// cell on every line.
+		col := table.Width(lines[0][:strings.Index(lines[0], "TITLE")])
+		for _, l := range lines[1:] {
+			r := []rune(l)
+			pre := 0
+			i := 0
+			for ; i < len(r) && pre < col; i++ {
+				pre += table.Width(string(r[i]))
+			}
+			if pre != col || r[i-1] != ' ' || r[i] == ' ' {
+				t.Errorf("width %d: title not at cell %d:\n%s", width, col, b.String())
+				break
+			}
+		}
+		if width == 80 && !strings.Contains(b.String(), "…") {
+			t.Errorf("width 80: long titles not cut:\n%s", b.String())
+		}
+	}
+}
+
+// TestSessionTableColourAndPipes: state is coloured on a terminal (running
+// green) unless NO_COLOR; piped output has no escapes and does not depend
+// on any terminal width.
+func TestSessionTableColourAndPipes(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	printSessionTable(&b, tableSessions(now), now, tableStyle{Width: 200, Color: true}, nil)
+	if !strings.Contains(b.String(), "\x1b[32mrunning\x1b[0m") {
+		t.Errorf("running not green:\n%q", b.String())
+	}
+	var piped1, piped2 bytes.Buffer
+	printSessionTable(&piped1, tableSessions(now), now, tableStyle{}, nil)
+	printSessionTable(&piped2, tableSessions(now), now, tableStyle{}, nil)
+	if strings.Contains(piped1.String(), "\x1b") || piped1.String() != piped2.String() {
+		t.Errorf("piped:\n%q", piped1.String())
+	}
+	if !strings.Contains(piped1.String(), "feature/登录-修复") {
+		t.Errorf("piped output lost the branch:\n%s", piped1.String())
+	}
+}
+
+func TestStateColours(t *testing.T) {
+	for state, want := range map[string]string{"running": "\x1b[32m", "stale": "\x1b[33m", "resumable": ""} {
+		if got := paintState(state); (want == "" && got != state) || (want != "" && !strings.HasPrefix(got, want)) {
+			t.Errorf("%s: %q", state, got)
+		}
+	}
+}
+
+// The list writes context percentages with the same rule as the
+// statusLine and the prompt.
+func TestSessionTableContextRule(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ss := tableSessions(now)
+	ss[0].Context = &catalog.ContextUsage{Percent: 62.5}
+	ss[1].Context = &catalog.ContextUsage{Percent: 0.1136}
+	var b bytes.Buffer
+	printSessionTable(&b, ss, now, tableStyle{}, nil)
+	if !strings.Contains(b.String(), " 63% ") || !strings.Contains(b.String(), " 0.1% ") {
+		t.Errorf("context column:\n%s", b.String())
+	}
+}

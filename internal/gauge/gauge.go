@@ -1,0 +1,39 @@
+// Package gauge is the one place that decides how a context percentage is
+// written and coloured, so the statusLine and every shell's prompt segment
+// show the same number in the same colour for the same session.
+package gauge
+
+import (
+	"math"
+	"strconv"
+)
+
+// Thresholds are the percentages from which a gauge turns yellow (Warn)
+// and red (Crit).
+type Thresholds struct{ Warn, Crit float64 }
+
+// Default is used when the config sets nothing: yellow from 60%, red from 80%.
+var Default = Thresholds{Warn: 60, Crit: 80}
+
+// Pct writes p (a percentage) without the % sign: one decimal below 10%,
+// so 0.1% of a million-token window does not read as 0%, and whole
+// numbers from 10%. The value is rounded once, before the choice, so 9.96
+// is "10" and never "10.0".
+func Pct(p float64) string {
+	r := math.Round(p*10) / 10
+	if r < 10 && r != math.Trunc(r) {
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(math.Round(p), 'f', 0, 64)
+}
+
+// Colour names the colour of p: "green", "yellow" or "red".
+func (t Thresholds) Colour(p float64) string {
+	switch {
+	case p >= t.Crit:
+		return "red"
+	case p >= t.Warn:
+		return "yellow"
+	}
+	return "green"
+}
