@@ -1,21 +1,18 @@
 package hooks
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 )
@@ -31,12 +28,12 @@ type Env struct {
 	Log *eventlog.Log
 	// Harness forces claude-code or codex; "" detects it from the payload.
 	Harness string
-	Open    Opener
-	Tail    TailLimits
+	Open    jsonl.Opener
+	Tail    jsonl.TailLimits
 	// SelfReport enables track B: parse "[ctx: ~NN%]" at Stop.
 	SelfReport bool
-	// Windows overrides the built-in model → window table.
-	Windows map[string]int64
+	// Windows answers the context window of a model.
+	Windows agent.Windows
 }
 
 // Result says what Handle did, for tests and the caller's own logging.
@@ -95,9 +92,9 @@ func Handle(env Env, p Payload) (Result, error) {
 		env.Log.With(res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
 		return res, errors.New("payload has no session_id")
 	}
-	if p.TranscriptPath == "" && res.Harness == eventlog.Codex && env.CodexDir != "" {
+	if p.TranscriptPath == "" && res.Harness == agent.Codex && env.CodexDir != "" {
 		// Codex's legacy notify sends no rollout path.
-		p.TranscriptPath = findRollout(env.CodexDir, p.SessionID)
+		p.TranscriptPath = codex.FindRollout(env.CodexDir, p.SessionID, false)
 	}
 	now := env.Now()
 	st, loadErr := LoadSession(env.StateDir, p.SessionID)
@@ -122,7 +119,7 @@ func Handle(env Env, p Payload) (Result, error) {
 		root = v
 	} else if root == "" {
 		base := p.Cwd
-		if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && res.Harness == eventlog.ClaudeCode {
+		if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && res.Harness == agent.Claude {
 			base = d
 		}
 		if base != "" {
@@ -210,7 +207,7 @@ func Handle(env Env, p Payload) (Result, error) {
 		// Fire-and-forget in -p mode: keep it to one log line.
 		res.Event = EvTurnFailure
 		attrs := []slog.Attr{slog.String("error", p.Error),
-			slog.Bool("prompt_too_long", promptTooLong(p))}
+			slog.Bool("prompt_too_long", claude.IsPromptTooLong(p.Error, p.ErrorDetails))}
 		if p.AgentID != "" {
 			attrs = append(attrs, slog.String("agent_id", p.AgentID))
 		}
@@ -249,8 +246,8 @@ func Handle(env Env, p Payload) (Result, error) {
 		// its hook has run. A turn that ended in an API error is still
 		// visible at the end of the transcript; record it here when the
 		// StopFailure hook did not.
-		if res.Harness == eventlog.ClaudeCode && st.LastEvent != "StopFailure" && p.TranscriptPath != "" {
-			if errType, tooLong, ok := lastAPIError(env.Open, p.TranscriptPath); ok {
+		if res.Harness == agent.Claude && st.LastEvent != "StopFailure" && p.TranscriptPath != "" {
+			if errType, tooLong, ok := claude.LastAPIError(env.Open, p.TranscriptPath); ok {
 				log.Warn(EvTurnFailure, sid, slog.String("error", errType), slog.Bool("prompt_too_long", tooLong),
 					slog.String("detected_at", "session_end"))
 			}
@@ -317,20 +314,6 @@ func hotEvent(log *eventlog.Log, sid string, p Payload) string {
 	return EvUnknownEvent
 }
 
-// findRollout finds a thread's rollout under sessions/YYYY/MM/DD/, newest
-// day first; "" when there is none.
-func findRollout(codexDir, id string) string {
-	if id == "" || strings.ContainsAny(id, "/*?[") {
-		return ""
-	}
-	m, _ := filepath.Glob(filepath.Join(codexDir, "sessions", "*", "*", "*", "rollout-*-"+id+".jsonl"))
-	if len(m) == 0 {
-		return ""
-	}
-	sort.Strings(m)
-	return m[len(m)-1]
-}
-
 // afterCompaction reads the transcript right after a compaction. Claude
 // Code fires PostCompact before it has always written the compact boundary:
 // usage found before any boundary is the pre-compaction turn's, so the
@@ -366,14 +349,14 @@ func afterCompaction(env Env, st *State, harness, path string) []slog.Attr {
 	return []slog.Attr{slog.Bool("tokens_after_known", false)}
 }
 
-func readUsage(env Env, harness, path string) (Usage, error) {
+func readUsage(env Env, harness, path string) (agent.Usage, error) {
 	if path == "" {
-		return Usage{}, errors.New("payload has no transcript_path")
+		return agent.Usage{}, errors.New("payload has no transcript_path")
 	}
-	if harness == eventlog.Codex {
-		return CodexUsage(env.Open, path, env.Tail)
+	if harness == agent.Codex {
+		return codex.Usage(env.Open, path, env.Tail)
 	}
-	return ClaudeUsage(env.Open, path, env.Tail)
+	return claude.Usage(env.Open, path, env.Tail)
 }
 
 // updateUsage reads the transcript tail into st and returns the log
@@ -407,11 +390,11 @@ func updateUsage(env Env, st *State, p Payload, log *eventlog.Log) []slog.Attr {
 	return applyUsage(env, st, u)
 }
 
-func applyUsage(env Env, st *State, u Usage) []slog.Attr {
+func applyUsage(env Env, st *State, u agent.Usage) []slog.Attr {
 	if u.Model != "" {
 		st.Model = u.Model
 	}
-	st.Window, st.WindowSource = Window(st.ReportedWindow, u.Window, st.Model, env.Windows)
+	st.Window, st.WindowSource = env.Windows.For(st.Model, st.ReportedWindow, u.Window)
 	st.Tokens, st.UsageKnown = u.Tokens, true
 	st.Percent = Percent(st.Tokens, st.Window)
 	return []slog.Attr{
@@ -450,52 +433,4 @@ func selfReport(log *eventlog.Log, sid string, st State, p Payload) {
 		attrs = append(attrs, slog.Bool("self_report_missing", true))
 	}
 	log.Info(EvContextUsage, sid, attrs...)
-}
-
-// lastAPIError reads the end of a Claude transcript and reports whether
-// its last main-chain record is the synthetic API-error record Claude
-// writes when a turn fails, with the error and whether it was prompt too
-// long.
-func lastAPIError(open Opener, path string) (errType string, tooLong, ok bool) {
-	if open == nil {
-		open = OpenFile
-	}
-	f, err := open(path)
-	if err != nil {
-		return "", false, false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", false, false
-	}
-	n := min(st.Size(), 64<<10)
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, st.Size()-n); err != nil && !errors.Is(err, io.EOF) {
-		return "", false, false
-	}
-	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if !bytes.Contains(lines[i], []byte(`"uuid"`)) || !gjson.ValidBytes(lines[i]) {
-			continue
-		}
-		r := gjson.ParseBytes(lines[i])
-		if r.Get("isSidechain").Bool() {
-			continue
-		}
-		if r.Get("type").Str != "assistant" || !r.Get("isApiErrorMessage").Bool() {
-			return "", false, false
-		}
-		text := strings.ToLower(r.Get("message.content.0.text").Str)
-		return r.Get("error").Str, strings.Contains(text, "prompt is too long"), true
-	}
-	return "", false, false
-}
-
-func promptTooLong(p Payload) bool {
-	if p.Error == "prompt_too_long" {
-		return true
-	}
-	d := strings.ToLower(p.ErrorDetails)
-	return strings.Contains(d, "prompt is too long") || strings.Contains(d, "prompt_too_long")
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
+
 	"github.com/tether-dev/tether/internal/atomicfile"
 )
 
@@ -150,8 +152,5 @@ func isNoDir(err error) bool {
 
 // Percent is tokens as a percentage of window, rounded to one decimal.
 func Percent(tokens, window int64) float64 {
-	if window <= 0 {
-		return 0
-	}
-	return float64(tokens*1000/window) / 10
+	return agent.Percent(tokens, window)
 }

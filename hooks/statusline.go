@@ -9,8 +9,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/identity"
-	"github.com/tether-dev/tether/internal/eventlog"
 )
 
 // StatusInput is what tether uses of Claude Code's statusLine stdin.
@@ -41,7 +42,7 @@ func ParseStatusLine(data []byte) (StatusInput, error) {
 	}
 	if cu := r.Get("context_window.current_usage"); cu.IsObject() {
 		in.HasUsage = true
-		in.Tokens = cu.Get("input_tokens").Int() + cu.Get("cache_creation_input_tokens").Int() + cu.Get("cache_read_input_tokens").Int()
+		in.Tokens = claude.ContextTokens(cu)
 	}
 	return in, nil
 }
@@ -50,7 +51,7 @@ func ParseStatusLine(data []byte) (StatusInput, error) {
 // the session's state, so the hooks and the prompt segment use the same
 // numbers. It writes only when something changed (the statusLine runs
 // after every assistant message).
-func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) string, now time.Time) (State, error) {
+func RecordStatusLine(stateDir string, in StatusInput, windows agent.Windows, getenv func(string) string, now time.Time) (State, error) {
 	if in.SessionID == "" {
 		return State{}, errors.New("statusLine input has no session_id")
 	}
@@ -60,7 +61,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 	}
 	before := st
 	if st.SessionID == "" {
-		st = State{SessionID: in.SessionID, Harness: eventlog.ClaudeCode, Started: now}
+		st = State{SessionID: in.SessionID, Harness: agent.Claude, Started: now}
 	}
 	if st.IdentityRoot == "" {
 		if v := getenv(identity.EnvRoot); v != "" {
@@ -84,7 +85,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 	if in.HasUsage {
 		st.Tokens, st.UsageKnown = in.Tokens, true
 	}
-	st.Window, st.WindowSource = Window(st.ReportedWindow, 0, st.Model, nil)
+	st.Window, st.WindowSource = windows.For(st.Model, st.ReportedWindow, 0)
 	if st.UsageKnown {
 		st.Percent = Percent(st.Tokens, st.Window)
 	}

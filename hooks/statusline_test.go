@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent"
 )
 
 func TestStatusLineRealInputs(t *testing.T) {
@@ -25,10 +27,10 @@ func TestStatusLineRealInputs(t *testing.T) {
 	dir := t.TempDir()
 	env := func(string) string { return "" }
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if st, _ := RecordStatusLine(dir, before, env, now); st.UsageKnown || RenderStatusLine(before, st, false) != "Opus 5.5 · ctx –" {
+	if st, _ := RecordStatusLine(dir, before, agent.Windows{}, env, now); st.UsageKnown || RenderStatusLine(before, st, false) != "Opus 5.5 · ctx –" {
 		t.Errorf("before the first reply: %+v %q", st, RenderStatusLine(before, st, false))
 	}
-	st, err := RecordStatusLine(dir, first, env, now)
+	st, err := RecordStatusLine(dir, first, agent.Windows{}, env, now)
 	if err != nil || st.ReportedWindow != 1_000_000 || st.Tokens != 1136 || st.IdentityRoot != "/home/example/src/proj" {
 		t.Errorf("recorded: %+v %v", st, err)
 	}
@@ -37,7 +39,7 @@ func TestStatusLineRealInputs(t *testing.T) {
 	}
 	// Unchanged input: no write.
 	fi1, _ := os.Stat(SessionPath(dir, first.SessionID))
-	RecordStatusLine(dir, first, env, now.Add(time.Minute))
+	RecordStatusLine(dir, first, agent.Windows{}, env, now.Add(time.Minute))
 	if got, _ := LoadSession(dir, first.SessionID); !got.Updated.Equal(now) {
 		t.Errorf("rewritten without a change: %v (%v)", got.Updated, fi1.ModTime())
 	}

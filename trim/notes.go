@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/tether-dev/tether/internal/atomicfile"
 )
 
@@ -113,7 +112,7 @@ func ResolveKeep(paths []string, root string) []string {
 // ResetMarker is the file that asks the wrapper to start the next session
 // in root fresh instead of resuming: <stateDir>/reset/<project dir name>.json.
 func ResetMarker(stateDir, root string) string {
-	name, _ := identity.ProjectDirName(root)
+	name, _ := claude.ProjectDirName(root)
 	return filepath.Join(stateDir, "reset", name+".json")
 }
 
@@ -139,47 +138,4 @@ func TakeReset(stateDir, root string, notes Notes) (bool, error) {
 		return false, err
 	}
 	return err == nil || notes.Reset, nil
-}
-
-// Running returns the pid of a live Claude Code process running sessionID,
-// from <configDir>/sessions/<pid>.json, or 0.
-func Running(configDir, sessionID string) int {
-	dir := filepath.Join(configDir, "sessions")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
-		if err != nil || pid <= 0 {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			continue
-		}
-		var s struct {
-			PID       int    `json:"pid"`
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(data, &s) != nil || !identity.SameSession(s.SessionID, sessionID) {
-			continue
-		}
-		if s.PID > 0 {
-			pid = s.PID
-		}
-		if alive(pid) {
-			return pid
-		}
-	}
-	return 0
-}
-
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/jsonl"
+
 	"github.com/tether-dev/tether/identity"
 
 	"github.com/tether-dev/tether/hooks"
@@ -31,7 +35,7 @@ func (e *RunningError) Error() string {
 // asked (""), or to start fresh instead (the reason). It trims the
 // transcript first when the configured policy says so.
 func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath string) (string, error) {
-	if pid := trim.Running(o.ClaudeDir, id); pid > 0 && !o.Force {
+	if pid := claude.RunningPID(o.ClaudeDir, id); pid > 0 && !o.Force {
 		return "", &RunningError{ID: id, PID: pid}
 	}
 	if o.StateDir != "" {
@@ -43,7 +47,7 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	if o.Threshold <= 0 {
 		return "", nil
 	}
-	u, err := hooks.ClaudeUsage(hooks.OpenFile, tr.path, hooks.DefaultTail)
+	u, err := claude.Usage(nil, tr.path, jsonl.DefaultTail)
 	if err != nil || !u.Found {
 		return "", nil // nothing known about its size: let the CLI try
 	}
@@ -51,8 +55,8 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	if st, err := hooks.LoadSession(o.StateDir, id); err == nil {
 		reported = st.ReportedWindow
 	}
-	window, _ := hooks.Window(reported, u.Window, u.Model, o.Windows)
-	pct := hooks.Percent(u.Tokens, window)
+	window, _ := o.Windows.For(u.Model, reported, u.Window)
+	pct := agent.Percent(u.Tokens, window)
 	if pct < o.Threshold {
 		return "", nil
 	}
@@ -83,6 +87,6 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		return "", nil
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
-		identity.ShortID(id), pct, hooks.Percent(rep.TokensAfter, window), rep.Backup, id)
+		identity.ShortID(id), pct, agent.Percent(rep.TokensAfter, window), rep.Backup, id)
 	return "", nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 )
@@ -101,7 +103,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) transcriptPath(cwd string) string {
-	name, _ := identity.ProjectDirName(cwd)
+	name, _ := claude.ProjectDirName(cwd)
 	return filepath.Join(f.claude, "projects", name, sid+".jsonl")
 }
 

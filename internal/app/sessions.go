@@ -68,12 +68,12 @@ func (a *App) catalogFor(harness string) (*catalog.Catalog, error) {
 	c := &catalog.Catalog{}
 	if harness == "" || harness == catalog.ClaudeCode {
 		c.Readers = append(c.Readers, &catalog.ClaudeReader{
-			Dir: a.Loc.ClaudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules,
+			Dir: a.Loc.ClaudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules, Windows: a.Windows(),
 		})
 	}
 	if harness == "" || harness == catalog.Codex {
 		c.Readers = append(c.Readers, &catalog.CodexReader{
-			Dir: a.Loc.CodexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
+			Dir: a.Loc.CodexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules, Windows: a.Windows(),
 		})
 	}
 	return c, nil

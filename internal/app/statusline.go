@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/hooks"
@@ -19,6 +21,9 @@ type statuslineOptions struct {
 	Getenv   func(string) string
 	Now      func() time.Time
 	Log      *eventlog.Log
+	Windows  agent.Windows
+	// Remember keeps the window the statusLine reported for a model.
+	Remember func(model string, window int64) error
 }
 
 func (a *App) statuslineCommand() *cli.Command {
@@ -34,7 +39,8 @@ func (a *App) statuslineCommand() *cli.Command {
 			if cmd.NArg() > 0 {
 				return usageErr(fmt.Errorf("statusline takes no arguments, got %q", cmd.Args().First()))
 			}
-			return runStatusline(statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log()})
+			return runStatusline(statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log(),
+				Windows: a.Windows(), Remember: agent.WindowFile{Path: a.Loc.WindowsFile()}.Remember})
 		},
 	}
 }
@@ -52,7 +58,12 @@ func runStatusline(opts statuslineOptions) error {
 		fmt.Fprintln(opts.IO.Out, "tether")
 		return nil
 	}
-	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Getenv, opts.Now())
+	if in.Window > 0 && opts.Remember != nil {
+		if err := opts.Remember(in.ModelID, in.Window); err != nil {
+			opts.Log.Warn(hooks.EvHookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		}
+	}
+	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Windows, opts.Getenv, opts.Now())
 	if err != nil {
 		opts.Log.Warn(hooks.EvHookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
 	}
