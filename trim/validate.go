@@ -194,7 +194,7 @@ func Validate(r io.Reader) error {
 			return err
 		}
 		if !root.boundary {
-			return &ValidationError{nodes[id].line, "compact summary that does not descend from a compact_boundary"}
+			return &ValidationError{nodes[id].line, "compact summary that does not descend from a " + claude.SubtypeCompactBoundary}
 		}
 	}
 	// The newest main-chain leaf is what a resume continues from.
