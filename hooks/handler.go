@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
@@ -75,333 +74,154 @@ const (
 // change what is known about the session (start, turn end, compaction,
 // end) updates the session's state. Tool and prompt events cost one small
 // state read and a log line.
+//
+// The work is split three ways: begin loads the state and applies what
+// every payload says (I/O in), the event's handler from the events table
+// computes the new state and the log entries (reading the transcript
+// only through the call's usage readers), and finish writes the entries
+// and the state (I/O out).
 func Handle(env Env, p Payload) (Result, error) {
+	c, err := begin(env, p)
+	if err != nil {
+		return c.res, err
+	}
+	h, lifecycle := events[p.Event]
+	if !lifecycle {
+		h = hotEvent
+	}
+	event, entries := h(c)
+	c.res.Event = event
+	if lifecycle {
+		c.st.LastEvent, c.dirty = p.Event, true
+	}
+	return c.finish(entries)
+}
+
+// call is one hook invocation in progress.
+type call struct {
+	env   Env
+	p     Payload
+	st    State
+	fresh bool // no state file existed
+	dirty bool // st differs from the file
+	now   time.Time
+	res   Result
+	log   *eventlog.Log
+	pre   []entry // entries logged before the event's own
+}
+
+// entry is one lifecycle log record to write.
+type entry struct {
+	level slog.Level
+	event string
+	attrs []slog.Attr
+}
+
+func info(event string, attrs ...slog.Attr) entry { return entry{slog.LevelInfo, event, attrs} }
+func warn(event string, attrs ...slog.Attr) entry { return entry{slog.LevelWarn, event, attrs} }
+func debug(event string, attrs ...slog.Attr) entry {
+	return entry{slog.LevelDebug, event, attrs}
+}
+
+// begin resolves the harness, loads the session's state and applies what
+// every payload carries (identity root, cwd, model, transcript path).
+func begin(env Env, p Payload) (*call, error) {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	res := Result{Harness: env.Harness}
-	if res.Harness == "" {
+	c := &call{env: env, p: p, res: Result{Harness: env.Harness}}
+	if c.res.Harness == "" {
 		// Claude Code puts its session id in every hook's environment;
 		// Codex puts none.
-		res.Harness = DetectHarness(p, env.CodexDir, env.Getenv("CLAUDE_CODE_SESSION_ID") != "")
+		c.res.Harness = DetectHarness(p, env.CodexDir, env.Getenv("CLAUDE_CODE_SESSION_ID") != "")
 	}
 	if p.SessionID == "" {
-		env.Log.With(res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
-		return res, errors.New("payload has no session_id")
+		env.Log.With(c.res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
+		return c, errors.New("payload has no session_id")
 	}
-	if p.TranscriptPath == "" && res.Harness == agent.Codex && env.CodexDir != "" {
+	if p.TranscriptPath == "" && c.res.Harness == agent.Codex && env.CodexDir != "" {
 		// Codex's legacy notify sends no rollout path.
-		p.TranscriptPath = codex.FindRollout(env.CodexDir, p.SessionID, false)
+		c.p.TranscriptPath = codex.FindRollout(env.CodexDir, p.SessionID, false)
 	}
-	now := env.Now()
+	c.now = env.Now()
 	st, loadErr := LoadSession(env.StateDir, p.SessionID)
-	fresh := loadErr != nil
+	c.fresh = loadErr != nil
 	if loadErr != nil && !errors.Is(loadErr, fs.ErrNotExist) {
 		// A corrupt state file is replaced, not trusted.
-		env.Log.With(res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("error", loadErr.Error()))
-		st = State{}
+		env.Log.With(c.res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("error", loadErr.Error()))
 	}
-	dirty := fresh
-	if fresh {
-		st = State{SessionID: p.SessionID, Harness: res.Harness, Started: now}
+	c.st, c.dirty = st, c.fresh
+	if c.fresh {
+		c.st = State{SessionID: p.SessionID, Harness: c.res.Harness, Started: c.now}
 	}
-	if st.Harness != res.Harness {
-		st.Harness, dirty = res.Harness, true
-	}
+	c.applyPayload(c.pinnedRoot())
+	c.log = env.Log.With(c.res.Harness, c.res.Root)
+	return c, nil
+}
 
-	// The identity root: the wrapper's, else the one pinned at the
-	// session's first event, never moved by a later cwd.
-	root := st.IdentityRoot
-	if v := env.Getenv(identity.EnvRoot); v != "" {
-		root = v
-	} else if root == "" {
-		base := p.Cwd
-		if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && res.Harness == agent.Claude {
+// pinnedRoot is the identity root: the wrapper's, else the one pinned at
+// the session's first event, never moved by a later cwd.
+func (c *call) pinnedRoot() string {
+	root := c.st.IdentityRoot
+	if v := c.env.Getenv(identity.EnvRoot); v != "" {
+		return v
+	}
+	if root == "" {
+		base := c.p.Cwd
+		if d := c.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && c.res.Harness == agent.Claude {
 			base = d
 		}
 		if base != "" {
 			root = identity.Resolve(base).Path
 		}
 	}
-	if root != st.IdentityRoot {
-		st.IdentityRoot, dirty = root, true
-	}
-	res.Root = root
-	log := env.Log.With(res.Harness, root)
-	sid := p.SessionID
+	return root
+}
 
+// applyPayload records what every payload says about the session.
+func (c *call) applyPayload(root string) {
+	st, p := &c.st, c.p
+	set := func(dst *string, v string) {
+		if *dst != v {
+			*dst, c.dirty = v, true
+		}
+	}
+	set(&st.Harness, c.res.Harness)
+	set(&st.IdentityRoot, root)
+	c.res.Root = root
 	if p.Cwd != "" && p.Cwd != st.Cwd {
 		if p.Cwd != root {
-			log.Info(EvPathNormalized, sid, slog.String("cwd", p.Cwd),
-				slog.String("normalized", identity.Resolve(p.Cwd).Path), slog.String("hook_event", p.Event))
+			c.pre = append(c.pre, info(EvPathNormalized, slog.String("cwd", p.Cwd),
+				slog.String("normalized", identity.Resolve(p.Cwd).Path), slog.String("hook_event", p.Event)))
 		}
-		st.Cwd, dirty = p.Cwd, true
+		set(&st.Cwd, p.Cwd)
 	}
-	if p.Model != "" && p.Model != st.Model && p.AgentID == "" {
-		st.Model, dirty = p.Model, true
+	if p.Model != "" && p.AgentID == "" {
+		set(&st.Model, p.Model)
 	}
-	if p.TranscriptPath != "" && p.AgentID == "" && p.TranscriptPath != st.TranscriptPath {
-		st.TranscriptPath, dirty = p.TranscriptPath, true
+	if p.TranscriptPath != "" && p.AgentID == "" {
+		set(&st.TranscriptPath, p.TranscriptPath)
 	}
-
-	lifecycle := true
-	switch p.Event {
-	case "SessionStart":
-		st.Ended = false
-		attrs := []slog.Attr{slog.String("source", p.Source), slog.String("cwd", p.Cwd)}
-		if p.Model != "" {
-			attrs = append(attrs, slog.String("model", p.Model))
-		}
-		switch p.Source {
-		case "startup":
-			res.Event = EvSpawn
-			attrs = append(attrs, slog.String("normalized_cwd", identity.Resolve(p.Cwd).Path))
-			st.Started = now
-		case "resume":
-			res.Event = EvResume
-			attrs = append(attrs, slog.String("transcript_path", p.TranscriptPath))
-			if fi, err := os.Stat(p.TranscriptPath); err == nil {
-				attrs = append(attrs, slog.Int64("transcript_bytes", fi.Size()))
-			}
-			attrs = append(attrs, updateUsage(env, &st, p, log)...)
-		case "fork":
-			res.Event = EvFork
-			st.Started = now
-		case "clear":
-			res.Event = EvClear
-			st.Started = now
-			st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-		case "compact":
-			res.Event = EvCompacted
-			attrs = append(attrs, afterCompaction(env, &st, res.Harness, p.TranscriptPath)...)
-		default:
-			res.Event = EvSessionStart
-		}
-		if v := gjsonInt(p.Raw, "context_tokens"); v > 0 {
-			attrs = append(attrs, slog.Int64("reported_context_tokens", v))
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "Stop":
-		res.Event = EvTurnEnd
-		if p.AgentID != "" {
-			// A Codex subagent's turn: its rollout is not the session's.
-			res.Event = EvSubagentStop
-			log.Info(res.Event, sid, slog.String("agent_id", p.AgentID), slog.String("agent_type", p.AgentType))
-			break
-		}
-		pending := st.CompactPending
-		attrs := updateUsage(env, &st, p, log)
-		if pending && st.UsageKnown {
-			// The first real number after a compaction.
-			attrs = append(attrs, slog.Bool("first_after_compaction", true))
-			st.CompactPending, st.TokensBeforeCompact = false, 0
-		}
-		log.Info(res.Event, sid, attrs...)
-		if env.SelfReport {
-			selfReport(log, sid, st, p)
-		}
-	case "StopFailure":
-		// Fire-and-forget in -p mode: keep it to one log line.
-		res.Event = EvTurnFailure
-		attrs := []slog.Attr{slog.String("error", p.Error),
-			slog.Bool("prompt_too_long", claude.IsPromptTooLong(p.Error, p.ErrorDetails))}
-		if p.AgentID != "" {
-			attrs = append(attrs, slog.String("agent_id", p.AgentID))
-		}
-		log.Warn(res.Event, sid, attrs...)
-	case "PreCompact":
-		res.Event = EvCompactStart
-		attrs := []slog.Attr{slog.String("trigger", p.Trigger)}
-		st.CompactPending, st.TokensBeforeCompact = true, 0
-		if st.UsageKnown {
-			st.TokensBeforeCompact = st.Tokens
-			attrs = append(attrs, slog.Int64("tokens_before", st.Tokens))
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "PostCompact":
-		res.Event = EvCompactEnd
-		attrs := []slog.Attr{slog.String("trigger", p.Trigger)}
-		switch {
-		case st.TokensBeforeCompact > 0:
-			attrs = append(attrs, slog.Int64("tokens_before", st.TokensBeforeCompact))
-		case st.UsageKnown && !st.CompactPending:
-			attrs = append(attrs, slog.Int64("tokens_before", st.Tokens))
-		}
-		attrs = append(attrs, afterCompaction(env, &st, res.Harness, p.TranscriptPath)...)
-		log.Info(res.Event, sid, attrs...)
-	case "SessionEnd":
-		res.Event = EvSessionEnd
-		st.Ended = true
-		attrs := []slog.Attr{slog.String("reason", p.Reason)}
-		if !st.Started.IsZero() && !fresh {
-			attrs = append(attrs, slog.Int64("duration_ms", now.Sub(st.Started).Milliseconds()))
-		}
-		if st.UsageKnown {
-			attrs = append(attrs, slog.Int64("tokens", st.Tokens), slog.Float64("pct", st.Percent))
-		}
-		// StopFailure is fire-and-forget in -p mode: Claude may exit before
-		// its hook has run. A turn that ended in an API error is still
-		// visible at the end of the transcript; record it here when the
-		// StopFailure hook did not.
-		if res.Harness == agent.Claude && st.LastEvent != "StopFailure" && p.TranscriptPath != "" {
-			if errType, tooLong, ok := claude.LastAPIError(env.Open, p.TranscriptPath); ok {
-				log.Warn(EvTurnFailure, sid, slog.String("error", errType), slog.Bool("prompt_too_long", tooLong),
-					slog.String("detected_at", "session_end"))
-			}
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "SubagentStart":
-		res.Event = EvSubagentStart
-		log.Info(res.Event, sid, slog.String("agent_id", p.AgentID), slog.String("agent_type", p.AgentType))
-	case "SubagentStop":
-		res.Event = EvSubagentStop
-		attrs := []slog.Attr{slog.String("agent_id", p.AgentID), slog.String("agent_type", p.AgentType)}
-		if p.AgentTranscript != "" {
-			attrs = append(attrs, slog.String("agent_transcript_path", p.AgentTranscript))
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "Interrupt":
-		res.Event = EvTurnInterrupt
-		log.Info(res.Event, sid, slog.String("turn_id", p.TurnID))
-	default:
-		lifecycle = false
-		res.Event = hotEvent(log, sid, p)
-	}
-
-	if lifecycle {
-		st.LastEvent, dirty = p.Event, true
-	}
-	if dirty {
-		st.Updated = now
-		if err := Save(env.StateDir, st); err != nil {
-			res.State = st
-			return res, err
-		}
-		res.Saved = true
-	}
-	res.State = st
-	return res, nil
 }
 
-// hotEvent logs the events that fire on every prompt, tool call or model
-// request, at debug level, with names and counts only.
-func hotEvent(log *eventlog.Log, sid string, p Payload) string {
-	switch p.Event {
-	case "UserPromptSubmit":
-		log.Debug(EvPromptSubmit, sid, slog.Int("prompt_chars", len([]rune(gjsonStr(p.Raw, "prompt")))))
-		return EvPromptSubmit
-	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PostToolBatch":
-		log.Debug(EvToolEvent, sid, slog.String("hook_event", p.Event), slog.String("tool_name", p.ToolName))
-		return EvToolEvent
-	case "Notification":
-		log.Debug(EvNotification, sid, slog.String("notification_type", p.NotificationType))
-		return EvNotification
-	case "PreModelRequest", "PostModelRequest":
-		attrs := []slog.Attr{slog.String("hook_event", p.Event), slog.String("kind", p.Kind)}
-		if p.Status != "" {
-			attrs = append(attrs, slog.String("status", p.Status))
+// finish writes the log entries and, when it changed, the state.
+func (c *call) finish(entries []entry) (Result, error) {
+	for _, e := range append(c.pre, entries...) {
+		c.log.Emit(e.level, e.event, c.p.SessionID, e.attrs...)
+	}
+	if c.dirty {
+		c.st.Updated = c.now
+		if err := Save(c.env.StateDir, c.st); err != nil {
+			c.res.State = c.st
+			return c.res, err
 		}
-		if v := gjsonInt(p.Raw, "token_usage.input_tokens"); v > 0 {
-			attrs = append(attrs, slog.Int64("input_tokens", v), slog.Int64("cached_input_tokens", gjsonInt(p.Raw, "token_usage.cached_input_tokens")))
-		}
-		log.Debug(EvModelRequest, sid, attrs...)
-		return EvModelRequest
+		c.res.Saved = true
 	}
-	log.Debug(EvUnknownEvent, sid, slog.String("hook_event", p.Event))
-	return EvUnknownEvent
-}
-
-// afterCompaction reads the transcript right after a compaction. Claude
-// Code fires PostCompact before it has always written the compact boundary:
-// usage found before any boundary is the pre-compaction turn's, so the
-// context after it is unknown until the boundary (its metadata has
-// preTokens and postTokens) or the next turn is in the file.
-func afterCompaction(env Env, st *State, harness, path string) []slog.Attr {
-	u, err := readUsage(env, harness, path)
-	switch {
-	case err != nil:
-		return []slog.Attr{slog.String("usage_error", err.Error())}
-	case u.Compacted && u.PostTokens > 0:
-		attrs := []slog.Attr{}
-		if u.PreTokens > 0 {
-			attrs = append(attrs, slog.Int64("compact_pre_tokens", u.PreTokens))
-		}
-		u.Found, u.Tokens = true, u.PostTokens
-		applyUsage(env, st, u)
-		st.CompactPending = false
-		return append(attrs, slog.Int64("tokens_after", u.PostTokens), slog.Int64("window", st.Window), slog.Float64("pct", st.Percent))
-	case u.Compacted:
-		// Context usage restarts at the boundary; the next turn tells.
-		st.CompactPending = true
-		st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-		return []slog.Attr{slog.Bool("tokens_after_known", false)}
-	case u.Found:
-		// Either the boundary is not written yet or it is further back
-		// than the tail: unknown either way, until the next turn.
-		st.CompactPending = true
-		st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-		return []slog.Attr{slog.Bool("tokens_after_known", false), slog.Bool("boundary_pending", true)}
-	}
-	st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-	return []slog.Attr{slog.Bool("tokens_after_known", false)}
-}
-
-func readUsage(env Env, harness, path string) (agent.Usage, error) {
-	if path == "" {
-		return agent.Usage{}, errors.New("payload has no transcript_path")
-	}
-	if harness == agent.Codex {
-		return codex.Usage(env.Open, path, env.Tail)
-	}
-	return claude.Usage(env.Open, path, env.Tail)
-}
-
-// updateUsage reads the transcript tail into st and returns the log
-// attributes describing it.
-// usageRetries and usageRetryWait bound how long a Stop hook waits for a
-// transcript that does not yet hold the turn's usage: Claude writes the
-// transcript asynchronously and, on a busy machine, can run the Stop hook
-// before the assistant record is on disk. At most ~300 ms, only then.
-const (
-	usageRetries   = 4
-	usageRetryWait = 75 * time.Millisecond
-)
-
-func updateUsage(env Env, st *State, p Payload, log *eventlog.Log) []slog.Attr {
-	u, err := readUsage(env, st.Harness, p.TranscriptPath)
-	for i := 0; err == nil && !u.Found && !u.Compacted && p.Event == "Stop" && i < usageRetries; i++ {
-		time.Sleep(usageRetryWait)
-		u, err = readUsage(env, st.Harness, p.TranscriptPath)
-	}
-	if err != nil {
-		return []slog.Attr{slog.String("usage_error", err.Error())}
-	}
-	if !u.Found {
-		attrs := []slog.Attr{slog.Bool("usage_found", false), slog.Int64("bytes_read", u.BytesRead)}
-		if u.Compacted {
-			st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-			attrs = append(attrs, slog.Bool("after_compaction", true))
-		}
-		return attrs
-	}
-	return applyUsage(env, st, u)
-}
-
-func applyUsage(env Env, st *State, u agent.Usage) []slog.Attr {
-	if u.Model != "" {
-		st.Model = u.Model
-	}
-	st.Window, st.WindowSource = env.Windows.For(st.Model, st.ReportedWindow, u.Window)
-	st.Tokens, st.UsageKnown = u.Tokens, true
-	st.Percent = Percent(st.Tokens, st.Window)
-	return []slog.Attr{
-		slog.Int64("tokens", u.Tokens), slog.Int64("window", st.Window), slog.Float64("pct", st.Percent),
-		slog.String("window_source", st.WindowSource), slog.String("model", st.Model),
-		slog.Int64("transcript_bytes", u.Size), slog.Int64("bytes_read", u.BytesRead),
-	}
+	c.res.State = c.st
+	return c.res, nil
 }
 
 var selfReportRE = regexp.MustCompile(`\[ctx:\s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\]`)
@@ -417,20 +237,4 @@ func SelfReported(text string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
-}
-
-func selfReport(log *eventlog.Log, sid string, st State, p Payload) {
-	attrs := []slog.Attr{}
-	if st.UsageKnown {
-		attrs = append(attrs, slog.Float64("sdk_pct", st.Percent), slog.Int64("tokens", st.Tokens), slog.Int64("window", st.Window))
-	}
-	if v, ok := SelfReported(p.LastAssistant); ok {
-		attrs = append(attrs, slog.Float64("self_reported_pct", v))
-		if st.UsageKnown {
-			attrs = append(attrs, slog.Float64("drift_pct", float64(int((v-st.Percent)*10))/10))
-		}
-	} else {
-		attrs = append(attrs, slog.Bool("self_report_missing", true))
-	}
-	log.Info(EvContextUsage, sid, attrs...)
 }
