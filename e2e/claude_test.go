@@ -21,7 +21,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/tether-dev/tether/agent/claude"
-
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/fakeapi"

@@ -25,7 +25,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tether-dev/tether/agent/claude"
-
 	"github.com/tether-dev/tether/e2e/harness"
 )
 

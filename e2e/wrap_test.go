@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
-
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/fakeapi"

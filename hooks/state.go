@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-
 	"github.com/tether-dev/tether/internal/atomicfile"
 )
 

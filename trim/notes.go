@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent/claude"
-
 	"github.com/tether-dev/tether/internal/atomicfile"
 )
 

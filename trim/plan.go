@@ -6,9 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tether-dev/tether/agent/claude"
-
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 )
 
 // Policy names what a trim keeps.

@@ -7,7 +7,6 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/jsonl"
-
 	"github.com/tether-dev/tether/identity"
 
 	"github.com/tether-dev/tether/hooks"

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 )

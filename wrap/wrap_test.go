@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
-
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 )

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent/claude"
-
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 )
