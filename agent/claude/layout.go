@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
 )
 
@@ -52,20 +53,10 @@ func FindTranscript(configDir, id string) (string, int64) {
 // NewestSession is the id of the transcript modified last, not before
 // since; "" when there is none.
 func NewestSession(configDir string, since time.Time) string {
-	matches, _ := filepath.Glob(filepath.Join(ProjectsDir(configDir), "*", "*.jsonl"))
-	var best string
-	var bestT time.Time
-	for _, m := range matches {
-		st, err := os.Stat(m)
-		if err != nil || st.ModTime().Before(since) || !st.ModTime().After(bestT) {
-			continue
-		}
-		best, bestT = m, st.ModTime()
+	if p := jsonl.Newest(filepath.Join(ProjectsDir(configDir), "*", "*.jsonl"), since); p != "" {
+		return SessionID(p)
 	}
-	if best == "" {
-		return ""
-	}
-	return SessionID(best)
+	return ""
 }
 
 // LiveSession is sessions/<pid>.json, present while that process runs.

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
 )
@@ -214,21 +212,4 @@ func RecordedCwd(path string) string {
 
 // Head reads the first 64 KiB of a transcript: the cwd the first record
 // carrying one recorded, and whether any line is a JSON object at all.
-func Head(path string) (cwd string, valid bool) {
-	_ = jsonl.Head(path, func(line []byte) bool {
-		if !gjson.ValidBytes(line) {
-			return false
-		}
-		r := gjson.ParseBytes(line)
-		if !r.IsObject() {
-			return false
-		}
-		valid = true
-		if c := r.Get(KeyCwd); c.Type == gjson.String && c.Str != "" {
-			cwd = c.Str
-			return true
-		}
-		return false
-	})
-	return cwd, valid
-}
+func Head(path string) (cwd string, valid bool) { return jsonl.FirstString(path, KeyCwd) }

@@ -97,20 +97,10 @@ func FindRollout(home, id string, archived bool) string {
 // NewestThread is the thread id of the rollout modified last, not before
 // since; "" when there is none.
 func NewestThread(home string, since time.Time) string {
-	matches, _ := filepath.Glob(filepath.Join(SessionsDir(home), "*", "*", "*", rolloutPrefix+"*.jsonl"))
-	var best string
-	var bestT time.Time
-	for _, m := range matches {
-		st, err := os.Stat(m)
-		if err != nil || st.ModTime().Before(since) || !st.ModTime().After(bestT) {
-			continue
-		}
-		best, bestT = m, st.ModTime()
+	if p := jsonl.Newest(filepath.Join(SessionsDir(home), "*", "*", "*", rolloutPrefix+"*.jsonl"), since); p != "" {
+		return ThreadID(p)
 	}
-	if best == "" {
-		return ""
-	}
-	return ThreadID(best)
+	return ""
 }
 
 var stateDBName = regexp.MustCompile(`^state_(\d+)\.sqlite$`)
@@ -137,24 +127,7 @@ func StateDB(dir string) string {
 
 // Head reads the first 64 KiB of a rollout: the cwd its session_meta
 // recorded, and whether any line is a JSON object at all.
-func Head(path string) (cwd string, valid bool) {
-	_ = jsonl.Head(path, func(line []byte) bool {
-		if !gjson.ValidBytes(line) {
-			return false
-		}
-		r := gjson.ParseBytes(line)
-		if !r.IsObject() {
-			return false
-		}
-		valid = true
-		if c := r.Get("payload.cwd"); c.Type == gjson.String && c.Str != "" {
-			cwd = c.Str
-			return true
-		}
-		return false
-	})
-	return cwd, valid
-}
+func Head(path string) (cwd string, valid bool) { return jsonl.FirstString(path, "payload.cwd") }
 
 // ContextExceeded reports whether what a run appended to a rollout says
 // the context window overflowed.

@@ -5,6 +5,10 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // File is what the bounded readers need of a file: random access and its
@@ -133,4 +137,41 @@ func Range(path string, from, to, limit int64) []byte {
 	buf := make([]byte, to-from)
 	n, _ := f.ReadAt(buf, from)
 	return buf[:n]
+}
+
+// FirstString reads the head of path: the first non-empty string at key
+// (a gjson path) in a line, and whether any line is a JSON object at all.
+func FirstString(path, key string) (value string, valid bool) {
+	_ = Head(path, func(line []byte) bool {
+		if !gjson.ValidBytes(line) {
+			return false
+		}
+		r := gjson.ParseBytes(line)
+		if !r.IsObject() {
+			return false
+		}
+		valid = true
+		if c := r.Get(key); c.Type == gjson.String && c.Str != "" {
+			value = c.Str
+			return true
+		}
+		return false
+	})
+	return value, valid
+}
+
+// Newest returns the file matching pattern modified last, and not before
+// since; "" when there is none.
+func Newest(pattern string, since time.Time) string {
+	matches, _ := filepath.Glob(pattern)
+	var best string
+	var bestT time.Time
+	for _, m := range matches {
+		st, err := os.Stat(m)
+		if err != nil || st.ModTime().Before(since) || !st.ModTime().After(bestT) {
+			continue
+		}
+		best, bestT = m, st.ModTime()
+	}
+	return best
 }
