@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
 )
@@ -112,8 +113,24 @@ func (f WindowFile) load() map[string]int64 {
 	return m
 }
 
-// Window implements WindowMemory.
+// Window implements WindowMemory, reading the file on every call.
 func (f WindowFile) Window(model string) int64 { return f.load()[model] }
+
+// Cached is the file as a WindowMemory read at most once, on first use:
+// the catalog asks for thousands of sessions, and a hook that needs no
+// window (a tool event) never reads it.
+func (f WindowFile) Cached() WindowMemory { return &cachedWindows{file: f} }
+
+type cachedWindows struct {
+	once sync.Once
+	file WindowFile
+	m    map[string]int64
+}
+
+func (c *cachedWindows) Window(model string) int64 {
+	c.once.Do(func() { c.m = c.file.load() })
+	return c.m[model]
+}
 
 // Remember stores the window reported for model. It writes only when the
 // value changed: the statusLine runs after every assistant message.

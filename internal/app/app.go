@@ -78,7 +78,7 @@ func (a *App) Config() (config.Config, error) {
 // then the built-in table. A config that does not load gives no table.
 func (a *App) Windows() agent.Windows {
 	cfg, _ := a.Config()
-	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: agent.WindowFile{Path: a.Loc.WindowsFile()}}
+	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: agent.WindowFile{Path: a.Loc.WindowsFile()}.Cached()}
 }
 
 // Root returns the identity root of this process tree, computed once.
