@@ -11,6 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/identity"
@@ -25,6 +28,8 @@ type ClaudeReader struct {
 	Cache *Cache
 	// HeadBytes and TailBytes bound what List reads per transcript.
 	HeadBytes, TailBytes int64
+	// Windows gives a model's context window.
+	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
 	WorkRules []WorkRule
 
@@ -86,7 +91,7 @@ func (s *claudeSummary) clone() {
 
 // List implements Reader.
 func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Diagnostic, error) {
-	projects := filepath.Join(r.Dir, "projects")
+	projects := claude.ProjectsDir(r.Dir)
 	dirs, err := os.ReadDir(projects)
 	if err != nil {
 		if isNotExist(err) {
@@ -112,10 +117,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		}
 		for _, e := range entries {
 			name := e.Name()
-			// 2.0.x kept subagent transcripts beside sessions as
-			// agent-<id>.jsonl; newer versions use <session>/subagents/.
-			// Neither is a session of its own.
-			if e.Type().IsRegular() && strings.HasSuffix(name, ".jsonl") && !strings.HasPrefix(name, "agent-") {
+			if e.Type().IsRegular() && claude.IsSessionFile(name) {
 				paths = append(paths, filepath.Join(dir, name))
 			}
 		}
@@ -210,7 +212,7 @@ func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, err
 	return sc.summary(c.size, c.modTime), nil
 }
 
-func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claudePidFile) Session {
+func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claude.LiveSession) Session {
 	s := Session{
 		Harness:      ClaudeCode,
 		ID:           sum.ID,
@@ -252,8 +254,8 @@ func (r *ClaudeReader) session(path string, sum claudeSummary, running map[strin
 	}
 	s.Title = oneLine(s.Title, 200)
 	if sum.HasUsage {
-		w, known := claudeWindow(sum.Model)
-		s.Context = newContext(sum.Tokens, w, known)
+		w, src := r.Windows.For(sum.Model, 0, 0)
+		s.Context = newContext(sum.Tokens, w, agent.Known(src))
 	}
 	for _, p := range running {
 		if identity.SameSession(p.SessionID, sum.ID) {
@@ -266,48 +268,13 @@ func (r *ClaudeReader) session(path string, sum claudeSummary, running map[strin
 	return s
 }
 
-// claudePidFile is sessions/<pid>.json, present while that process runs.
-type claudePidFile struct {
-	PID       int    `json:"pid"`
-	SessionID string `json:"sessionId"`
-	Cwd       string `json:"cwd"`
-	Status    string `json:"status"`
-	Tmux      string `json:"tmux"`
-}
-
-// running returns the live processes' pid files by pid file name. A file
-// whose pid is gone is stale (a crash) and ignored.
-func (r *ClaudeReader) running() map[string]claudePidFile {
-	dir := filepath.Join(r.Dir, "sessions")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
+// running returns the live processes' session files by file name.
+func (r *ClaudeReader) running() map[string]claude.LiveSession {
 	procs := r.Procs
 	if procs == nil {
 		procs = OSProcesses{}
 	}
-	out := map[string]claudePidFile{}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil || !gjson.ValidBytes(data) {
-			continue
-		}
-		p := claudePidFile{
-			PID:       int(gjson.GetBytes(data, "pid").Int()),
-			SessionID: gjson.GetBytes(data, "sessionId").String(),
-			Cwd:       gjson.GetBytes(data, "cwd").String(),
-			Status:    gjson.GetBytes(data, "status").String(),
-			Tmux:      gjson.GetBytes(data, "tmux").String(),
-		}
-		if p.SessionID != "" && procs.Alive(p.PID) {
-			out[e.Name()] = p
-		}
-	}
-	return out
+	return claude.LiveSessions(r.Dir, procs.Alive)
 }
 
 // tmuxSessionName takes the session name out of "sess:@win.%pane".
@@ -321,24 +288,8 @@ func tmuxSessionName(target string) string {
 	return target
 }
 
-// claudeWindow returns the context window of a model. Only windows seen
-// in real statusLine payloads are "known"; the rest fall back to 200k.
-func claudeWindow(model string) (int64, bool) {
-	switch {
-	case strings.HasSuffix(model, "[1m]"):
-		return 1_000_000, true
-	case strings.HasPrefix(model, "claude-opus-5"):
-		return 1_000_000, true
-	}
-	return 200_000, false
-}
-
 func newContext(tokens, window int64, known bool) *ContextUsage {
-	c := &ContextUsage{Tokens: tokens, Window: window, WindowKnown: known}
-	if window > 0 {
-		c.Percent = float64(int64(float64(tokens)*1000/float64(window))) / 10
-	}
-	return c
+	return &ContextUsage{Tokens: tokens, Window: window, WindowKnown: known, Percent: agent.Percent(tokens, window)}
 }
 
 // oneLine collapses whitespace and cuts s to max runes, for titles.
@@ -378,91 +329,8 @@ func newClaudeScan(fileID string, ev *evidenceCollector) *claudeScan {
 
 func (sc *claudeScan) endHead() { sc.inTail = true }
 
-// claudeRec holds the top-level fields of one transcript record, taken
-// in a single pass: records can be megabytes (tool results), so each is
-// scanned once rather than once per field.
-type claudeRec struct {
-	Type, Timestamp, Cwd, SessionID, Version, Entrypoint, GitBranch, Subtype string
-	PromptSource, CustomTitle, AITitle, LastPrompt, Summary                  string
-	HasBranch, HasPromptSource, Sidechain, Meta, CompactSummary, APIError    bool
-	// ToolUseResult: the record carries a toolUseResult payload, which
-	// only tool-result records do.
-	ToolUseResult        bool
-	Message, CompactMeta gjson.Result
-}
-
-// parseClaudeRec parses one line. With zeroCopy the result's strings alias
-// b, so b must not change while they are in use and anything kept must be
-// cloned (claudeSummary.clone); without it the line is copied first.
-func parseClaudeRec(b []byte, zeroCopy bool) (claudeRec, bool) {
-	var r claudeRec
-	js := bytesString(b, zeroCopy)
-	str := func(v string) string { return gjson.Parse(v).Str }
-	ok := eachTop(js, func(k, raw string) bool {
-		switch k {
-		case "type":
-			r.Type = str(raw)
-		case "timestamp":
-			r.Timestamp = str(raw)
-		case "cwd":
-			r.Cwd = str(raw)
-		case "sessionId":
-			r.SessionID = str(raw)
-		case "version":
-			r.Version = str(raw)
-		case "entrypoint":
-			r.Entrypoint = str(raw)
-		case "gitBranch":
-			r.GitBranch, r.HasBranch = str(raw), true
-		case "subtype":
-			r.Subtype = str(raw)
-		case "promptSource":
-			r.PromptSource, r.HasPromptSource = str(raw), true
-		case "customTitle":
-			r.CustomTitle = str(raw)
-		case "aiTitle":
-			r.AITitle = str(raw)
-		case "lastPrompt":
-			r.LastPrompt = str(raw)
-		case "summary":
-			r.Summary = gjson.Parse(raw).String()
-		case "isSidechain":
-			r.Sidechain = gjson.Parse(raw).Bool()
-		case "isMeta":
-			r.Meta = gjson.Parse(raw).Bool()
-		case "isCompactSummary":
-			r.CompactSummary = gjson.Parse(raw).Bool()
-		case "isApiErrorMessage":
-			r.APIError = gjson.Parse(raw).Bool()
-		case "toolUseResult":
-			r.ToolUseResult = true
-		case "message":
-			r.Message = gjson.Parse(raw)
-		case "compactMetadata":
-			r.CompactMeta = gjson.Parse(raw)
-		}
-		return true
-	})
-	return r, ok
-}
-
-// messageModelUsage takes model and usage out of an assistant message
-// without decoding its content blocks.
-func messageModelUsage(msg gjson.Result) (model string, usage gjson.Result) {
-	eachTop(msg.Raw, func(k, raw string) bool {
-		switch k {
-		case "model":
-			model = gjson.Parse(raw).Str
-		case "usage":
-			usage = gjson.Parse(raw)
-		}
-		return true
-	})
-	return model, usage
-}
-
 func (sc *claudeScan) line(b []byte) {
-	rec, ok := parseClaudeRec(b, !sc.full)
+	rec, ok := claude.ParseRec(bytesString(b, !sc.full))
 	if !ok {
 		sc.invalid++
 		return
@@ -496,24 +364,24 @@ func (sc *claudeScan) line(b []byte) {
 		sc.sum.Branch = rec.GitBranch
 	}
 	switch rec.Type {
-	case "custom-title":
+	case claude.TypeCustomTitle:
 		sc.sum.CustomTitle = rec.CustomTitle
-	case "ai-title":
+	case claude.TypeAITitle:
 		sc.sum.AITitle = rec.AITitle
-	case "last-prompt":
+	case claude.TypeLastPrompt:
 		sc.sum.LastPrompt = rec.LastPrompt
-	case "summary":
+	case claude.TypeSummary:
 		sc.sum.Summary = rec.Summary
-	case "system":
-		if rec.Subtype == "compact_boundary" {
+	case claude.TypeSystem:
+		if rec.IsCompactBoundary() {
 			// Context usage restarts here.
 			sc.tokens, sc.hasUsage = 0, false
 			if sc.full {
-				sc.curve = append(sc.curve, rec.CompactMeta.Get("postTokens").Int())
+				sc.curve = append(sc.curve, rec.PostTokens())
 			}
 		}
-	case "user":
-		if text, ok := claudeHumanPrompt(rec); ok {
+	case claude.TypeUser:
+		if text, ok := claude.HumanPrompt(rec); ok {
 			if sc.sum.FirstPrompt == "" {
 				sc.sum.FirstPrompt = oneLine(text, 500)
 			}
@@ -535,16 +403,13 @@ func (sc *claudeScan) line(b []byte) {
 				return true
 			})
 		}
-	case "assistant":
-		if rec.Sidechain || rec.APIError {
+	case claude.TypeAssistant:
+		model, u, ok := rec.MainChainUsage()
+		if !ok && (rec.Sidechain || rec.APIError || model == claude.SyntheticModel) {
 			return
 		}
-		model, u := messageModelUsage(rec.Message)
-		if model == "<synthetic>" {
-			return
-		}
-		if u.Exists() {
-			sc.tokens = u.Get("input_tokens").Int() + u.Get("cache_creation_input_tokens").Int() + u.Get("cache_read_input_tokens").Int()
+		if ok {
+			sc.tokens = claude.ContextTokens(u)
 			sc.hasUsage = true
 			sc.sum.Model = model
 		}
@@ -610,68 +475,6 @@ func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
 		s.LastActivity = mtime
 	}
 	return s
-}
-
-// wrapperPrefixes mark user records the harness wrote, not the human.
-var wrapperPrefixes = []string{
-	"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
-	"<local-command-stderr>", "<system-reminder>", "[Request interrupted", "<bash-input>",
-	"<bash-stdout>", "<bash-stderr>", "Caveat: The messages below were generated",
-}
-
-// claudeHumanPrompt applies the notes' rule: promptSource typed/sdk where
-// recorded; otherwise a string or text content that is not meta, not a
-// sidechain, not a tool result, not a compact summary and not a wrapper.
-func claudeHumanPrompt(rec claudeRec) (string, bool) {
-	if rec.Type != "user" || rec.Sidechain || rec.Meta || rec.CompactSummary || rec.ToolUseResult {
-		return "", false
-	}
-	if rec.HasPromptSource && rec.PromptSource != "typed" && rec.PromptSource != "sdk" {
-		return "", false
-	}
-	c := rec.Message.Get("content")
-	var text string
-	switch {
-	case c.Type == gjson.String:
-		text = c.String()
-	case c.IsArray():
-		var parts []string
-		human := true
-		c.ForEach(func(_, blk gjson.Result) bool {
-			switch blk.Get("type").String() {
-			case "tool_result":
-				human = false
-				return false
-			case "text":
-				t := blk.Get("text").String()
-				if !isWrapper(t) {
-					parts = append(parts, t)
-				}
-			}
-			return true
-		})
-		if !human {
-			return "", false
-		}
-		text = strings.Join(parts, "\n")
-	default:
-		return "", false
-	}
-	text = strings.TrimSpace(text)
-	if text == "" || isWrapper(text) {
-		return "", false
-	}
-	return text, true
-}
-
-func isWrapper(t string) bool {
-	t = strings.TrimSpace(t)
-	for _, p := range wrapperPrefixes {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // Get implements Reader: one streaming pass over the whole transcript.

@@ -8,10 +8,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/codex"
+	jsonscan "github.com/tether-dev/tether/agent/jsonl"
 
 	"github.com/tidwall/gjson"
 	_ "modernc.org/sqlite" // pure-Go SQLite: the state DB without cgo
@@ -28,6 +31,8 @@ type CodexReader struct {
 	Cache *Cache
 	// HeadBytes and TailBytes bound what List reads per rollout.
 	HeadBytes, TailBytes int64
+	// Windows gives a model's context window.
+	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
 	WorkRules []WorkRule
 
@@ -44,27 +49,9 @@ func (r *CodexReader) opener() Opener {
 	return OSOpen
 }
 
-var stateDBName = regexp.MustCompile(`^state_(\d+)\.sqlite$`)
-
 // StateDB returns the state database with the highest version number under
 // dir, or "" when there is none.
-func StateDB(dir string) string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return ""
-	}
-	best, bestN := "", -1
-	for _, e := range entries {
-		m := stateDBName.FindStringSubmatch(e.Name())
-		if m == nil {
-			continue
-		}
-		if n, err := strconv.Atoi(m[1]); err == nil && n > bestN {
-			best, bestN = filepath.Join(dir, e.Name()), n
-		}
-	}
-	return best
-}
+func StateDB(dir string) string { return codex.StateDB(dir) }
 
 // codexRow is one thread as the state DB (or a rollout head) describes it.
 type codexRow struct {
@@ -315,7 +302,7 @@ func (sc *codexScan) line(b []byte) {
 	// output, for function_call_output) is decoded only as far as needed.
 	var tsRaw, typ string
 	var p gjson.Result
-	if !eachTop(js, func(k, raw string) bool {
+	if !jsonscan.EachTop(js, func(k, raw string) bool {
 		switch k {
 		case "timestamp":
 			tsRaw = gjson.Parse(raw).Str
@@ -359,16 +346,17 @@ func (sc *codexScan) line(b []byte) {
 		}
 	case "event_msg":
 		switch p.Get("type").String() {
-		case "token_count":
-			if u := p.Get("info.last_token_usage"); u.Exists() {
-				sc.t.Tokens = u.Get("total_tokens").Int()
+		case codex.EventTokenCount:
+			u, ok := codex.TokenCount(p.Get("info"))
+			if ok {
+				sc.t.Tokens = u.Tokens
 				sc.t.HasUsage = true
 				if sc.full {
 					sc.curve = append(sc.curve, sc.t.Tokens)
 				}
 			}
-			if w := p.Get("info.model_context_window").Int(); w > 0 {
-				sc.t.Window = w
+			if u.Window > 0 {
+				sc.t.Window = u.Window
 			}
 		case "user_message":
 			sc.human(ts, p.Get("message").String(), true)
@@ -531,11 +519,8 @@ func (r *CodexReader) session(row codexRow) Session {
 	s.Title = oneLine(s.Title, 200)
 	s.FirstPrompt = oneLine(s.FirstPrompt, 500)
 	if tail.HasUsage {
-		w, known := tail.Window, tail.Window > 0
-		if !known {
-			w = 272_000
-		}
-		s.Context = newContext(tail.Tokens, w, known)
+		w, src := r.Windows.For(s.Model, 0, tail.Window)
+		s.Context = newContext(tail.Tokens, w, agent.Known(src))
 	}
 	s.normalizeTimes()
 	return s
@@ -547,9 +532,9 @@ func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]cod
 		rows  []codexRow
 		diags []Diagnostic
 	)
-	roots := []string{filepath.Join(r.Dir, "sessions")}
+	roots := []string{codex.SessionsDir(r.Dir)}
 	if opts.All {
-		roots = append(roots, filepath.Join(r.Dir, "archived_sessions"))
+		roots = append(roots, codex.ArchivedDir(r.Dir))
 	}
 	for i, root := range roots {
 		archived := i == 1
@@ -564,7 +549,7 @@ func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]cod
 				return ctx.Err()
 			}
 			name := d.Name()
-			if d.IsDir() || !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") {
+			if d.IsDir() || !codex.IsRolloutFile(name) {
 				return nil
 			}
 			t, err := r.readRollout(path)
@@ -615,11 +600,8 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 	sc.counts.HumanPrompts = len(prompts)
 	full := s
 	if sc.t.HasUsage {
-		w, known := sc.t.Window, sc.t.Window > 0
-		if !known {
-			w = 272_000
-		}
-		full.Context = newContext(sc.t.Tokens, w, known)
+		w, src := r.Windows.For(full.Model, 0, sc.t.Window)
+		full.Context = newContext(sc.t.Tokens, w, agent.Known(src))
 	}
 	if sc.t.Last.After(full.LastActivity) {
 		full.LastActivity = sc.t.Last

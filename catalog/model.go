@@ -11,12 +11,15 @@ package catalog
 import (
 	"path/filepath"
 	"time"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 )
 
-// Harness names.
+// Harness names (declared once, in package agent).
 const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
+	ClaudeCode = agent.Claude
+	Codex      = agent.Codex
 )
 
 // Session states.
@@ -28,9 +31,9 @@ const (
 
 // Title sources, from the most to the least deliberate.
 const (
-	TitleCustom      = "custom-title"
-	TitleAI          = "ai-title"
-	TitleLastPrompt  = "last-prompt"
+	TitleCustom      = claude.TypeCustomTitle
+	TitleAI          = claude.TypeAITitle
+	TitleLastPrompt  = claude.TypeLastPrompt
 	TitleSummary     = "summary"
 	TitleFirstPrompt = "first-prompt"
 	TitleName        = "name"

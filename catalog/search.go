@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -138,16 +140,16 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 func searchableText(harness string, line []byte, allText bool) []string {
 	switch harness {
 	case ClaudeCode:
-		rec, ok := parseClaudeRec(line, false)
+		rec, ok := claude.ParseRec(string(line))
 		if !ok {
 			return nil
 		}
 		switch rec.Type {
-		case "user":
-			if t, ok := claudeHumanPrompt(rec); ok {
+		case claude.TypeUser:
+			if t, ok := claude.HumanPrompt(rec); ok {
 				return []string{t}
 			}
-		case "assistant":
+		case claude.TypeAssistant:
 			if allText && !rec.Sidechain {
 				var out []string
 				rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
@@ -158,7 +160,7 @@ func searchableText(harness string, line []byte, allText bool) []string {
 				})
 				return out
 			}
-		case "custom-title", "ai-title", "summary":
+		case claude.TypeCustomTitle, claude.TypeAITitle, claude.TypeSummary:
 			return []string{rec.CustomTitle + rec.AITitle + rec.Summary}
 		}
 	case Codex:

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/fakeapi"
@@ -39,7 +40,7 @@ func claudeCLIs(t *testing.T) []claudeCLI {
 var claudeTruncatesLongNames = map[string]bool{harness.ClaudeVersion: true, harness.ClaudeOldVersion: false}
 
 // identityMatchesUntruncatedLongNames records a known gap of
-// identity.MatchesProjectDir: it expects every name over 200 characters
+// claude.MatchesProjectDir: it expects every name over 200 characters
 // to be "<200-char prefix>-<hash>", so it does not recognise the
 // untruncated names 2.0.77 writes (FindProjectDirs still finds those
 // sessions through their recorded cwd). Flip it when identity learns them;
@@ -96,14 +97,14 @@ var hashSuffixRe = regexp.MustCompile(`^-[a-z0-9]+$`)
 func claudeProjectDir(t *testing.T, env *harness.Env, version, cwd string) string {
 	t.Helper()
 	projects := filepath.Join(env.ClaudeConfigDir, "projects")
-	name, long := identity.ProjectDirName(cwd)
+	name, long := claude.ProjectDirName(cwd)
 	if !long {
 		dir := filepath.Join(projects, name)
 		if _, err := os.Stat(dir); err != nil {
-			t.Fatalf("claude %s: no project directory %s for cwd %q (identity.ProjectDirName); projects hold %v", version, dir, cwd, listDir(projects))
+			t.Fatalf("claude %s: no project directory %s for cwd %q (claude.ProjectDirName); projects hold %v", version, dir, cwd, listDir(projects))
 		}
-		if !identity.MatchesProjectDir(name, cwd) {
-			t.Errorf("identity.MatchesProjectDir(%q, %q) = false", name, cwd)
+		if !claude.MatchesProjectDir(name, cwd) {
+			t.Errorf("claude.MatchesProjectDir(%q, %q) = false", name, cwd)
 		}
 		return dir
 	}
@@ -130,19 +131,19 @@ func claudeProjectDir(t *testing.T, env *harness.Env, version, cwd string) strin
 		if h := real[len(name)+1:]; !slices.Contains(stringHash36(cwd), h) {
 			t.Errorf("claude %s: long project directory hash %q is not base36(String.hashCode(cwd)) %v", version, h, stringHash36(cwd))
 		}
-		if !identity.MatchesProjectDir(real, cwd) {
-			t.Errorf("identity.MatchesProjectDir(%q, %q) = false for claude %s's long name", real, cwd, version)
+		if !claude.MatchesProjectDir(real, cwd) {
+			t.Errorf("claude.MatchesProjectDir(%q, %q) = false for claude %s's long name", real, cwd, version)
 		}
-		if predicted, _ := identity.ProjectDirName(cwd); predicted != real {
-			t.Errorf("claude %s: identity.ProjectDirName predicts %q, the CLI wrote %q", version, predicted, real)
+		if predicted, _ := claude.ProjectDirName(cwd); predicted != real {
+			t.Errorf("claude %s: claude.ProjectDirName predicts %q, the CLI wrote %q", version, predicted, real)
 		}
 	} else {
 		if real != encodeAll(cwd) {
 			t.Fatalf("claude %s: long project directory %q, want the whole encoded cwd %q", version, real, encodeAll(cwd))
 		}
 		t.Logf("claude %s: long cwd (%d chars) -> untruncated %d-char directory name", version, len(cwd), len(real))
-		if got := identity.MatchesProjectDir(real, cwd); got != identityMatchesUntruncatedLongNames {
-			t.Errorf("identity.MatchesProjectDir(untruncated %d-char name, cwd) = %v, the test expects %v: update identityMatchesUntruncatedLongNames", len(real), got, identityMatchesUntruncatedLongNames)
+		if got := claude.MatchesProjectDir(real, cwd); got != identityMatchesUntruncatedLongNames {
+			t.Errorf("claude.MatchesProjectDir(untruncated %d-char name, cwd) = %v, the test expects %v: update identityMatchesUntruncatedLongNames", len(real), got, identityMatchesUntruncatedLongNames)
 		}
 	}
 	return filepath.Join(projects, real)
@@ -159,7 +160,7 @@ func listDir(dir string) []string {
 
 // claudeTranscriptPath is where the session's transcript is for a short cwd.
 func claudeTranscriptPath(env *harness.Env, cwd, sid string) string {
-	name, _ := identity.ProjectDirName(cwd)
+	name, _ := claude.ProjectDirName(cwd)
 	return filepath.Join(env.ClaudeConfigDir, "projects", name, sid+".jsonl")
 }
 
@@ -169,7 +170,7 @@ func claudeTranscriptPath(env *harness.Env, cwd, sid string) string {
 // not fork).
 func sessionsIn(t *testing.T, env *harness.Env, cwd string) (ids, empty []string) {
 	t.Helper()
-	name, _ := identity.ProjectDirName(cwd)
+	name, _ := claude.ProjectDirName(cwd)
 	dir := filepath.Join(env.ClaudeConfigDir, "projects", name)
 	for _, f := range listDir(dir) {
 		// 2.0.x keeps its subagent (Warmup) transcripts beside the
@@ -225,13 +226,13 @@ func checkClaudeTranscript(t *testing.T, env *harness.Env, version, cwd, sid str
 	dir := claudeProjectDir(t, env, version, physical)
 	path := filepath.Join(dir, sid+".jsonl")
 	recs := parseTranscript(t, path, version, physical, sid, alsoIDs...)
-	if got := identity.RecordedCwd(path); got != physical {
-		t.Errorf("identity.RecordedCwd(%s) = %q, want %q", path, got, physical)
+	if got := claude.RecordedCwd(path); got != physical {
+		t.Errorf("claude.RecordedCwd(%s) = %q, want %q", path, got, physical)
 	}
 	for _, spelling := range []string{cwd, physical} {
-		pds, err := identity.FindProjectDirs(filepath.Join(env.ClaudeConfigDir, "projects"), identity.Resolve(spelling))
+		pds, err := claude.FindProjectDirs(filepath.Join(env.ClaudeConfigDir, "projects"), identity.Resolve(spelling))
 		if err != nil {
-			t.Fatalf("identity.FindProjectDirs: %v", err)
+			t.Fatalf("claude.FindProjectDirs: %v", err)
 		}
 		var where []string
 		for _, pd := range pds {
@@ -242,7 +243,7 @@ func checkClaudeTranscript(t *testing.T, env *harness.Env, version, cwd, sid str
 			}
 		}
 		if len(where) != 1 {
-			t.Errorf("identity.FindProjectDirs(Resolve(%q)) finds session %s in %v, want exactly one directory (%s); dirs %+v", spelling, sid, where, filepath.Base(dir), pds)
+			t.Errorf("claude.FindProjectDirs(Resolve(%q)) finds session %s in %v, want exactly one directory (%s); dirs %+v", spelling, sid, where, filepath.Base(dir), pds)
 		}
 	}
 	t.Logf("claude %s: %s: %d records, cwd %q, found by identity", version, path, len(recs), physical)
@@ -464,7 +465,7 @@ func testClaudeCwds(t *testing.T, c claudeCLI) {
 				// Observed: both versions record the physical path as
 				// cwd and file the session under its name, even when
 				// started through the link with PWD spelling the link.
-				linkName, _ := identity.ProjectDirName(cwd)
+				linkName, _ := claude.ProjectDirName(cwd)
 				if _, err := os.Stat(filepath.Join(env.ClaudeConfigDir, "projects", linkName)); err == nil {
 					t.Errorf("claude %s also made a project directory for the symlink spelling %s", c.version, linkName)
 				}

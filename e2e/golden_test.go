@@ -24,8 +24,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/identity"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/ from the real CLIs")
@@ -72,8 +72,8 @@ func (s *sanitizer) renumber(class, v, format string) string {
 func newSanitizer(env *harness.Env) *sanitizer { return newSanitizerFor(env.Home, env.API.URL()) }
 
 func newSanitizerFor(home, apiURL string) *sanitizer {
-	encHome, _ := identity.ProjectDirName(home)
-	encExample, _ := identity.ProjectDirName(exampleHome)
+	encHome, _ := claude.ProjectDirName(home)
+	encExample, _ := claude.ProjectDirName(exampleHome)
 	return &sanitizer{
 		repl: strings.NewReplacer(
 			home, exampleHome,

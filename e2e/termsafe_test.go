@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/fakeapi"
 )
 
@@ -71,7 +71,7 @@ func TestHostileSessionInTmux(t *testing.T) {
 			if err := os.MkdirAll(cwd, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			name, _ := identity.ProjectDirName(cwd)
+			name, _ := claude.ProjectDirName(cwd)
 			rec := func(kind, extra string) string {
 				return `{"parentUuid":null,"isSidechain":false,"type":"` + kind + `",` + extra + `,"timestamp":"2026-11-30T10:54:17.279Z","cwd":` +
 					jsonStr(cwd) + `,"sessionId":"` + hostileSession + `","version":"2.1.332"}`

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/fakeapi"
 )
@@ -95,7 +95,7 @@ func TestWrapClaude(t *testing.T) {
 				t.Fatalf("wrapped new session: exit %d", r.ExitCode)
 			}
 			sid := sessionOf(t, r)
-			name, _ := identity.ProjectDirName(real)
+			name, _ := claude.ProjectDirName(real)
 			transcript := filepath.Join(env.ClaudeConfigDir, "projects", name, sid+".jsonl")
 			if _, err := os.Stat(transcript); err != nil {
 				t.Fatalf("transcript not under the canonical project dir: %v (have %v)", err, env.ClaudeTranscripts())

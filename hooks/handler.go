@@ -1,22 +1,17 @@
 package hooks
 
 import (
-	"bytes"
-	"cmp"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/state"
@@ -33,12 +28,12 @@ type Env struct {
 	Log *eventlog.Log
 	// Harness forces claude-code or codex; "" detects it from the payload.
 	Harness string
-	Open    Opener
-	Tail    TailLimits
+	Open    jsonl.Opener
+	Tail    jsonl.TailLimits
 	// SelfReport enables track B: parse "[ctx: ~NN%]" at Stop.
 	SelfReport bool
-	// Windows overrides the built-in model → window table.
-	Windows map[string]int64
+	// Windows answers the context window of a model.
+	Windows agent.Windows
 }
 
 // Result says what Handle did, for tests and the caller's own logging.
@@ -80,365 +75,159 @@ const (
 // change what is known about the session (start, turn end, compaction,
 // end) updates the session's state. Tool and prompt events cost one small
 // state read and a log line.
+//
+// The work is split three ways: begin loads the state and applies what
+// every payload says (I/O in), the event's handler from the events table
+// computes the new state and the log entries (reading the transcript
+// only through the call's usage readers), and finish writes the entries
+// and the state (I/O out).
 func Handle(env Env, p Payload) (Result, error) {
+	c, err := begin(env, p)
+	if err != nil {
+		return c.res, err
+	}
+	h, lifecycle := events[p.Event]
+	if !lifecycle {
+		h = hotEvent
+	}
+	event, entries := h(c)
+	c.res.Event = event
+	if lifecycle {
+		c.st.LastEvent, c.dirty = p.Event, true
+	}
+	return c.finish(entries)
+}
+
+// call is one hook invocation in progress.
+type call struct {
+	env   Env
+	p     Payload
+	st    state.Session
+	fresh bool // no state file existed
+	dirty bool // st differs from the file
+	now   time.Time
+	res   Result
+	log   *eventlog.Log
+	pre   []entry // entries logged before the event's own
+}
+
+// entry is one lifecycle log record to write.
+type entry struct {
+	level slog.Level
+	event string
+	attrs []slog.Attr
+}
+
+func info(event string, attrs ...slog.Attr) entry { return entry{slog.LevelInfo, event, attrs} }
+func warn(event string, attrs ...slog.Attr) entry { return entry{slog.LevelWarn, event, attrs} }
+func debug(event string, attrs ...slog.Attr) entry {
+	return entry{slog.LevelDebug, event, attrs}
+}
+
+// begin resolves the harness, loads the session's state and applies what
+// every payload carries (identity root, cwd, model, transcript path).
+func begin(env Env, p Payload) (*call, error) {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	res := Result{Harness: env.Harness}
-	if res.Harness == "" {
+	c := &call{env: env, p: p, res: Result{Harness: env.Harness}}
+	if c.res.Harness == "" {
 		// Claude Code puts its session id in every hook's environment;
 		// Codex puts none.
-		res.Harness = DetectHarness(p, env.CodexDir, env.Getenv("CLAUDE_CODE_SESSION_ID") != "")
+		c.res.Harness = DetectHarness(p, env.CodexDir, env.Getenv("CLAUDE_CODE_SESSION_ID") != "")
 	}
 	if p.SessionID == "" {
-		env.Log.With(res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
-		return res, errors.New("payload has no session_id")
+		env.Log.With(c.res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
+		return c, errors.New("payload has no session_id")
 	}
-	if p.TranscriptPath == "" && res.Harness == eventlog.Codex && env.CodexDir != "" {
+	if p.TranscriptPath == "" && c.res.Harness == agent.Codex && env.CodexDir != "" {
 		// Codex's legacy notify sends no rollout path.
-		p.TranscriptPath = findRollout(env.CodexDir, p.SessionID)
+		c.p.TranscriptPath = codex.FindRollout(env.CodexDir, p.SessionID, false)
 	}
-	now := env.Now()
+	c.now = env.Now()
 	st, loadErr := state.LoadSession(env.StateDir, p.SessionID)
-	fresh := loadErr != nil
+	c.fresh = loadErr != nil
 	if loadErr != nil && !errors.Is(loadErr, fs.ErrNotExist) {
 		// A corrupt state file is replaced, not trusted.
-		env.Log.With(res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("error", loadErr.Error()))
-		st = state.Session{}
+		env.Log.With(c.res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("error", loadErr.Error()))
 	}
-	dirty := fresh
-	if fresh {
-		st = state.Session{SessionID: p.SessionID, Harness: res.Harness, Started: now}
+	c.st, c.dirty = st, c.fresh
+	if c.fresh {
+		c.st = state.Session{SessionID: p.SessionID, Harness: c.res.Harness, Started: c.now}
 	}
-	if st.Harness != res.Harness {
-		st.Harness, dirty = res.Harness, true
-	}
+	c.applyPayload(c.pinnedRoot())
+	c.log = env.Log.With(c.res.Harness, c.res.Root)
+	return c, nil
+}
 
-	// The identity root: the wrapper's, else the one pinned at the
-	// session's first event, never moved by a later cwd.
-	root := st.IdentityRoot
-	pin := env.Getenv(identity.EnvRoot)
+// pinnedRoot is the identity root: the wrapper's, else the one pinned at
+// the session's first event, never moved by a later cwd.
+func (c *call) pinnedRoot() string {
+	root := c.st.IdentityRoot
+	pin := c.env.Getenv(identity.EnvRoot)
 	if err := identity.CheckPinned(pin); pin != "" && err != nil {
-		env.Log.With(res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("error", "ignored: "+err.Error()))
+		c.pre = append(c.pre, warn(EvHookError, slog.String("error", "ignored: "+err.Error())))
 		pin = ""
 	}
 	if pin != "" {
-		root = pin
-	} else if root == "" {
-		base := p.Cwd
-		if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && res.Harness == eventlog.ClaudeCode {
+		return pin
+	}
+	if root == "" {
+		base := c.p.Cwd
+		if d := c.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && c.res.Harness == agent.Claude {
 			base = d
 		}
 		if base != "" {
 			root = identity.Resolve(base).Path
 		}
 	}
-	if root != st.IdentityRoot {
-		st.IdentityRoot, dirty = root, true
-	}
-	res.Root = root
-	log := env.Log.With(res.Harness, root)
-	sid := p.SessionID
+	return root
+}
 
+// applyPayload records what every payload says about the session.
+func (c *call) applyPayload(root string) {
+	st, p := &c.st, c.p
+	set := func(dst *string, v string) {
+		if *dst != v {
+			*dst, c.dirty = v, true
+		}
+	}
+	set(&st.Harness, c.res.Harness)
+	set(&st.IdentityRoot, root)
+	c.res.Root = root
 	if p.Cwd != "" && p.Cwd != st.Cwd {
 		if p.Cwd != root {
-			log.Info(EvPathNormalized, sid, slog.String("cwd", p.Cwd),
-				slog.String("normalized", identity.Resolve(p.Cwd).Path), slog.String("hook_event", p.Event))
+			c.pre = append(c.pre, info(EvPathNormalized, slog.String("cwd", p.Cwd),
+				slog.String("normalized", identity.Resolve(p.Cwd).Path), slog.String("hook_event", p.Event)))
 		}
-		st.Cwd, dirty = p.Cwd, true
+		set(&st.Cwd, p.Cwd)
 	}
-	if p.Model != "" && p.Model != st.Model && p.AgentID == "" {
-		st.Model, dirty = p.Model, true
+	if p.Model != "" && p.AgentID == "" {
+		set(&st.Model, p.Model)
 	}
-	if p.TranscriptPath != "" && p.AgentID == "" && p.TranscriptPath != st.TranscriptPath {
-		st.TranscriptPath, dirty = p.TranscriptPath, true
+	if p.TranscriptPath != "" && p.AgentID == "" {
+		set(&st.TranscriptPath, p.TranscriptPath)
 	}
-
-	lifecycle := true
-	switch p.Event {
-	case "SessionStart":
-		st.Ended = false
-		attrs := []slog.Attr{slog.String("source", p.Source), slog.String("cwd", p.Cwd)}
-		if p.Model != "" {
-			attrs = append(attrs, slog.String("model", p.Model))
-		}
-		switch p.Source {
-		case "startup":
-			res.Event = EvSpawn
-			attrs = append(attrs, slog.String("normalized_cwd", identity.Resolve(p.Cwd).Path))
-			st.Started, st.RunStarted = now, now
-		case "resume":
-			res.Event = EvResume
-			st.RunStarted = now
-			attrs = append(attrs, slog.String("transcript_path", p.TranscriptPath))
-			usage := updateUsage(env, &st, p, log)
-			// The usage read names the size it read; say it once.
-			if fi, err := os.Stat(p.TranscriptPath); err == nil && !hasAttr(usage, "transcript_bytes") {
-				attrs = append(attrs, slog.Int64("transcript_bytes", fi.Size()))
-			}
-			attrs = append(attrs, usage...)
-		case "fork":
-			res.Event = EvFork
-			st.Started, st.RunStarted = now, now
-		case "clear":
-			res.Event = EvClear
-			st.Started, st.RunStarted = now, now
-			st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-		case "compact":
-			res.Event = EvCompacted
-			attrs = append(attrs, afterCompaction(env, &st, res.Harness, p.TranscriptPath)...)
-		default:
-			res.Event = EvSessionStart
-		}
-		if v := gjsonInt(p.Raw, "context_tokens"); v > 0 {
-			attrs = append(attrs, slog.Int64("reported_context_tokens", v))
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "Stop":
-		res.Event = EvTurnEnd
-		if p.AgentID != "" {
-			// A Codex subagent's turn: its rollout is not the session's.
-			res.Event = EvSubagentStop
-			log.Info(res.Event, sid, slog.String("agent_id", p.AgentID), slog.String("agent_type", p.AgentType))
-			break
-		}
-		pending := st.CompactPending
-		attrs := updateUsage(env, &st, p, log)
-		if pending && st.UsageKnown {
-			// The first real number after a compaction.
-			attrs = append(attrs, slog.Bool("first_after_compaction", true))
-			st.CompactPending, st.TokensBeforeCompact = false, 0
-		}
-		log.Info(res.Event, sid, attrs...)
-		if env.SelfReport {
-			selfReport(log, sid, st, p)
-		}
-	case "StopFailure":
-		// Fire-and-forget in -p mode: keep it to one log line.
-		res.Event = EvTurnFailure
-		attrs := []slog.Attr{slog.String("error", p.Error),
-			slog.Bool("prompt_too_long", promptTooLong(p))}
-		if p.AgentID != "" {
-			attrs = append(attrs, slog.String("agent_id", p.AgentID))
-		}
-		log.Warn(res.Event, sid, attrs...)
-	case "PreCompact":
-		res.Event = EvCompactStart
-		attrs := []slog.Attr{slog.String("trigger", p.Trigger)}
-		st.CompactPending, st.TokensBeforeCompact = true, 0
-		if st.UsageKnown {
-			st.TokensBeforeCompact = st.Tokens
-			attrs = append(attrs, slog.Int64("tokens_before", st.Tokens))
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "PostCompact":
-		res.Event = EvCompactEnd
-		attrs := []slog.Attr{slog.String("trigger", p.Trigger)}
-		switch {
-		case st.TokensBeforeCompact > 0:
-			attrs = append(attrs, slog.Int64("tokens_before", st.TokensBeforeCompact))
-		case st.UsageKnown && !st.CompactPending:
-			attrs = append(attrs, slog.Int64("tokens_before", st.Tokens))
-		}
-		attrs = append(attrs, afterCompaction(env, &st, res.Harness, p.TranscriptPath)...)
-		log.Info(res.Event, sid, attrs...)
-	case "SessionEnd":
-		res.Event = EvSessionEnd
-		st.Ended = true
-		attrs := []slog.Attr{slog.String("reason", p.Reason)}
-		// This run's length: a resumed session's creation may be days ago.
-		if start := cmp.Or(st.RunStarted, st.Started); !start.IsZero() && !fresh {
-			attrs = append(attrs, slog.Int64("duration_ms", now.Sub(start).Milliseconds()))
-		}
-		if st.UsageKnown {
-			attrs = append(attrs, slog.Int64("tokens", st.Tokens), slog.Float64("pct", st.Percent))
-		}
-		// StopFailure is fire-and-forget in -p mode: Claude may exit before
-		// its hook has run. A turn that ended in an API error is still
-		// visible at the end of the transcript; record it here when the
-		// StopFailure hook did not.
-		if res.Harness == eventlog.ClaudeCode && st.LastEvent != "StopFailure" && p.TranscriptPath != "" {
-			if errType, tooLong, ok := lastAPIError(env.Open, p.TranscriptPath); ok {
-				log.Warn(EvTurnFailure, sid, slog.String("error", errType), slog.Bool("prompt_too_long", tooLong),
-					slog.String("detected_at", "session_end"))
-			}
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "SubagentStart":
-		res.Event = EvSubagentStart
-		log.Info(res.Event, sid, slog.String("agent_id", p.AgentID), slog.String("agent_type", p.AgentType))
-	case "SubagentStop":
-		res.Event = EvSubagentStop
-		attrs := []slog.Attr{slog.String("agent_id", p.AgentID), slog.String("agent_type", p.AgentType)}
-		if p.AgentTranscript != "" {
-			attrs = append(attrs, slog.String("agent_transcript_path", p.AgentTranscript))
-		}
-		log.Info(res.Event, sid, attrs...)
-	case "Interrupt":
-		res.Event = EvTurnInterrupt
-		log.Info(res.Event, sid, slog.String("turn_id", p.TurnID))
-	default:
-		lifecycle = false
-		res.Event = hotEvent(log, sid, p)
-	}
-
-	if lifecycle {
-		st.LastEvent, dirty = p.Event, true
-	}
-	if dirty {
-		st.Updated = now
-		if err := state.Save(env.StateDir, st); err != nil {
-			res.State = st
-			return res, err
-		}
-		res.Saved = true
-	}
-	res.State = st
-	return res, nil
 }
 
-// hotEvent logs the events that fire on every prompt, tool call or model
-// request, at debug level, with names and counts only.
-func hotEvent(log *eventlog.Log, sid string, p Payload) string {
-	switch p.Event {
-	case "UserPromptSubmit":
-		log.Debug(EvPromptSubmit, sid, slog.Int("prompt_chars", len([]rune(gjsonStr(p.Raw, "prompt")))))
-		return EvPromptSubmit
-	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PostToolBatch":
-		log.Debug(EvToolEvent, sid, slog.String("hook_event", p.Event), slog.String("tool_name", p.ToolName))
-		return EvToolEvent
-	case "Notification":
-		log.Debug(EvNotification, sid, slog.String("notification_type", p.NotificationType))
-		return EvNotification
-	case "PreModelRequest", "PostModelRequest":
-		attrs := []slog.Attr{slog.String("hook_event", p.Event), slog.String("kind", p.Kind)}
-		if p.Status != "" {
-			attrs = append(attrs, slog.String("status", p.Status))
+// finish writes the log entries and, when it changed, the state.
+func (c *call) finish(entries []entry) (Result, error) {
+	for _, e := range append(c.pre, entries...) {
+		c.log.Emit(e.level, e.event, c.p.SessionID, e.attrs...)
+	}
+	if c.dirty {
+		c.st.Updated = c.now
+		if err := state.Save(c.env.StateDir, c.st); err != nil {
+			c.res.State = c.st
+			return c.res, err
 		}
-		if v := gjsonInt(p.Raw, "token_usage.input_tokens"); v > 0 {
-			attrs = append(attrs, slog.Int64("input_tokens", v), slog.Int64("cached_input_tokens", gjsonInt(p.Raw, "token_usage.cached_input_tokens")))
-		}
-		log.Debug(EvModelRequest, sid, attrs...)
-		return EvModelRequest
+		c.res.Saved = true
 	}
-	log.Debug(EvUnknownEvent, sid, slog.String("hook_event", p.Event))
-	return EvUnknownEvent
-}
-
-// findRollout finds a thread's rollout under sessions/YYYY/MM/DD/, newest
-// day first; "" when there is none.
-func findRollout(codexDir, id string) string {
-	if id == "" || strings.ContainsAny(id, "/*?[") {
-		return ""
-	}
-	m, _ := filepath.Glob(filepath.Join(codexDir, "sessions", "*", "*", "*", "rollout-*-"+id+".jsonl"))
-	if len(m) == 0 {
-		return ""
-	}
-	sort.Strings(m)
-	return m[len(m)-1]
-}
-
-// afterCompaction reads the transcript right after a compaction. Claude
-// Code fires PostCompact before it has always written the compact boundary:
-// usage found before any boundary is the pre-compaction turn's, so the
-// context after it is unknown until the boundary (its metadata has
-// preTokens and postTokens) or the next turn is in the file.
-func afterCompaction(env Env, st *state.Session, harness, path string) []slog.Attr {
-	u, err := readUsage(env, harness, path)
-	switch {
-	case err != nil:
-		return []slog.Attr{slog.String("usage_error", err.Error())}
-	case u.Compacted && u.PostTokens > 0:
-		attrs := []slog.Attr{}
-		if u.PreTokens > 0 {
-			attrs = append(attrs, slog.Int64("compact_pre_tokens", u.PreTokens))
-		}
-		u.Found, u.Tokens = true, u.PostTokens
-		applyUsage(env, st, u)
-		st.CompactPending = false
-		return append(attrs, slog.Int64("tokens_after", u.PostTokens), slog.Int64("window", st.Window), slog.Float64("pct", st.Percent))
-	case u.Compacted:
-		// Context usage restarts at the boundary; the next turn tells.
-		st.CompactPending = true
-		st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-		return []slog.Attr{slog.Bool("tokens_after_known", false)}
-	case u.Found:
-		// Either the boundary is not written yet or it is further back
-		// than the tail: unknown either way, until the next turn.
-		st.CompactPending = true
-		st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-		return []slog.Attr{slog.Bool("tokens_after_known", false), slog.Bool("boundary_pending", true)}
-	}
-	st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-	return []slog.Attr{slog.Bool("tokens_after_known", false)}
-}
-
-func readUsage(env Env, harness, path string) (Usage, error) {
-	if path == "" {
-		return Usage{}, errors.New("payload has no transcript_path")
-	}
-	if harness == eventlog.Codex {
-		return CodexUsage(env.Open, path, env.Tail)
-	}
-	return ClaudeUsage(env.Open, path, env.Tail)
-}
-
-// updateUsage reads the transcript tail into st and returns the log
-// attributes describing it.
-// usageRetries and usageRetryWait bound how long a Stop hook waits for a
-// transcript that does not yet hold the turn's usage: Claude writes the
-// transcript asynchronously and, on a busy machine, can run the Stop hook
-// before the assistant record is on disk. At most ~300 ms, only then.
-const (
-	usageRetries   = 4
-	usageRetryWait = 75 * time.Millisecond
-)
-
-func updateUsage(env Env, st *state.Session, p Payload, log *eventlog.Log) []slog.Attr {
-	u, err := readUsage(env, st.Harness, p.TranscriptPath)
-	for i := 0; err == nil && !u.Found && !u.Compacted && p.Event == "Stop" && i < usageRetries; i++ {
-		time.Sleep(usageRetryWait)
-		u, err = readUsage(env, st.Harness, p.TranscriptPath)
-	}
-	if err != nil {
-		return []slog.Attr{slog.String("usage_error", err.Error())}
-	}
-	if !u.Found {
-		attrs := []slog.Attr{slog.Bool("usage_found", false), slog.Int64("bytes_read", u.BytesRead)}
-		if u.Compacted {
-			st.Tokens, st.Percent, st.UsageKnown = 0, 0, false
-			attrs = append(attrs, slog.Bool("after_compaction", true))
-		}
-		return attrs
-	}
-	return applyUsage(env, st, u)
-}
-
-func hasAttr(attrs []slog.Attr, key string) bool {
-	for _, a := range attrs {
-		if a.Key == key {
-			return true
-		}
-	}
-	return false
-}
-
-func applyUsage(env Env, st *state.Session, u Usage) []slog.Attr {
-	if u.Model != "" {
-		st.Model = u.Model
-	}
-	st.Window, st.WindowSource = Window(st.ReportedWindow, u.Window, st.Model, env.Windows)
-	st.Tokens, st.UsageKnown = u.Tokens, true
-	st.Percent = state.Percent(st.Tokens, st.Window)
-	return []slog.Attr{
-		slog.Int64("tokens", u.Tokens), slog.Int64("window", st.Window), slog.Float64("pct", st.Percent),
-		slog.String("window_source", st.WindowSource), slog.String("model", st.Model),
-		slog.Int64("transcript_bytes", u.Size), slog.Int64("bytes_read", u.BytesRead),
-	}
+	c.res.State = c.st
+	return c.res, nil
 }
 
 var selfReportRE = regexp.MustCompile(`\[ctx:\s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\]`)
@@ -454,68 +243,4 @@ func SelfReported(text string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
-}
-
-func selfReport(log *eventlog.Log, sid string, st state.Session, p Payload) {
-	attrs := []slog.Attr{}
-	if st.UsageKnown {
-		attrs = append(attrs, slog.Float64("sdk_pct", st.Percent), slog.Int64("tokens", st.Tokens), slog.Int64("window", st.Window))
-	}
-	if v, ok := SelfReported(p.LastAssistant); ok {
-		attrs = append(attrs, slog.Float64("self_reported_pct", v))
-		if st.UsageKnown {
-			attrs = append(attrs, slog.Float64("drift_pct", float64(int((v-st.Percent)*10))/10))
-		}
-	} else {
-		attrs = append(attrs, slog.Bool("self_report_missing", true))
-	}
-	log.Info(EvContextUsage, sid, attrs...)
-}
-
-// lastAPIError reads the end of a Claude transcript and reports whether
-// its last main-chain record is the synthetic API-error record Claude
-// writes when a turn fails, with the error and whether it was prompt too
-// long.
-func lastAPIError(open Opener, path string) (errType string, tooLong, ok bool) {
-	if open == nil {
-		open = OpenFile
-	}
-	f, err := open(path)
-	if err != nil {
-		return "", false, false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", false, false
-	}
-	n := min(st.Size(), 64<<10)
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, st.Size()-n); err != nil && !errors.Is(err, io.EOF) {
-		return "", false, false
-	}
-	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if !bytes.Contains(lines[i], []byte(`"uuid"`)) || !gjson.ValidBytes(lines[i]) {
-			continue
-		}
-		r := gjson.ParseBytes(lines[i])
-		if r.Get("isSidechain").Bool() {
-			continue
-		}
-		if r.Get("type").Str != "assistant" || !r.Get("isApiErrorMessage").Bool() {
-			return "", false, false
-		}
-		text := strings.ToLower(r.Get("message.content.0.text").Str)
-		return r.Get("error").Str, strings.Contains(text, "prompt is too long"), true
-	}
-	return "", false, false
-}
-
-func promptTooLong(p Payload) bool {
-	if p.Error == "prompt_too_long" {
-		return true
-	}
-	d := strings.ToLower(p.ErrorDetails)
-	return strings.Contains(d, "prompt is too long") || strings.Contains(d, "prompt_too_long")
 }

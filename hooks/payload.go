@@ -15,9 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/codex"
 
-	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tidwall/gjson"
 )
 
 // Payload is a hook's stdin, with the fields tether uses pulled out. Raw
@@ -91,9 +92,9 @@ func ParsePayload(data []byte) (Payload, error) {
 	}
 	// Codex's legacy notify program gets {"type":"agent-turn-complete",
 	// "thread-id", "turn-id", "cwd", …} as its last argument.
-	if p.Event == "" && r.Get("type").String() == "agent-turn-complete" {
+	if p.Event == "" && r.Get("type").String() == codex.NotifyTurnComplete {
 		p.Event = "Stop"
-		p.SessionID = r.Get("thread-id").String()
+		p.SessionID = r.Get(codex.NotifyThreadID).String()
 		p.TurnID = r.Get("turn-id").String()
 		p.LastAssistant = r.Get("last-assistant-message").String()
 	}
@@ -111,24 +112,24 @@ func ParsePayload(data []byte) (Payload, error) {
 func DetectHarness(p Payload, codexDir string, claudeEnv bool) string {
 	r := gjson.ParseBytes(p.Raw)
 	switch {
-	case r.Get("type").String() == "agent-turn-complete":
-		return eventlog.Codex
+	case r.Get("type").String() == codex.NotifyTurnComplete:
+		return agent.Codex
 	case r.Get("thread_id").Exists(), r.Get("model_provider").Exists():
-		return eventlog.Codex
-	case strings.Contains(p.TranscriptPath, "/rollout-"):
-		return eventlog.Codex
+		return agent.Codex
+	case codex.IsRolloutPath(p.TranscriptPath):
+		return agent.Codex
 	case codexDir != "" && p.TranscriptPath != "" && strings.HasPrefix(p.TranscriptPath, strings.TrimSuffix(codexDir, "/")+"/"):
-		return eventlog.Codex
+		return agent.Codex
 	case claudeEnv:
-		return eventlog.ClaudeCode
+		return agent.Claude
 	case strings.Contains(p.TranscriptPath, "/projects/"):
-		return eventlog.ClaudeCode
+		return agent.Claude
 	case r.Get("prompt_id").Exists(), r.Get("effort").Exists():
-		return eventlog.ClaudeCode
+		return agent.Claude
 	case p.TurnID != "":
-		return eventlog.Codex
+		return agent.Codex
 	}
-	return eventlog.ClaudeCode
+	return agent.Claude
 }
 
 func trimSpace(b []byte) []byte {

@@ -9,8 +9,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/identity"
-	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/state"
 )
@@ -49,7 +50,7 @@ func ParseStatusLine(data []byte) (StatusInput, error) {
 	}
 	if cu := r.Get("context_window.current_usage"); cu.IsObject() {
 		in.HasUsage = true
-		in.Tokens = cu.Get("input_tokens").Int() + cu.Get("cache_creation_input_tokens").Int() + cu.Get("cache_read_input_tokens").Int()
+		in.Tokens = claude.ContextTokens(cu)
 	}
 	return in, nil
 }
@@ -58,7 +59,7 @@ func ParseStatusLine(data []byte) (StatusInput, error) {
 // the session's state, so the hooks and the prompt segment use the same
 // numbers. It writes only when something changed (the statusLine runs
 // after every assistant message).
-func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) string, now time.Time) (state.Session, error) {
+func RecordStatusLine(stateDir string, in StatusInput, windows agent.Windows, getenv func(string) string, now time.Time) (state.Session, error) {
 	if in.SessionID == "" {
 		return state.Session{}, errors.New("statusLine input has no session_id")
 	}
@@ -68,7 +69,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 	}
 	before := st
 	if st.SessionID == "" {
-		st = state.Session{SessionID: in.SessionID, Harness: eventlog.ClaudeCode, Started: now}
+		st = state.Session{SessionID: in.SessionID, Harness: agent.Claude, Started: now}
 	}
 	if st.IdentityRoot == "" {
 		if v := getenv(identity.EnvRoot); v != "" && identity.CheckPinned(v) == nil {
@@ -92,7 +93,7 @@ func RecordStatusLine(stateDir string, in StatusInput, getenv func(string) strin
 	if in.HasUsage {
 		st.Tokens, st.UsageKnown = in.Tokens, true
 	}
-	st.Window, st.WindowSource = Window(st.ReportedWindow, 0, st.Model, nil)
+	st.Window, st.WindowSource = windows.For(st.Model, st.ReportedWindow, 0)
 	if st.UsageKnown {
 		st.Percent = state.Percent(st.Tokens, st.Window)
 	}
@@ -151,7 +152,7 @@ func renderContext(st state.Session, o StatusOptions) string {
 			bar.WriteRune('░')
 		}
 	}
-	text := fmt.Sprintf("%s %s%% %s", bar.String(), gauge.Pct(pct), "("+Human(st.Tokens)+"/"+Human(st.Window)+")")
+	text := fmt.Sprintf("%s %s%% %s", bar.String(), gauge.Pct(pct), "("+gauge.Tokens(st.Tokens)+"/"+gauge.Tokens(st.Window)+")")
 	if o.Color {
 		t := o.Thresholds
 		if t == (gauge.Thresholds{}) {
@@ -163,18 +164,3 @@ func renderContext(st state.Session, o StatusOptions) string {
 }
 
 var ansiColour = map[string]string{"green": "\x1b[32m", "yellow": "\x1b[33m", "red": "\x1b[31m"}
-
-// Human formats a token count compactly: 950, 12k, 1.2M.
-func Human(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		s := fmt.Sprintf("%.1f", float64(n)/1e6)
-		return strings.TrimSuffix(s, ".0") + "M"
-	case n >= 10_000:
-		return fmt.Sprintf("%dk", n/1000)
-	case n >= 1000:
-		s := fmt.Sprintf("%.1f", float64(n)/1e3)
-		return strings.TrimSuffix(s, ".0") + "k"
-	}
-	return fmt.Sprint(n)
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -27,10 +28,10 @@ func TestStatusLineRealInputs(t *testing.T) {
 	dir := t.TempDir()
 	env := func(string) string { return "" }
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if st, _ := RecordStatusLine(dir, before, env, now); st.UsageKnown || RenderStatusLine(before, st, StatusOptions{}) != "Opus 5.5 · ctx –" {
+	if st, _ := RecordStatusLine(dir, before, agent.Windows{}, env, now); st.UsageKnown || RenderStatusLine(before, st, StatusOptions{}) != "Opus 5.5 · ctx –" {
 		t.Errorf("before the first reply: %+v %q", st, RenderStatusLine(before, st, StatusOptions{}))
 	}
-	st, err := RecordStatusLine(dir, first, env, now)
+	st, err := RecordStatusLine(dir, first, agent.Windows{}, env, now)
 	if err != nil || st.ReportedWindow != 1_000_000 || st.Tokens != 1136 || st.IdentityRoot != "/home/example/src/proj" {
 		t.Errorf("recorded: %+v %v", st, err)
 	}
@@ -39,7 +40,7 @@ func TestStatusLineRealInputs(t *testing.T) {
 	}
 	// Unchanged input: no write.
 	fi1, _ := os.Stat(state.SessionPath(dir, first.SessionID))
-	RecordStatusLine(dir, first, env, now.Add(time.Minute))
+	RecordStatusLine(dir, first, agent.Windows{}, env, now.Add(time.Minute))
 	if got, _ := state.LoadSession(dir, first.SessionID); !got.Updated.Equal(now) {
 		t.Errorf("rewritten without a change: %v (%v)", got.Updated, fi1.ModTime())
 	}

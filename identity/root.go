@@ -153,3 +153,23 @@ func fallbackReason(err error) string {
 	}
 	return err.Error()
 }
+
+// Spellings returns the paths that could have been used to start a session
+// in root's directory and that the caller knows of: the canonical path, the
+// on-disk spelling, and the raw path with and without cleaning.
+func (r Root) Spellings() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && filepath.IsAbs(p) && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	add(r.Path)
+	add(r.Dir)
+	add(r.Raw)
+	add(filepath.Clean(r.Raw))
+	add(nfc(filepath.Clean(r.Raw)))
+	return out
+}

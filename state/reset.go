@@ -6,14 +6,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/locations"
 )
 
 // ResetPath is the file that asks the wrapper to start the next session in
 // root fresh instead of resuming: <stateDir>/reset/<project dir name>.json.
 func ResetPath(stateDir, root string) string {
-	name, _ := identity.ProjectDirName(root)
+	name, _ := claude.ProjectDirName(root)
 	return locations.ResetMarkerFile(stateDir, name)
 }
 

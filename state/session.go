@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/locations"
 )
 
@@ -116,8 +117,5 @@ func Save(stateDir string, s Session) error {
 // Percent is tokens as a percentage of window, rounded down to one
 // decimal.
 func Percent(tokens, window int64) float64 {
-	if window <= 0 {
-		return 0
-	}
-	return float64(tokens*1000/window) / 10
+	return agent.Percent(tokens, window)
 }

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/agent/claude"
 )
 
 // The on-disk names are what existing installs have: they must not move.
 func TestPathsAreTheExistingOnes(t *testing.T) {
 	const dir = "/home/example/.local/state/tether"
-	name, _ := identity.ProjectDirName("/home/example/src/proj")
+	name, _ := claude.ProjectDirName("/home/example/src/proj")
 	for got, want := range map[string]string{
 		SessionPath(dir, "433bf38a-107f"):        dir + "/sessions/433bf38a-107f.json",
 		SessionPath(dir, "../../etc/passwd"):     dir + "/sessions/_.._etc_passwd.json",

@@ -2,16 +2,11 @@ package trim
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
-
-	"github.com/tether-dev/tether/identity"
 )
 
 // DisableEnv turns every automatic trim off when set to a true value.
@@ -106,47 +101,4 @@ func ResolveKeep(paths []string, root string) []string {
 		out = append(out, filepath.Clean(p))
 	}
 	return out
-}
-
-// Running returns the pid of a live Claude Code process running sessionID,
-// from <configDir>/sessions/<pid>.json, or 0.
-func Running(configDir, sessionID string) int {
-	dir := filepath.Join(configDir, "sessions")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
-		if err != nil || pid <= 0 {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			continue
-		}
-		var s struct {
-			PID       int    `json:"pid"`
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(data, &s) != nil || !identity.SameSession(s.SessionID, sessionID) {
-			continue
-		}
-		if s.PID > 0 {
-			pid = s.PID
-		}
-		if alive(pid) {
-			return pid
-		}
-	}
-	return 0
-}
-
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

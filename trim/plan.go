@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 )
 
 // Policy names what a trim keeps.
@@ -20,7 +23,7 @@ const (
 )
 
 // DefaultWindow is the context window assumed when the model is unknown.
-const DefaultWindow = 200000
+const DefaultWindow = agent.DefaultWindow
 
 // DefaultLargeResult is the size above which fit replaces a tool_result's
 // content with a marker.
@@ -38,6 +41,8 @@ type Options struct {
 	FitPercent float64
 	// Window overrides the context window derived from the model.
 	Window int
+	// Windows derives the window from the model when Window is 0.
+	Windows agent.Windows
 	// LargeResult is the tool_result size in bytes above which fit may
 	// replace it (DefaultLargeResult when 0).
 	LargeResult int
@@ -119,7 +124,7 @@ func kindOf(rc *rec) string {
 	switch rc.typ {
 	case "system":
 		if rc.boundary {
-			return "compact_boundary"
+			return claude.SubtypeCompactBoundary
 		}
 		return "system"
 	case "attachment", "progress":
@@ -311,7 +316,8 @@ func makePlan(recs []rec, opts Options) ([]edit, *Report, error) {
 	case PolicyFit:
 		rep.Window = opts.Window
 		if rep.Window <= 0 {
-			rep.Window = ModelWindow(rep.Model)
+			w, _ := opts.Windows.For(rep.Model, 0, 0)
+			rep.Window = int(w)
 		}
 		rep.Target = int64(opts.FitTokens)
 		if rep.Target <= 0 {
@@ -351,17 +357,6 @@ func (p *planner) lastModel() string {
 		}
 	}
 	return ""
-}
-
-// ModelWindow is the context window of a model as far as tether knows:
-// 1M for models observed with a 1M window (claude-opus-5*, any "[1m]"
-// variant), else DefaultWindow.
-func ModelWindow(model string) int {
-	m := strings.ToLower(model)
-	if strings.Contains(m, "[1m]") || strings.HasPrefix(m, "claude-opus-5") {
-		return 1000000
-	}
-	return DefaultWindow
 }
 
 // estimate is bytes/4 of what a resume would send: the message content of

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -62,24 +64,14 @@ const (
 	classSkip                // blank line or truncated last line: never written
 )
 
-var chainTypes = map[string]bool{"user": true, "assistant": true, "system": true, "attachment": true, "progress": true}
-
-// nonChainTypes are the record types without a uuid chain this code has
-// seen. Unknown ones pass through too; the list only labels the report.
-var nonChainTypes = map[string]bool{
-	"queue-operation": true, "summary": true, "custom-title": true, "ai-title": true, "last-prompt": true,
-	"agent-name": true, "tag": true, "mode": true, "permission-mode": true, "file-history-snapshot": true,
-	"atis-latch": true, "api-request-shape": true, "api-request-blob": true, "api-request": true,
-	"tools-used": true, "cost-state": true, "pr-link": true, "content-replacement": true,
-}
-
-// envelopeKeys must be present on every chain record: they are what the
-// re-link and the validator rely on, and their absence means the format
-// moved under us.
-var envelopeKeys = []string{"uuid", "parentUuid", "sessionId", "timestamp", "isSidechain", "version"}
-
-var userBlocks = map[string]bool{"text": true, "image": true, "document": true, "tool_result": true}
-var assistantBlocks = map[string]bool{"text": true, "thinking": true, "redacted_thinking": true, "tool_use": true}
+// The record and block type sets are Claude Code's: agent/claude owns them.
+var (
+	chainTypes      = claude.ChainTypes
+	nonChainTypes   = claude.NonChainTypes
+	envelopeKeys    = claude.EnvelopeKeys
+	userBlocks      = claude.UserBlocks
+	assistantBlocks = claude.AssistantBlocks
+)
 
 // toolUse is a tool_use block of a record.
 type toolUse struct {
@@ -231,12 +223,12 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 			rc.sidechain = (v.Type == gjson.True)
 		case "isMeta":
 			rc.meta = (v.Type == gjson.True)
-		case "isCompactSummary":
+		case claude.KeyIsCompactSummary:
 			rc.summary = (v.Type == gjson.True)
-		case "isApiErrorMessage":
+		case claude.KeyIsAPIErrorMessage:
 			rc.synthetic = rc.synthetic || (v.Type == gjson.True)
-		case "subtype":
-			rc.boundary = v.Str == "compact_boundary"
+		case claude.KeySubtype:
+			rc.boundary = v.Str == claude.SubtypeCompactBoundary
 		case "message":
 			message = v
 		case "toolUseResult":
@@ -249,8 +241,8 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 		case "rendered":
 			rc.send = int64(len(v.Raw))
 			rc.unrendered = false
-		case "promptSource":
-			if v.Str != "typed" && v.Str != "sdk" {
+		case claude.KeyPromptSource:
+			if !claude.HumanPromptSource(v.Str) {
 				hasKey["_notHuman"] = true
 			}
 		}
@@ -301,7 +293,7 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 	}
 	content = message.Get("content")
 	rc.model = strings.Clone(message.Get("model").Str)
-	if rc.model == "<synthetic>" {
+	if rc.model == claude.SyntheticModel {
 		rc.synthetic = true
 	}
 	rc.send = int64(len(content.Raw))
@@ -360,22 +352,9 @@ func classify(line []byte, rc *rec, allowUnknown bool) error {
 	return nil
 }
 
-// harnessPrefixes mark user text written by Claude Code, not typed.
-var harnessPrefixes = []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
-	"<local-command-caveat>", "<system-reminder>", "[Request interrupted", "<bash-input>", "<bash-stdout>", "<user-memory-input>"}
-
-func isHumanText(s string) bool {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return false
-	}
-	for _, p := range harnessPrefixes {
-		if strings.HasPrefix(t, p) {
-			return false
-		}
-	}
-	return true
-}
+// isHumanText is the one human-prompt text rule (agent/claude), shared
+// with the catalog's titles.
+func isHumanText(s string) bool { return claude.IsHumanText(s) }
 
 // transient views a line as a string without copying it. The line buffer is
 // reused for the next line, so every string kept beyond this record is

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -119,12 +121,12 @@ func Validate(r io.Reader) error {
 			return &ValidationError{n, "parentUuid is neither a string nor null"}
 		}
 		node := &vnode{line: n, parent: strings.Clone(p.Str), sidechain: v.Get("isSidechain").Type == gjson.True,
-			summary: v.Get("isCompactSummary").Type == gjson.True}
-		if typ == "system" && v.Get("subtype").Str == "compact_boundary" {
+			summary: v.Get(claude.KeyIsCompactSummary).Type == gjson.True}
+		if typ == claude.TypeSystem && v.Get(claude.KeySubtype).Str == claude.SubtypeCompactBoundary {
 			node.boundary = true
 			node.logical = strings.Clone(v.Get("logicalParentUuid").Str)
 			if node.parent != "" {
-				return &ValidationError{n, "compact_boundary with a parentUuid (it must be a root)"}
+				return &ValidationError{n, claude.SubtypeCompactBoundary + " with a parentUuid (it must be a root)"}
 			}
 		}
 		if node.summary {
@@ -154,7 +156,7 @@ func Validate(r io.Reader) error {
 		}
 		if nd.logical != "" {
 			if _, ok := nodes[nd.logical]; !ok {
-				return &ValidationError{nd.line, fmt.Sprintf("compact_boundary logicalParentUuid %q is not in the file", nd.logical)}
+				return &ValidationError{nd.line, fmt.Sprintf("%s logicalParentUuid %q is not in the file", claude.SubtypeCompactBoundary, nd.logical)}
 			}
 		}
 	}
@@ -192,7 +194,7 @@ func Validate(r io.Reader) error {
 			return err
 		}
 		if !root.boundary {
-			return &ValidationError{nodes[id].line, "compact summary that does not descend from a compact_boundary"}
+			return &ValidationError{nodes[id].line, "compact summary that does not descend from a " + claude.SubtypeCompactBoundary}
 		}
 	}
 	// The newest main-chain leaf is what a resume continues from.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/identity"
 )
 
@@ -37,8 +38,8 @@ func transcriptIDs(dir string) []string {
 		if !ok {
 			continue
 		}
-		if strings.HasPrefix(name, "rollout-") && len(name) >= 36 {
-			name = name[len(name)-36:]
+		if codex.IsRolloutFile(e.Name()) {
+			name = codex.ThreadID(name)
 		}
 		ids = append(ids, name)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
@@ -109,7 +111,7 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reasonTooLong), slog.String("next", "trim"), slog.String("transcript", tr.path))
 	log.Info(eventlog.Trim, res.ID, rep.Event(eventlog.SourceRetry, 0).Attrs()...)
 	fmt.Fprintf(o.Stderr, "tether: session %s: prompt too long — trimmed to about %.0f%% of its context (backup: %s); resuming once more.\n",
-		termsafe.String(o.short(res.ID, tr)), state.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup))
+		termsafe.String(o.short(res.ID, tr)), agent.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup))
 	tr = o.findTranscript(res.ID)
 	child.Stdout = out.writer()
 	code, err = o.Exec(child)
@@ -117,7 +119,7 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 	if err != nil {
 		return code, true, true, fmt.Errorf("run %s: %w", o.Bin, err)
 	}
-	if code != 0 && code < 128 && o.resumeFailure(res.ID, tr) != "" {
+	if reason, _ := o.resumeFailure(res.ID, tr); code != 0 && code < 128 && reason != "" {
 		out.withhold(log, res.ID)
 		return code, true, false, nil
 	}
@@ -128,7 +130,7 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 // fitTrim shrinks a Claude transcript to FitPercent of its window and
 // returns the report and the window it used.
 func (o Options) fitTrim(id, path string) (*trim.Report, int64, error) {
-	u, err := hooks.ClaudeUsage(hooks.OpenFile, path, hooks.DefaultTail)
+	u, err := claude.Usage(nil, path, jsonl.DefaultTail)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -136,7 +138,7 @@ func (o Options) fitTrim(id, path string) (*trim.Report, int64, error) {
 	if st, err := state.LoadSession(o.StateDir, id); err == nil && o.StateDir != "" {
 		reported = st.ReportedWindow
 	}
-	window, _ := hooks.Window(reported, u.Window, u.Model, o.Windows)
+	window, _ := o.Windows.For(u.Model, reported, u.Window)
 	target := o.FitPercent
 	if target <= 0 {
 		target = 60

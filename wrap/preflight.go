@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/termsafe"
 
-	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
@@ -36,7 +39,7 @@ func (e *RunningError) Error() string {
 // asked (""), or to start fresh instead (the reason). It trims the
 // transcript first when the configured policy says so.
 func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath string) (string, error) {
-	if pid := trim.Running(o.ClaudeDir, id); pid > 0 && !o.Force {
+	if pid := claude.RunningPID(o.ClaudeDir, id); pid > 0 && !o.Force {
 		return "", &RunningError{ID: id, PID: pid, Short: o.short(id, tr)}
 	}
 	if o.StateDir != "" {
@@ -48,7 +51,7 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	if o.Threshold <= 0 {
 		return "", nil
 	}
-	u, err := hooks.ClaudeUsage(hooks.OpenFile, tr.path, hooks.DefaultTail)
+	u, err := claude.Usage(nil, tr.path, jsonl.DefaultTail)
 	if err != nil || !u.Found {
 		return "", nil // nothing known about its size: let the CLI try
 	}
@@ -56,12 +59,12 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	if st, err := state.LoadSession(o.StateDir, id); err == nil {
 		reported = st.ReportedWindow
 	}
-	window, _ := hooks.Window(reported, u.Window, u.Model, o.Windows)
-	pct := state.Percent(u.Tokens, window)
+	window, _ := o.Windows.For(u.Model, reported, u.Window)
+	pct := agent.Percent(u.Tokens, window)
 	if pct < o.Threshold {
 		return "", nil
 	}
-	over := fmt.Sprintf("context at %.0f%% of %s tokens", pct, hooks.Human(window))
+	over := fmt.Sprintf("context at %.0f%% of %s tokens", pct, gauge.Tokens(window))
 	if o.Policy == PolicyFresh {
 		return over, nil
 	}
@@ -87,6 +90,6 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		return "", nil
 	}
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
-		termsafe.String(o.short(id, tr)), pct, state.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup), termsafe.String(id))
+		termsafe.String(o.short(id, tr)), pct, agent.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup), termsafe.String(id))
 	return "", nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -51,7 +52,7 @@ type Options struct {
 	// or PolicyFresh (start a new session instead).
 	Policy      string
 	FitPercent  float64
-	Windows     map[string]int64
+	Windows     agent.Windows
 	DisableTrim bool
 	// Force resumes a session even when another process runs it.
 	Force bool
@@ -69,9 +70,9 @@ func Run(o Options) (int, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	harness := eventlog.ClaudeCode
+	harness := agent.Claude
 	if o.Harness == Codex {
-		harness = eventlog.Codex
+		harness = agent.Codex
 	}
 	root := o.Root
 	res := ParseResume(o.Harness, o.Args)
@@ -119,7 +120,7 @@ func Run(o Options) (int, error) {
 			if reason != "" {
 				return o.fallback(log, res, child, tr, reason, -1)
 			}
-			tr = o.findTranscript(res.ID) // a trim changed its size
+			tr = tr.restat() // a trim changed its size
 		}
 	}
 	out := o.newAttemptOutput(res)
@@ -133,7 +134,7 @@ func Run(o Options) (int, error) {
 	// A status over 128 is a signal: the user interrupted, which is never
 	// the session's fault.
 	if checkable && code != 0 && code < 128 {
-		if reason := o.resumeFailure(res.ID, tr); reason != "" {
+		if reason, after := o.resumeFailure(res.ID, tr); reason != "" {
 			out.withhold(log, res.ID)
 			if reason == reasonTooLong {
 				retried, tried, done, err := o.retryTrimmed(log, res, child, out)
@@ -144,8 +145,9 @@ func Run(o Options) (int, error) {
 				if tried {
 					reason += ", even after trimming"
 				}
+				after = o.findTranscript(res.ID)
 			}
-			o.markStale(res.ID, o.findTranscript(res.ID).path, reason)
+			o.markStale(res.ID, after.path, reason)
 			return o.fallback(log, res, child, tr, reason, code)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/state"
@@ -103,7 +104,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) transcriptPath(cwd string) string {
-	name, _ := identity.ProjectDirName(cwd)
+	name, _ := claude.ProjectDirName(cwd)
 	return filepath.Join(f.claude, "projects", name, sid+".jsonl")
 }
 

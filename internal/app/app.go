@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/identity"
@@ -70,6 +72,14 @@ func New(version string) *App {
 func (a *App) Config() (config.Config, error) {
 	a.cfgOnce.Do(func() { a.cfg, a.cfgErr = config.Load(a.Loc.ConfigFile) })
 	return a.cfg, a.cfgErr
+}
+
+// Windows is the one context-window lookup every command uses: the
+// window the statusLine last reported per model, then [hooks.windows],
+// then the built-in table. A config that does not load gives no table.
+func (a *App) Windows() agent.Windows {
+	cfg, _ := a.Config()
+	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: agent.WindowFile{Path: a.Loc.WindowsFile()}.Cached()}
 }
 
 // Root returns the identity root of this process tree, computed once.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 )
@@ -92,7 +92,7 @@ func TestIdentityJSON(t *testing.T) {
 	os.Symlink(real, link)
 	// A session started through the symlink, stranded in its own project
 	// directory.
-	linkName, _ := identity.ProjectDirName(link)
+	linkName, _ := claude.ProjectDirName(link)
 	pd := filepath.Join(ta.home, ".claude", "projects", linkName)
 	os.MkdirAll(pd, 0o700)
 	os.WriteFile(filepath.Join(pd, "s1.jsonl"), []byte(`{"type":"user","cwd":"`+link+`","uuid":"u"}`+"\n"), 0o600)
@@ -117,7 +117,7 @@ func TestIdentityJSON(t *testing.T) {
 	if err := json.Unmarshal(ta.out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, ta.out)
 	}
-	wantName, _ := identity.ProjectDirName(real)
+	wantName, _ := claude.ProjectDirName(real)
 	if rep.Raw != link+"/" || rep.Root != real || rep.FellBack || rep.ProjectDir.Name != wantName || rep.ProjectDir.Exists {
 		t.Errorf("report: %+v", rep)
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/internal/exitcode"
@@ -21,8 +23,8 @@ import (
 
 // Harness names as the catalog and the completion index spell them.
 const (
-	harnessClaude = "claude-code"
-	harnessCodex  = "codex"
+	harnessClaude = agent.Claude
+	harnessCodex  = agent.Codex
 )
 
 // indexMaxAge is how old the completion index may be before a TAB starts a

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/catalog"
@@ -137,12 +139,12 @@ func runDoctor(opts doctorOptions) error {
 	} else {
 		add("ok", "identity", "%s", root.Path)
 	}
-	if dirs, err := identity.FindProjectDirs(opts.Loc.ClaudeProjects(), root); err != nil {
+	if dirs, err := claude.FindProjectDirs(opts.Loc.ClaudeProjects(), root); err != nil {
 		add("fail", "stranded", "cannot read %s: %v", opts.Loc.ClaudeProjects(), err)
 	} else {
 		n := 0
 		for _, d := range dirs {
-			if d.Match != identity.MatchExact {
+			if d.Match != claude.MatchExact {
 				n += len(d.Sessions)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/agent/jsonl"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/hooks"
@@ -61,13 +63,13 @@ func (a *App) hookCommand() *cli.Command {
 			os.Setenv(envInHook, "1")
 			cfg, err := a.Config()
 			opts.ConfigErr = err
-			tail := hooks.DefaultTail
+			tail := jsonl.DefaultTail
 			if m := cfg.Hooks.TailMaxKiB << 10; m > 0 {
 				tail.Max = max(m, tail.Initial)
 			}
 			opts.Env = hooks.Env{
 				StateDir: a.Loc.StateDir, CodexDir: a.Loc.CodexDir, Getenv: a.Getenv, Now: a.Now,
-				Log: a.Log(), Tail: tail, Windows: cfg.Hooks.Windows,
+				Log: a.Log(), Tail: tail, Windows: a.Windows(),
 				// The wrapper's --self-report exports TETHER_SELF_REPORT=1.
 				SelfReport: cfg.Hooks.SelfReport || a.Getenv(envSelfReport) == "1",
 			}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent/claude/claudetest"
 	"github.com/tether-dev/tether/hooks"
-	"github.com/tether-dev/tether/hooks/hookstest"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
@@ -217,7 +217,7 @@ func BenchmarkHookStop50MB(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
-	transcript := hookstest.BigTranscript(b, 50<<20)
+	transcript := claudetest.BigTranscript(b, 50<<20)
 	payload := []byte(`{"session_id":"bench","transcript_path":"` + transcript + `","cwd":"/home/example/src/proj","hook_event_name":"Stop","stop_hook_active":false}`)
 	env := isolatedEnv(dir)
 	b.ResetTimer()
@@ -233,7 +233,7 @@ func BenchmarkHookStop50MB(b *testing.B) {
 	data, _ := os.ReadFile(filepath.Join(dir, "state", "tether", "events.jsonl"))
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	last := lines[len(lines)-1]
-	if gjson.Get(last, "tokens").Int() != hookstest.BigTokens {
+	if gjson.Get(last, "tokens").Int() != claudetest.BigTokens {
 		b.Fatalf("wrong usage: %s", last)
 	}
 	b.ReportMetric(float64(gjson.Get(last, "bytes_read").Int()), "transcript-bytes-read/op")

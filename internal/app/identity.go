@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/identity"
@@ -81,15 +83,15 @@ func runIdentity(opts identityOptions) error {
 		root = identity.Resolve(opts.Path)
 	}
 	projects := opts.ClaudeDir + "/projects"
-	dirs, err := identity.FindProjectDirs(projects, root)
+	dirs, err := claude.FindProjectDirs(projects, root)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", projects, err)
 	}
-	name, long := identity.ProjectDirName(root.Path)
+	name, long := claude.ProjectDirName(root.Path)
 	rep := identityReport{Root: root, ClaudeConfigDir: opts.ClaudeDir, OtherProjectDirs: []otherProjectDir{}}
 	rep.ProjectDir = projectDirReport{Name: name, Long: long}
 	for _, d := range dirs {
-		if d.Match == identity.MatchExact && rep.ProjectDir.Path == "" {
+		if d.Match == claude.MatchExact && rep.ProjectDir.Path == "" {
 			rep.ProjectDir.Name, rep.ProjectDir.Path, rep.ProjectDir.Sessions = d.Name, d.Path, len(d.Sessions)
 			_, statErr := os.Stat(d.Path)
 			rep.ProjectDir.Exists = statErr == nil

@@ -149,7 +149,7 @@ func (a *App) runWrap(opts runOptions) error {
 		Threshold:   cfg.Wrap.Threshold,
 		Policy:      cfg.Wrap.Policy,
 		FitPercent:  cfg.Wrap.FitPercent,
-		Windows:     cfg.Hooks.Windows,
+		Windows:     a.Windows(),
 		DisableTrim: trim.Disabled(a.Getenv),
 		Force:       opts.Force,
 		Abbrev:      a.abbrev(),

@@ -77,12 +77,12 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 	c := &catalog.Catalog{}
 	if harness == "" || harness == catalog.ClaudeCode {
 		c.Readers = append(c.Readers, &catalog.ClaudeReader{
-			Dir: claudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules,
+			Dir: claudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules, Windows: a.Windows(),
 		})
 	}
 	if harness == "" || harness == catalog.Codex {
 		c.Readers = append(c.Readers, &catalog.CodexReader{
-			Dir: codexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
+			Dir: codexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules, Windows: a.Windows(),
 		})
 	}
 	return c, nil

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/hooks"
@@ -26,6 +28,9 @@ type statuslineOptions struct {
 	Now          func() time.Time
 	Log          *eventlog.Log
 	Config       config.Config
+	Windows      agent.Windows
+	// Remember keeps the window the statusLine reported for a model.
+	Remember func(model string, window int64) error
 }
 
 // promptThresholds are the colours' thresholds of [prompt], which the
@@ -60,7 +65,8 @@ func (a *App) statuslineCommand() *cli.Command {
 			cfg, _ := a.Config()
 			return runStatusline(ctx, statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log(), Config: cfg,
 				Chain:        chainCommand(cfg.StatusLine, a.Loc.StateDir, a.Loc.ClaudeDir, a.Getenv),
-				ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond})
+				ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
+				Windows:      a.Windows(), Remember: agent.WindowFile{Path: a.Loc.WindowsFile()}.Remember})
 		},
 	}
 }
@@ -78,7 +84,12 @@ func runStatusline(ctx context.Context, opts statuslineOptions) error {
 		fmt.Fprintln(opts.IO.Out, "tether")
 		return nil
 	}
-	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Getenv, opts.Now())
+	if in.Window > 0 && opts.Remember != nil {
+		if err := opts.Remember(in.ModelID, in.Window); err != nil {
+			opts.Log.Warn(hooks.EvHookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		}
+	}
+	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Windows, opts.Getenv, opts.Now())
 	if err != nil {
 		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/termsafe"
 )
 
@@ -29,7 +29,7 @@ func withHostileSession(t *testing.T, ta *testApp) string {
 	if err := os.MkdirAll(cwd, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	name, _ := identity.ProjectDirName(cwd)
+	name, _ := claude.ProjectDirName(cwd)
 	q := jsonRaw
 	lines := []string{
 		`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":` + q("find parser "+hostile) + `},"uuid":"u1","timestamp":"2026-11-30T10:54:17.279Z","cwd":` + q(cwd) + `,"sessionId":"` + hostileID + `","version":"2.1.332","gitBranch":` + q("br"+hostile) + `}`,

@@ -13,6 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/catalog"
@@ -36,6 +39,7 @@ type trimOptions struct {
 	KeepFile  string
 	Fit       string
 	Window    int
+	Windows   agent.Windows
 	DryRun    bool
 	JSON      bool
 	Force     bool
@@ -85,7 +89,7 @@ func (a *App) trimCommand() *cli.Command {
 			opts := trimOptions{Ctx: ctx,
 				IO: a.IO, ClaudeDir: a.Loc.ClaudeDir, StateDir: a.Loc.StateDir, Root: a.Root(), Now: a.Now,
 				Session: cmd.Args().First(), Keep: cmd.StringSlice("keep"), KeepFile: cmd.String("keep-file"),
-				Fit: cmd.String("fit"), Window: int(cmd.Int("window")), DryRun: cmd.Bool("dry-run"), JSON: cmd.Bool("json"),
+				Fit: cmd.String("fit"), Window: int(cmd.Int("window")), Windows: a.Windows(), DryRun: cmd.Bool("dry-run"), JSON: cmd.Bool("json"),
 				Force: cmd.Bool("force"), Unknown: cmd.Bool("allow-unknown"), Restore: cmd.Bool("restore"), Reset: cmd.Bool("reset"),
 				log: a.Log(),
 			}
@@ -117,7 +121,7 @@ func runTrim(opts trimOptions) error {
 		return err
 	}
 	if !opts.Force && !opts.DryRun {
-		if pid := trim.Running(opts.ClaudeDir, id); pid != 0 {
+		if pid := claude.RunningPID(opts.ClaudeDir, id); pid != 0 {
 			return exitcode.With(exitcode.Refused, fmt.Errorf("session %s is running (pid %d); stop it first or pass --force", id, pid))
 		}
 	}
@@ -136,7 +140,7 @@ func runTrim(opts trimOptions) error {
 		}
 		return nil
 	}
-	topts := trim.Options{AllowUnknown: opts.Unknown, Window: opts.Window}
+	topts := trim.Options{AllowUnknown: opts.Unknown, Window: opts.Window, Windows: opts.Windows}
 	root := sessionRoot(path, opts.Root)
 	var notes trim.Notes
 	switch {
@@ -231,7 +235,7 @@ func runTrimReset(opts trimOptions) error {
 // sessionRoot is the identity root of the directory the session was
 // started in, as recorded in the transcript; else this process's root.
 func sessionRoot(path string, fallback identity.Root) string {
-	if cwd := identity.RecordedCwd(path); cwd != "" {
+	if cwd := claude.RecordedCwd(path); cwd != "" {
 		return identity.Resolve(cwd).Path
 	}
 	return fallback.Path

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -47,7 +47,7 @@ func TestLogEventTrimListsAutomaticAndManualTrims(t *testing.T) {
 	ta.exec = func(wrap.Child) (int, error) { return 0, nil }
 
 	const auto = "aaaa1111-07d6-4b50-9048-40676f77f965"
-	name, _ := identity.ProjectDirName(dir)
+	name, _ := claude.ProjectDirName(dir)
 	pd := filepath.Join(ta.home, ".claude", "projects", name)
 	os.MkdirAll(pd, 0o700)
 	os.WriteFile(filepath.Join(pd, auto+".jsonl"), []byte(bigTranscript(auto, dir, 1<<20, 190000)), 0o600)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
@@ -23,7 +24,7 @@ func seedSession(t *testing.T, ta *testApp, id, dir string) string {
 	}
 	s := strings.ReplaceAll(string(data), "/home/example/src/proj", dir)
 	s = strings.ReplaceAll(s, "d9f7843f-07d6-4b50-9048-40676f77f965", id)
-	name, _ := identity.ProjectDirName(dir)
+	name, _ := claude.ProjectDirName(dir)
 	pd := filepath.Join(ta.home, ".claude", "projects", name)
 	os.MkdirAll(pd, 0o700)
 	path := filepath.Join(pd, id+".jsonl")

@@ -19,9 +19,9 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // pure-Go SQLite, as the catalog reads it
+	"github.com/tether-dev/tether/agent/claude"
 
-	"github.com/tether-dev/tether/identity"
+	_ "modernc.org/sqlite" // pure-Go SQLite, as the catalog reads it
 )
 
 // StateSchema is Codex 0.171.0's state_5.sqlite schema as dumped from the
@@ -329,7 +329,7 @@ func (g *gen) claudeSession(i int, p project, start time.Time, size int64) (stri
 		version = "2.0.77"
 	}
 	cwd := p.physical
-	name, _ := identity.ProjectDirName(cwd)
+	name, _ := claude.ProjectDirName(cwd)
 	path := filepath.Join(g.o.Dir, ".claude", "projects", name, id+".jsonl")
 	w, err := create(path)
 	if err != nil {

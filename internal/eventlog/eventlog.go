@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/tether-dev/tether/agent"
 )
 
 // Standard keys every record has.
@@ -31,10 +33,10 @@ const (
 	KeyIdentityRoot = "identity_root"
 )
 
-// Harness names.
+// Harness names (declared once, in package agent).
 const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
+	ClaudeCode = agent.Claude
+	Codex      = agent.Codex
 )
 
 // Options configure a Log.

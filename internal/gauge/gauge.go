@@ -4,8 +4,10 @@
 package gauge
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Thresholds are the percentages from which a gauge turns yellow (Warn)
@@ -36,4 +38,19 @@ func (t Thresholds) Colour(p float64) string {
 		return "yellow"
 	}
 	return "green"
+}
+
+// Tokens formats a token count compactly: 950, 12k, 1.2M.
+func Tokens(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		s := fmt.Sprintf("%.1f", float64(n)/1e6)
+		return strings.TrimSuffix(s, ".0") + "M"
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case n >= 1000:
+		s := fmt.Sprintf("%.1f", float64(n)/1e3)
+		return strings.TrimSuffix(s, ".0") + "k"
+	}
+	return fmt.Sprint(n)
 }

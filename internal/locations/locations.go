@@ -25,6 +25,10 @@ type Locations struct {
 // EventLog is the lifecycle log.
 func (l Locations) EventLog() string { return filepath.Join(l.StateDir, "events.jsonl") }
 
+// WindowsFile remembers the context window Claude Code's statusLine last
+// reported per model.
+func (l Locations) WindowsFile() string { return filepath.Join(l.StateDir, "windows.json") }
+
 // ShimsDir holds the claude and codex symlinks to tether made by
 // install.sh --shims.
 func (l Locations) ShimsDir() string { return filepath.Join(l.DataDir, "shims") }

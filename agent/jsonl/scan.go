@@ -1,10 +1,13 @@
-package catalog
+// Package jsonl reads the JSON-lines files both agents write: a fast
+// envelope scanner and bounded readers (head, growing tail, range), so that
+// hot paths never parse a whole transcript. It knows no format keys.
+package jsonl
 
 import "strings"
 
 // A transcript line is mostly one or two huge string values (a tool's
 // output, recorded in the message and again in toolUseResult) around a
-// few small envelope fields. List needs only the envelope, so eachTop
+// few small envelope fields. List needs only the envelope, so EachTop
 // walks the top-level object and jumps over strings with
 // strings.IndexByte (vectorised) instead of decoding them byte by byte
 // as a general JSON parser must. It checks structure (balanced brackets,
@@ -85,10 +88,10 @@ func skipValue(s string, i int) int {
 	return i
 }
 
-// eachTop calls fn with every top-level key (raw, unescaped keys are
+// EachTop calls fn with every top-level key (raw, unescaped keys are
 // all tether looks for) and raw value of the JSON object s, until fn
 // returns false. It reports whether s is a structurally sound object.
-func eachTop(s string, fn func(key, val string) bool) bool {
+func EachTop(s string, fn func(key, val string) bool) bool {
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return false

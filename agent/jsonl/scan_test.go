@@ -1,4 +1,4 @@
-package catalog
+package jsonl
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ func TestEachTop(t *testing.T) {
 	}
 	for _, c := range cases {
 		var got []kv
-		ok := eachTop(c.in, func(k, v string) bool { got = append(got, kv{k, v}); return true })
+		ok := EachTop(c.in, func(k, v string) bool { got = append(got, kv{k, v}); return true })
 		if ok != c.ok {
 			t.Errorf("%q: ok=%v, want %v", c.in, ok, c.ok)
 			continue
@@ -47,7 +47,7 @@ func TestEachTop(t *testing.T) {
 	}
 }
 
-// FuzzEachTop: whatever eachTop accepts as an object, gjson agrees on
+// FuzzEachTop: whatever EachTop accepts as an object, gjson agrees on
 // the top-level keys and raw values.
 func FuzzEachTop(f *testing.F) {
 	for _, s := range []string{`{"a":1,"b":[1,{"c":"}"}],"d":"\\\""}`, `{}`, `{"x":"y"`, `{"type":"user","message":{"content":"hi"}}`} {
@@ -55,7 +55,7 @@ func FuzzEachTop(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var keys, vals []string
-		if !eachTop(s, func(k, v string) bool { keys, vals = append(keys, k), append(vals, v); return true }) {
+		if !EachTop(s, func(k, v string) bool { keys, vals = append(keys, k), append(vals, v); return true }) {
 			return
 		}
 		if !gjson.Valid(s) {
@@ -68,13 +68,13 @@ func FuzzEachTop(f *testing.F) {
 				return false
 			}
 			if k.Raw != `"`+keys[i]+`"` || v.Raw != vals[i] {
-				t.Fatalf("%q: key %d: gjson %s=%s, eachTop %s=%s", s, i, k.Raw, v.Raw, keys[i], vals[i])
+				t.Fatalf("%q: key %d: gjson %s=%s, EachTop %s=%s", s, i, k.Raw, v.Raw, keys[i], vals[i])
 			}
 			i++
 			return true
 		})
 		if i >= 0 && i != len(keys) {
-			t.Fatalf("%q: gjson %d keys, eachTop %d", s, i, len(keys))
+			t.Fatalf("%q: gjson %d keys, EachTop %d", s, i, len(keys))
 		}
 	})
 }

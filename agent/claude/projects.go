@@ -1,10 +1,7 @@
-package identity
+package claude
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,7 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/tidwall/gjson"
+	"github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tether-dev/tether/identity"
 )
 
 // maxProjectName is where Claude Code 2.1 cuts a project-directory name and
@@ -21,10 +19,6 @@ import (
 // hash is not part of any contract, so long names are matched by their
 // prefix (or as the whole name) rather than by recomputing it.
 const maxProjectName = 200
-
-// headLimit bounds how much of a transcript is read to find its recorded
-// cwd; the first chain record carries it, a few KiB into the file.
-const headLimit = 64 << 10
 
 // ProjectDirName returns the name Claude Code gives the project directory of
 // a session started in path: every UTF-16 code unit outside [A-Za-z0-9]
@@ -105,26 +99,6 @@ type ProjectDir struct {
 	Cwds []string `json:"cwds,omitempty"`
 }
 
-// Spellings returns the paths that could have been used to start a session
-// in root's directory and that the caller knows of: the canonical path, the
-// on-disk spelling, and the raw path with and without cleaning.
-func (r Root) Spellings() []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p != "" && filepath.IsAbs(p) && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	add(r.Path)
-	add(r.Dir)
-	add(r.Raw)
-	add(filepath.Clean(r.Raw))
-	add(nfc(filepath.Clean(r.Raw)))
-	return out
-}
-
 // FindProjectDirs lists every directory under projectsDir (Claude Code's
 // <config>/projects) that holds sessions for root: the directory of the
 // canonical name, those of the other known spellings, and any other
@@ -132,7 +106,7 @@ func (r Root) Spellings() []string {
 // (stranded by a symlink, a trailing slash or an older encoding). The exact
 // directory is listed first, even when it does not exist yet, so callers can
 // say so. A missing projectsDir is not an error.
-func FindProjectDirs(projectsDir string, root Root) ([]ProjectDir, error) {
+func FindProjectDirs(projectsDir string, root identity.Root) ([]ProjectDir, error) {
 	exactName, _ := ProjectDirName(root.Path)
 	entries, err := os.ReadDir(projectsDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -142,7 +116,7 @@ func FindProjectDirs(projectsDir string, root Root) ([]ProjectDir, error) {
 	sameRoot := func(cwd string) bool {
 		p, ok := resolved[cwd]
 		if !ok {
-			p = Resolve(cwd).Path
+			p = identity.Resolve(cwd).Path
 			resolved[cwd] = p
 		}
 		return p == root.Path
@@ -228,25 +202,14 @@ func sessionFiles(dir string) []string {
 	return out
 }
 
-// RecordedCwd returns the cwd recorded by the first record of a Claude Code
-// transcript that carries one, reading at most the first 64 KiB. It returns
-// "" when there is none (empty, unreadable or unfamiliar file).
+// RecordedCwd returns the cwd recorded by the first record of a transcript
+// that carries one, reading at most the first 64 KiB. It returns "" when
+// there is none (empty, unreadable or unfamiliar file).
 func RecordedCwd(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, headLimit))
-	sc.Buffer(make([]byte, 0, 16<<10), headLimit)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if !bytes.Contains(line, []byte(`"cwd"`)) || !gjson.ValidBytes(line) {
-			continue
-		}
-		if cwd := gjson.GetBytes(line, "cwd"); cwd.Type == gjson.String && cwd.Str != "" {
-			return cwd.Str
-		}
-	}
-	return ""
+	cwd, _ := Head(path)
+	return cwd
 }
+
+// Head reads the first 64 KiB of a transcript: the cwd the first record
+// carrying one recorded, and whether any line is a JSON object at all.
+func Head(path string) (cwd string, valid bool) { return jsonl.FirstString(path, KeyCwd) }

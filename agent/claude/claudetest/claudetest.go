@@ -1,6 +1,6 @@
-// Package hookstest generates transcripts for the hooks tests and
+// Package claudetest generates Claude Code transcripts for tests and
 // benchmarks.
-package hookstest
+package claudetest
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package identity
+package claude
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/tether-dev/tether/identity"
 )
 
 func TestProjectDirName(t *testing.T) {
@@ -127,7 +129,7 @@ func TestFindProjectDirs(t *testing.T) {
 	// 2.0.x subagent transcripts are not sessions.
 	writeSession(t, projects, linkName, "agent-1234", link)
 
-	dirs, err := FindProjectDirs(projects, Resolve(link))
+	dirs, err := FindProjectDirs(projects, identity.Resolve(link))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func TestFindProjectDirs(t *testing.T) {
 
 func TestFindProjectDirsMissing(t *testing.T) {
 	base := realTemp(t)
-	dirs, err := FindProjectDirs(filepath.Join(base, "none"), Resolve(base))
+	dirs, err := FindProjectDirs(filepath.Join(base, "none"), identity.Resolve(base))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,4 +194,23 @@ func TestRecordedCwdReadsOnlyTheHead(t *testing.T) {
 	if got := RecordedCwd(p); got != "" {
 		t.Errorf("cwd beyond the head limit was read: %q", got)
 	}
+}
+
+// realTemp returns a temporary directory with its own symlinks resolved, so
+// expectations do not depend on the platform's /tmp being a link.
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func mkdir(t *testing.T, p string) string {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

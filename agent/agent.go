@@ -1,0 +1,45 @@
+// Package agent is what tether knows about the coding agents it wraps,
+// independent of either one's file formats: their names, the context in
+// use after a turn, and the context window of a model. The formats
+// themselves live in agent/claude (Claude Code's config dir) and
+// agent/codex ($CODEX_HOME); nothing outside agent/ parses them.
+package agent
+
+// Harness names, as tether logs, stores and prints them.
+const (
+	Claude = "claude-code"
+	Codex  = "codex"
+)
+
+// Usage is the context in use after the last turn of a session, as found
+// in the end of its transcript.
+type Usage struct {
+	// Found is false when no usage was found within the tail limit (or the
+	// session compacted and has not had a turn since).
+	Found bool
+	// Tokens is the context in use: what the last main-chain request sent
+	// (Claude: input + cache creation + cache read; Codex: the request's
+	// input tokens, which include the cached ones).
+	Tokens                                  int64
+	Input, CacheCreation, CacheRead, Output int64
+	MessageID, Model                        string
+	// Window is the model's context window when the transcript says
+	// (Codex's model_context_window); 0 otherwise.
+	Window int64
+	// Compacted is set when a compact boundary was found after (or
+	// instead of) the last usage; PreTokens/PostTokens come from its
+	// metadata when present.
+	Compacted             bool
+	PreTokens, PostTokens int64
+	// Size is the transcript's size; BytesRead how much of it was read.
+	Size, BytesRead int64
+}
+
+// Percent is tokens as a percentage of window, cut (not rounded) to one
+// decimal so that 99.96% never shows as 100%.
+func Percent(tokens, window int64) float64 {
+	if window <= 0 {
+		return 0
+	}
+	return float64(tokens*1000/window) / 10
+}

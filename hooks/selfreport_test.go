@@ -1,0 +1,70 @@
+package hooks
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSelfReported(t *testing.T) {
+	for text, want := range map[string]float64{
+		"done [ctx: ~42%]":                   42,
+		"a [ctx: ~10%] then b [ctx:~55.5 %]": 55.5,
+		"[ctx: 7%]":                          7,
+	} {
+		if got, ok := SelfReported(text); !ok || got != want {
+			t.Errorf("%q: %v %v", text, got, ok)
+		}
+	}
+	for _, text := range []string{"", "ctx: 40%", "[ctx: ~400%]", "[ctx: ~NN%]"} {
+		if _, ok := SelfReported(text); ok {
+			t.Errorf("%q parsed", text)
+		}
+	}
+}
+
+// TestReadPayloadOpenStdin: Claude may leave stdin open after SessionEnd's
+// payload; a complete object ends the read at once.
+func TestReadPayloadOpenStdin(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	go w.Write([]byte(`{"session_id":"s","hook_event_name":"SessionEnd"}`))
+	// With hour-long limits, waiting for EOF would hang the test.
+	data, err := ReadPayload(r, ReadLimits{Total: time.Hour, Idle: time.Hour, Max: 1 << 20})
+	if err != nil || !strings.Contains(string(data), "SessionEnd") {
+		t.Fatalf("%q %v", data, err)
+	}
+	// Nothing at all: the total deadline ends it.
+	r2, w2 := io.Pipe()
+	defer w2.Close()
+	if _, err := ReadPayload(r2, ReadLimits{Total: 50 * time.Millisecond, Idle: time.Second, Max: 1 << 20}); err == nil {
+		t.Error("no error for a silent stdin")
+	}
+	// A partial object followed by silence: the idle deadline returns it.
+	r3, w3 := io.Pipe()
+	defer w3.Close()
+	go w3.Write([]byte(`{"session_id":`))
+	if data, _ := ReadPayload(r3, ReadLimits{Total: time.Hour, Idle: 20 * time.Millisecond, Max: 1 << 20}); string(data) != `{"session_id":` {
+		t.Errorf("partial: %q", data)
+	}
+}
+
+func writeLines(t testing.TB, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func assistant(id string, in, cc, cr int64, extra string) string {
+	if extra == "" {
+		extra = `"isSidechain":false,`
+	}
+	return fmt.Sprintf(`{"type":"assistant",%s"uuid":"u-%s","message":{"id":"%s","model":"claude-opus-5-5","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":5}}}`, extra, id, id, in, cc, cr)
+}

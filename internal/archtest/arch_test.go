@@ -1,0 +1,228 @@
+// Package archtest guards the package layout: agent formats are spelled
+// only in agent/, and imports go one way (see README, Architecture).
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/tether-dev/tether/"
+
+// formatKeys are keys and names of the agents' on-disk formats. Outside
+// agent/ (and the test-only simulators) code asks agent/claude or
+// agent/codex instead of spelling them.
+var formatKeys = []string{
+	"isApiErrorMessage", "cache_read_input_tokens", "compact_boundary", "isCompactSummary",
+	"token_count", "custom-title", "ai-title", "last-prompt", "rollout-",
+}
+
+// formatExempt are the trees allowed to spell format keys: the owners and
+// the simulators that write the formats for tests and benchmarks.
+var formatExempt = []string{"agent/", "internal/fakeapi/", "internal/corpus/", "internal/tools/", "e2e/"}
+
+// root is the module root (two levels up from this package).
+func root(t *testing.T) string {
+	t.Helper()
+	r, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r, "go.mod")); err != nil {
+		t.Fatalf("module root not found at %s: %v", r, err)
+	}
+	return r
+}
+
+// sourceFiles parses every non-test .go file of the module, keyed by its
+// slash path relative to the root.
+func sourceFiles(t *testing.T, mode parser.Mode) map[string]*ast.File {
+	t.Helper()
+	r := root(t)
+	out := map[string]*ast.File{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != r && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, mode)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r, path)
+		out[filepath.ToSlash(rel)] = f
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// formatLeaks returns "file: literal" for every string literal in f that
+// holds a format key.
+func formatLeaks(rel string, f *ast.File) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if _, ok := n.(*ast.Field); ok {
+			// A struct tag names tether's own output fields and values
+			// (the catalog's title sources), not an agent format.
+			return false
+		}
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		v, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			v = lit.Value
+		}
+		for _, k := range formatKeys {
+			if strings.Contains(v, k) {
+				out = append(out, rel+": "+lit.Value)
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func exempt(rel string, trees []string) bool {
+	for _, p := range trees {
+		if strings.HasPrefix(rel, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFormatKeysOnlyInAgent(t *testing.T) {
+	for rel, f := range sourceFiles(t, parser.SkipObjectResolution) {
+		if exempt(rel, formatExempt) {
+			continue
+		}
+		for _, leak := range formatLeaks(rel, f) {
+			t.Errorf("format key outside agent/ (ask agent/claude or agent/codex): %s", leak)
+		}
+	}
+}
+
+// TestFormatGuardCatchesALeak: the guard is not vacuous.
+func TestFormatGuardCatchesALeak(t *testing.T) {
+	src := "package x\nfunc f(m map[string]any) any { return m[\"isApiErrorMessage\"] }\n"
+	f, err := parser.ParseFile(token.NewFileSet(), "x.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaks := formatLeaks("hooks/x.go", f); len(leaks) != 1 {
+		t.Errorf("leaks %v, want one", leaks)
+	}
+}
+
+// forbidden maps a package tree to the trees it must not import.
+var forbidden = map[string][]string{
+	"agent":     {"catalog", "hooks", "trim", "wrap", "shellinit", "state", "internal/app"},
+	"identity":  {"agent", "catalog", "hooks", "trim", "wrap", "state", "internal/app"},
+	"catalog":   {"hooks", "trim", "wrap", "internal/app"},
+	"hooks":     {"catalog", "trim", "wrap", "internal/app"},
+	"trim":      {"catalog", "hooks", "wrap", "internal/app"},
+	"wrap":      {"catalog", "hooks", "trim", "internal/app"},
+	"shellinit": {"catalog", "hooks", "trim", "wrap", "internal/app"},
+	"internal":  {"internal/app"}, // internal/app itself is exempt below
+}
+
+// pending are the edges the layering still has, each with what removes
+// it. The test fails when one disappears, so the list only shrinks.
+var pending = map[string]string{
+	"wrap -> trim": "the pre-resume trim (trim.File) and the project notes (trim.FindNotes): the trim is to be injected by internal/app",
+}
+
+func under(pkg, tree string) bool { return pkg == tree || strings.HasPrefix(pkg, tree+"/") }
+
+// violations lists "from -> to" tree edges that break the rules.
+func violations(imports map[string][]string) map[string]string {
+	out := map[string]string{}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			if under(imp, "internal/app") && !under(pkg, "cmd") && !under(pkg, "internal/app") {
+				out[pkg+" -> internal/app"] = "only cmd/ imports internal/app"
+			}
+			for tree, bad := range forbidden {
+				if !under(pkg, tree) || under(pkg, "internal/app") {
+					continue
+				}
+				for _, b := range bad {
+					if under(imp, b) && !under(imp, tree) {
+						out[tree+" -> "+b] = pkg + " imports " + imp
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func moduleImports(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for rel, f := range sourceFiles(t, parser.ImportsOnly) {
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		for _, spec := range f.Imports {
+			p, _ := strconv.Unquote(spec.Path.Value)
+			if strings.HasPrefix(p, module) {
+				out[pkg] = append(out[pkg], strings.TrimPrefix(p, module))
+			}
+		}
+	}
+	return out
+}
+
+func TestLayering(t *testing.T) {
+	got := violations(moduleImports(t))
+	for edge, why := range got {
+		if _, ok := pending[edge]; !ok {
+			t.Errorf("import against the layering: %s (%s)", edge, why)
+		}
+	}
+	for edge, plan := range pending {
+		if _, ok := got[edge]; !ok {
+			t.Errorf("%s no longer exists: delete it from pending (%s)", edge, plan)
+		}
+	}
+}
+
+// TestLayeringCatchesAViolation: the rules are not vacuous.
+func TestLayeringCatchesAViolation(t *testing.T) {
+	got := violations(map[string][]string{
+		"agent/claude": {"catalog"},
+		"hooks":        {"internal/app"},
+		"wrap":         {"agent/claude"},
+	})
+	if _, ok := got["agent -> catalog"]; !ok {
+		t.Errorf("agent/claude -> catalog not caught: %v", got)
+	}
+	if _, ok := got["hooks -> internal/app"]; !ok {
+		t.Errorf("hooks -> internal/app not caught: %v", got)
+	}
+	if len(got) != 2 {
+		t.Errorf("violations %v, want exactly two", got)
+	}
+}
