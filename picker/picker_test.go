@@ -110,7 +110,7 @@ func TestFilterFieldsAndNarrowing(t *testing.T) {
 		"flaky":        "aaaa",      // title
 		"lexer":        "cccc",      // first prompt
 		"parser-split": "cccc",      // branch
-		"~/other":      "dddd,cccc", // directory (shorter haystack scores higher)
+		"~/other":      "cccc,dddd", // directory
 		"bbbb2222":     "bbbb",      // id
 		"zzzz":         "",          // nothing
 	}

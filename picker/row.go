@@ -25,8 +25,10 @@ type row struct {
 	// hay is what the fuzzy matcher scans: title, dir, branch, full id and
 	// prompts, newline separated. off holds where each shown field starts
 	// in hay, so match positions map back to the cells.
-	hay string
-	off [4]int // title, dir, branch, id
+	hay   string
+	lower string // hay with ASCII letters lowered
+	shown int    // hay[:shown] is the shown fields (not the prompts)
+	off   [4]int // title, dir, branch, id
 }
 
 const (
@@ -50,6 +52,7 @@ func newRow(s *catalog.Session, home string) row {
 	add(fDir, r.dir)
 	add(fBranch, r.branch)
 	add(fID, clean(s.ID))
+	r.shown = b.Len()
 	budget := promptBudget
 	prompts := append([]string{s.FirstPrompt}, s.RecentPrompts...)
 	for _, p := range prompts {
@@ -66,6 +69,7 @@ func newRow(s *catalog.Session, home string) row {
 		}
 	}
 	r.hay = b.String()
+	r.lower = lowerASCII(r.hay)
 	return r
 }
 
