@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/internal/shquote"
 )
 
 // Kind is what the user chose to do when the picker ended.
@@ -56,20 +55,24 @@ func CanFork(s catalog.Session) bool { return s.Harness == catalog.ClaudeCode }
 func CanTrim(s catalog.Session) bool { return s.Harness == catalog.ClaudeCode }
 
 // Shell is the command as one POSIX shell line: cd DIR && [ENV=…] ARGV…,
-// every word quoted.
-func (c Command) Shell() string {
+// every word quoted, control characters escaped.
+func (c Command) Shell() string { return c.ShellFor(ansiCQuote) }
+
+// ShellFor is Shell with words quoted by q (see QuoterFor). In fish,
+// `cd DIR && VAR=value cmd` is valid too (fish 3.1+).
+func (c Command) ShellFor(q Quoter) string {
 	var b strings.Builder
-	b.WriteString("cd " + shquote.Quote(c.Dir) + " &&")
+	b.WriteString("cd " + q(c.Dir) + " &&")
 	keys := make([]string, 0, len(c.Env))
 	for k := range c.Env {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		b.WriteString(" " + k + "=" + shquote.Quote(c.Env[k]))
+		b.WriteString(" " + k + "=" + q(c.Env[k]))
 	}
 	for _, a := range c.Argv {
-		b.WriteString(" " + shquote.Quote(a))
+		b.WriteString(" " + q(a))
 	}
 	return b.String()
 }

@@ -34,6 +34,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		m.input.SetWidth(max(10, m.width-16)) // room for the counts
 		if !m.previewSet {
 			m.preview = m.width >= 120
 		}

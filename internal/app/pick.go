@@ -52,6 +52,8 @@ type pickOptions struct {
 	Environ  []string
 	// Logged records a resume in the lifecycle log (metadata only).
 	Logged func(s catalog.Session, mode string)
+	// Shell is the shell the printed command is quoted for.
+	Shell string
 }
 
 func (a *App) pickCommand() *cli.Command {
@@ -75,6 +77,7 @@ func (a *App) pickCommand() *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 			&cli.StringFlag{Name: "query", Usage: "start with `TEXT` typed"},
 			&cli.BoolFlag{Name: "print", Usage: "on Enter, print the resume command on stdout instead of running it"},
+			&cli.StringFlag{Name: "shell", Usage: "quote the printed command for `SHELL` (sh, bash, zsh or fish; default sh)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
@@ -93,6 +96,11 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 	h := cmd.String("harness")
 	if err := checkHarness(h); err != nil {
 		return pickOptions{}, err
+	}
+	switch sh := cmd.String("shell"); sh {
+	case "", "sh", "bash", "zsh", "fish":
+	default:
+		return pickOptions{}, usageErr(fmt.Errorf("--shell: %q is not sh, bash, zsh or fish", sh))
 	}
 	po := picker.Options{Harness: h, Query: cmd.String("query"), Now: a.Now, PrintOnly: cmd.Bool("print"),
 		InTmux: a.Getenv("TMUX") != "", Home: a.Getenv("HOME")}
@@ -152,7 +160,7 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		return runSelf(ctx, self, "trim", "--fit", fit, s.ID)
 	}
 	return pickOptions{
-		IO: a.IO, Picker: po, Catalog: c, Snapshot: snap, Environ: os.Environ(),
+		IO: a.IO, Picker: po, Catalog: c, Snapshot: snap, Environ: os.Environ(), Shell: cmd.String("shell"),
 		Logged: func(s catalog.Session, mode string) {
 			a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
 				slog.String("cwd", s.Resume.Dir), slog.String("mode", mode))
@@ -207,7 +215,7 @@ func pickAct(opts pickOptions, r picker.Result) error {
 	case picker.Cancel:
 		return exitcode.Silent{Code: exitCancelled}
 	case picker.Print:
-		_, err := fmt.Fprintln(opts.IO.Out, c.Shell())
+		_, err := fmt.Fprintln(opts.IO.Out, c.ShellFor(picker.QuoterFor(opts.Shell)))
 		return err
 	case picker.Attach:
 		target := s.Runtime.TmuxTarget
