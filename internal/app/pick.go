@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
@@ -239,5 +240,17 @@ func pickAct(opts pickOptions, r picker.Result) error {
 	if r.Kind == picker.TmuxWindow {
 		return pickTmux(picker.TmuxWindowArgs(c, catalog.TmuxName(filepath.Base(c.Dir)))...)
 	}
-	return pickExec(c.Dir, c.Argv, append(append([]string{}, opts.Environ...), c.EnvList()...))
+	return pickExec(c.Dir, c.Argv, withPWD(append(append([]string{}, opts.Environ...), c.EnvList()...), c.Dir))
+}
+
+// withPWD sets PWD to dir, as a shell's cd does: the inherited PWD names
+// the picker's directory, not the session's.
+func withPWD(env []string, dir string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PWD=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PWD="+dir)
 }

@@ -33,11 +33,11 @@ func TestPickActRunsTheWrapper(t *testing.T) {
 		code   int
 	}{
 		{"resume claude", picker.Result{Kind: picker.Resume, Session: claude}, false,
-			fmt.Sprintf("%s [%s run claude --resume %s] [PATH=/bin]", dir, self, claude.ID), "", "", 0},
+			fmt.Sprintf("%s [%s run claude --resume %s] [PATH=/bin PWD=%s]", dir, self, claude.ID, dir), "", "", 0},
 		{"resume codex with its env", picker.Result{Kind: picker.Resume, Session: codex}, false,
-			fmt.Sprintf("%s [%s run codex resume bbbb] [PATH=/bin CODEX_HOME=/home/example/.codex]", dir, self), "", "", 0},
+			fmt.Sprintf("%s [%s run codex resume bbbb] [PATH=/bin CODEX_HOME=/home/example/.codex PWD=%s]", dir, self, dir), "", "", 0},
 		{"fork", picker.Result{Kind: picker.Fork, Session: claude}, false,
-			fmt.Sprintf("%s [%s run claude --resume %s --fork-session] [PATH=/bin]", dir, self, claude.ID), "", "", 0},
+			fmt.Sprintf("%s [%s run claude --resume %s --fork-session] [PATH=/bin PWD=%s]", dir, self, claude.ID, dir), "", "", 0},
 		{"print", picker.Result{Kind: picker.Print, Session: claude}, false, "", "",
 			fmt.Sprintf("cd '%s' && %s run claude --resume %s\n", filepath.Dir(dir)+"/it'\\''s a dir", self, claude.ID), 0},
 		{"tmux window", picker.Result{Kind: picker.TmuxWindow, Session: claude}, true, "",
@@ -53,7 +53,7 @@ func TestPickActRunsTheWrapper(t *testing.T) {
 			pickExec = func(dir string, argv, env []string) error { gotExec = fmt.Sprint(dir, " ", argv, " ", env); return nil }
 			pickTmux = func(args ...string) error { gotTmux += fmt.Sprint(args); return nil }
 			var out bytes.Buffer
-			opts := pickOptions{IO: &iostreams.IOStreams{Out: &out, ErrOut: &out}, Environ: []string{"PATH=/bin"},
+			opts := pickOptions{IO: &iostreams.IOStreams{Out: &out, ErrOut: &out}, Environ: []string{"PATH=/bin", "PWD=/home/example"},
 				Picker: picker.Options{Self: self, InTmux: c.inTmux}}
 			err := pickAct(opts, c.r)
 			if exitcode.Of(err) != c.code {

@@ -1,0 +1,162 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/e2e/harness"
+)
+
+// recorder stands in for claude or codex: it writes its directory and
+// argv, one per line, to $PICK_RECORD. pwd is the logical directory ($PWD
+// when it names the working directory), so a symlinked cwd reads back as
+// recorded.
+const recorder = `#!/bin/sh
+{ pwd; for a in "$@"; do printf '%s\n' "$a"; done; } > "$PICK_RECORD"
+`
+
+const pickWait = 20 * time.Second
+
+// pickEnv makes a HOME with a generated history and recording fakes for
+// claude and codex, and returns one resumable session of each harness
+// with little context in use (so the wrapper has nothing to trim).
+func pickEnv(t *testing.T) (*harness.Env, map[string]listedSession, string) {
+	t.Helper()
+	harness.RequireTmux(t)
+	env := harness.NewEnv(t, startAPI(t))
+	out, err := exec.Command(harness.Tether(t), "dev", "gen-corpus", "--dir", env.Home, "--sessions", "60",
+		"--projects", "6", "--seed", "3", "--max-size", "256K").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gen-corpus: %v\n%s", err, out)
+	}
+	bin := filepath.Join(t.TempDir(), "bin")
+	os.MkdirAll(bin, 0o755)
+	for _, name := range []string{"claude", "codex"} {
+		p := filepath.Join(bin, name)
+		if err := os.WriteFile(p, []byte(recorder), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.Setenv("TETHER_CLAUDE_BIN", filepath.Join(bin, "claude"))
+	env.Setenv("TETHER_CODEX_BIN", filepath.Join(bin, "codex"))
+	env.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	record := filepath.Join(t.TempDir(), "record")
+	env.Setenv("PICK_RECORD", record)
+	picked := map[string]listedSession{}
+	for _, s := range listJSON(t, env).Sessions {
+		if _, ok := picked[s.Harness]; ok || s.State != "resumable" || s.Context == nil || s.Context.Tokens > 50000 {
+			continue
+		}
+		if fi, err := os.Stat(s.Cwd); err != nil || !fi.IsDir() {
+			continue
+		}
+		picked[s.Harness] = s
+	}
+	if len(picked) != 2 {
+		t.Fatalf("the corpus lacks a small resumable session of each harness: %v", picked)
+	}
+	return env, picked, record
+}
+
+type listedSession = struct {
+	Harness, ID, Cwd, IdentityRoot, Title, TitleSource, State, Origin string
+	Runtime                                                           *struct{ PID int }
+	Context                                                           *struct{ Tokens int64 }
+}
+
+// TestPickNarrowsAndResumesThroughTheWrapper types a session's id, sees
+// the list narrow to it, presses Enter, and checks the fake CLI ran with
+// exactly the resume argv, in the session's directory.
+func TestPickNarrowsAndResumesThroughTheWrapper(t *testing.T) {
+	env, picked, record := pickEnv(t)
+	// No subtests: the env's tmux helpers fail the test that made it.
+	for _, h := range []string{"claude-code", "codex"} {
+		func() {
+			s := picked[h]
+			os.Remove(record)
+			tm := env.StartTmux(env.Home, harness.Tether(t), "pick")
+			tm.WaitFor("tether pick", pickWait)
+			// The whole id: a prefix also matches other ids fuzzily.
+			tm.SendText(s.ID)
+			screen, ok := tm.WaitUntil(func(sc string) bool { return strings.Contains(sc, " 1/") }, pickWait)
+			if !ok || !strings.Contains(screen, s.ID[:8]) {
+				t.Fatalf("%s: typing %s did not narrow to one row:\n%s", h, s.ID, screen)
+			}
+			tm.SendKeys("Enter")
+			tm.WaitExit(pickWait)
+			data, err := os.ReadFile(record)
+			if err != nil {
+				t.Fatalf("%s: the fake %s did not run: %v\n%s", h, h, err, tm.Capture())
+			}
+			want := []string{s.Cwd, "--resume", s.ID}
+			if h == "codex" {
+				want = []string{s.Cwd, "resume", s.ID}
+			}
+			if got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("%s: the fake ran as\n %q\nwant\n %q", h, got, want)
+			}
+			tm.Kill()
+		}()
+	}
+}
+
+// TestPickTerminalManners: the picker redraws to a new size, and Ctrl-C
+// (and Esc) leave with status 130 and the terminal exactly as it was.
+func TestPickTerminalManners(t *testing.T) {
+	env, picked, _ := pickEnv(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "run.sh")
+	os.WriteFile(script, []byte(`#!/bin/sh
+stty -a > "$1/before"
+"$2" pick
+rc=$?
+stty -a > "$1/after"
+echo "rc=$rc" > "$1/rc"
+`), 0o755)
+	for _, key := range []string{"C-c", "Escape"} {
+		func() {
+			os.Remove(filepath.Join(dir, "rc"))
+			tm := env.StartTmux(env.Home, "/bin/sh", script, dir, harness.Tether(t))
+			tm.WaitFor("tether pick", pickWait)
+			if key == "C-c" {
+				// Resize while open: the frame is redrawn to fit.
+				if out, err := exec.Command("tmux", "-L", tm.Socket, "resize-window", "-t", tm.Session, "-x", "80", "-y", "24").CombinedOutput(); err != nil {
+					t.Fatalf("resize: %v %s", err, out)
+				}
+				tm.SendText(picked["codex"].ID)
+				screen, ok := tm.WaitUntil(func(sc string) bool { return strings.Contains(sc, " 1/") }, pickWait)
+				lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+				if !ok || len(lines) > 24 {
+					t.Errorf("after resize to 80x24: %d lines:\n%s", len(lines), screen)
+				}
+				for _, l := range lines {
+					if len([]rune(l)) > 80 {
+						t.Errorf("line wider than 80 after resize: %q", l)
+					}
+				}
+			}
+			tm.SendKeys(key)
+			tm.WaitExit(pickWait)
+			rc, _ := os.ReadFile(filepath.Join(dir, "rc"))
+			before, _ := os.ReadFile(filepath.Join(dir, "before"))
+			after, _ := os.ReadFile(filepath.Join(dir, "after"))
+			if strings.TrimSpace(string(rc)) != "rc=130" {
+				t.Errorf("%s: %s, want rc=130", key, rc)
+			}
+			// The resize changes rows and columns; every mode must be back.
+			size := regexp.MustCompile(`rows \d+; columns \d+;`)
+			before, after = size.ReplaceAll(before, nil), size.ReplaceAll(after, nil)
+			if len(before) == 0 || string(before) != string(after) {
+				t.Errorf("%s: the terminal was not restored:\nbefore %s\nafter  %s", key, before, after)
+			}
+			tm.Kill()
+		}()
+	}
+}
