@@ -37,19 +37,33 @@ type Command struct {
 // (self is tether's executable): `tether run claude --resume ID` or
 // `tether run codex resume ID` in the session's directory, so the wrapper's
 // preflight, trimming over the threshold and fresh-start fallback apply.
-// With fork, Claude Code starts a new session branched from s.
+// With fork, a new session branched from s starts instead: Claude Code's
+// `claude --resume ID --fork-session`, Codex's `codex fork ID` (0.171).
 func ResumeCommand(self string, s catalog.Session, fork bool) Command {
-	argv := append([]string{self, "run"}, s.Resume.Argv...)
-	if fork {
+	resume := s.Resume.Argv
+	if fork && s.Harness == catalog.Codex && len(resume) == 3 && resume[1] == "resume" {
+		resume = []string{resume[0], "fork", resume[2]}
+	}
+	argv := append([]string{self, "run"}, resume...)
+	if fork && s.Harness == catalog.ClaudeCode {
 		argv = append(argv, "--fork-session")
 	}
 	return Command{Dir: s.Resume.Dir, Argv: argv, Env: s.Resume.Env}
 }
 
-// CanFork reports whether s's harness can branch a session on resume:
-// Claude Code has --resume ID --fork-session; the pinned Codex CLI (0.171)
-// has no equivalent, so the key is hidden for Codex rows.
-func CanFork(s catalog.Session) bool { return s.Harness == catalog.ClaudeCode }
+// CanFork reports whether s's harness can branch a session: Claude Code
+// (--fork-session) and Codex (codex fork, in the pinned 0.171; the key is
+// hidden for a resume command of another shape).
+func CanFork(s catalog.Session) bool {
+	switch s.Harness {
+	case catalog.ClaudeCode:
+		return true
+	case catalog.Codex:
+		a := s.Resume.Argv
+		return len(a) == 3 && a[1] == "resume"
+	}
+	return false
+}
 
 // CanTrim reports whether tether can trim s (Claude Code transcripts only).
 func CanTrim(s catalog.Session) bool { return s.Harness == catalog.ClaudeCode }

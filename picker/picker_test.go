@@ -208,6 +208,8 @@ func TestActions(t *testing.T) {
 			"cd /home/example/proj && /opt/tether/bin/tether run codex resume bbbb2222-0000-4000-8000-000000000002"},
 		{"ctrl+f forks claude", Options{}, "flaky", tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}, Fork,
 			"cd /home/example/proj && /opt/tether/bin/tether run claude --resume aaaa1111-0000-4000-8000-000000000001 --fork-session"},
+		{"ctrl+f forks codex with codex fork", Options{}, "release", tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}, Fork,
+			"cd /home/example/proj && /opt/tether/bin/tether run codex fork bbbb2222-0000-4000-8000-000000000002"},
 		{"ctrl+t opens a tmux window inside tmux", Options{InTmux: true}, "flaky", tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}, TmuxWindow,
 			"cd /home/example/proj && /opt/tether/bin/tether run claude --resume aaaa1111-0000-4000-8000-000000000001"},
 		{"esc cancels", Options{}, "", tea.KeyPressMsg{Code: tea.KeyEscape}, Cancel, ""},
@@ -237,16 +239,16 @@ func TestActions(t *testing.T) {
 }
 
 func TestKeysThatDoNotApplyDoNothing(t *testing.T) {
-	// Fork is Claude Code only; ctrl+t needs tmux; ctrl+a a running pane.
+	// Trim is Claude Code only; ctrl+t needs tmux; ctrl+a a running pane.
 	m := typeText(newModel(t, Options{}), "release")
-	for _, k := range []rune{'f', 't', 'a', 'x'} {
+	for _, k := range []rune{'t', 'a', 'x'} {
 		nm, _ := m.Update(tea.KeyPressMsg{Code: k, Mod: tea.ModCtrl})
 		if nm.(Model).done || nm.(Model).trim != nil {
 			t.Errorf("ctrl+%c acted on a codex session outside tmux", k)
 		}
 	}
-	if v := m.View().Content; strings.Contains(v, "ctrl+f fork") {
-		t.Errorf("fork shown for a codex row:\n%s", v)
+	if v := m.View().Content; strings.Contains(v, "ctrl+x trim") || strings.Contains(v, "ctrl+t tmux") {
+		t.Errorf("trim or tmux shown for a codex row outside tmux:\n%s", v)
 	}
 	// A running session is not resumed over itself.
 	ss := fixture()
