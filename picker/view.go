@@ -84,9 +84,10 @@ func (m Model) footer() string {
 	if m.status != "" {
 		return m.styles.warn.Render(clean(m.status))
 	}
-	var parts []string
+	// Enter, ? and esc first: a narrow terminal cuts the end of the line.
+	parts := []string{keyResume.label + " resume", keyHelp.label + " keys", "esc quit"}
 	for _, b := range bindings {
-		if b.short && b.active(&m) {
+		if b.short && b.active(&m) && b != &keyResume && b != &keyHelp && b != &keyQuit {
 			parts = append(parts, b.label+" "+shortDesc(b))
 		}
 	}
@@ -349,7 +350,7 @@ func (m *Model) previewText(s *catalog.Session) string {
 func (m Model) helpLines() []string {
 	lines := []string{m.styles.header.Render("keys") + m.styles.dim.Render("  (any key closes)"), ""}
 	for _, b := range bindings {
-		lines = append(lines, fmt.Sprintf("  %-10s %s", b.label, b.desc))
+		lines = append(lines, fmt.Sprintf("  %-16s %s", b.label, b.desc))
 	}
 	lines = append(lines, "", "  typing filters (fuzzy) over title, prompts, directory, branch and id")
 	return lines

@@ -140,6 +140,19 @@ per() { awk -v b="$1" -v n="$sessions" 'BEGIN { printf "%.1f KiB", b / n / 1024 
 row "  bytes read per file, cold" "$(per "$(rchar "$tmp/io-cold.txt")")" "" "<= 128 KiB" "all reads of the process / files"
 row "  bytes read per file, warm" "$(per "$(rchar "$tmp/io-warm.txt")")" "" "stat + cache file" "all reads of the process / files"
 
+# --- picker -------------------------------------------------------------------
+# First paint: the whole process, headless (no terminal), drawing the first
+# frame from the picker's snapshot of the last listing; the first run lists
+# the catalog and writes that snapshot. Per keystroke: a Go benchmark of the
+# model re-filtering 10,000 synthetic sessions (and redrawing) per key.
+log "picker ($sessions sessions)"
+"$tether" pick --headless >/dev/null
+measure "pick first paint" -n "$reps" -- "$tether" pick --headless
+row "pick first paint (headless)" "$med ms" "$(mib "$rss")" "<= 100 ms at 10k sessions" "$(ratio "$med" "$floor") floor"
+keyms="$(go test -run '^$' -bench '^BenchmarkKeystroke$' -benchtime 300x ./picker/ |
+	awk '/^BenchmarkKeystroke/ { printf "%.2f", $3 / 1e6 }')"
+row "pick keystroke (10,000 rows, Go bench)" "$keyms ms" "" "<= 16 ms" "wall time per key"
+
 # --- trim -------------------------------------------------------------------
 log "trim ($trimsize transcript)"
 trimbytes="$(stat -c %s "$trimsrc")"

@@ -78,6 +78,9 @@ func (a *App) pickCommand() *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 			&cli.StringFlag{Name: "query", Usage: "start with `TEXT` typed"},
 			&cli.BoolFlag{Name: "print", Usage: "on Enter, print the resume command on stdout instead of running it"},
+			// For scripts/bench.sh: draw the first frame (120x40) from the
+			// snapshot to stdout, with no terminal, and exit.
+			&cli.BoolFlag{Name: "headless", Hidden: true},
 			&cli.StringFlag{Name: "shell", Usage: "quote the printed command for `SHELL` (sh, bash, zsh or fish; default sh)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -87,6 +90,9 @@ func (a *App) pickCommand() *cli.Command {
 			opts, err := a.pickOptions(ctx, cmd)
 			if err != nil {
 				return err
+			}
+			if cmd.Bool("headless") {
+				return runPickHeadless(opts)
 			}
 			return runPick(ctx, opts)
 		},
@@ -191,6 +197,23 @@ func runPick(ctx context.Context, opts pickOptions) error {
 		return fmt.Errorf("picker: %w", err)
 	}
 	return pickAct(opts, final.(picker.Model).Result())
+}
+
+// runPickHeadless draws the first frame the picker would paint and prints
+// it. Without a snapshot it lists the catalog first (and so writes one).
+func runPickHeadless(opts pickOptions) error {
+	po := opts.Picker
+	if po.Sessions == nil {
+		ss, err := po.Refresh()
+		if err != nil {
+			return err
+		}
+		po.Sessions = ss
+	}
+	po.Refresh = nil
+	m, _ := picker.New(po).Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	_, err := fmt.Fprintln(opts.IO.Out, m.View().Content)
+	return err
 }
 
 // pickOutput is where the picker draws: stdout when it is a terminal, else
