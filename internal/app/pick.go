@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
@@ -45,9 +46,8 @@ var (
 )
 
 type pickOptions struct {
-	IO      *iostreams.IOStreams
-	Picker  picker.Options
-	Catalog *catalog.Catalog
+	IO     *iostreams.IOStreams
+	Picker picker.Options
 	// Snapshot is the picker's first-paint cache file.
 	Snapshot string
 	Environ  []string
@@ -128,11 +128,10 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		return pickOptions{}, fmt.Errorf("cannot find this binary's path: %w", err)
 	}
 	po.Self = self
-	// Every harness is listed: the harness key cycles over them.
-	c, err := a.catalogFor("")
-	if err != nil {
-		return pickOptions{}, err
-	}
+	// Every harness is listed: the harness key cycles over them. The
+	// catalog (which loads its caches) is built on first use, in the
+	// background refresh, so it does not delay the first paint.
+	catalogOnce := sync.OnceValues(func() (*catalog.Catalog, error) { return a.catalogFor("") })
 	cfg, err := a.Config()
 	if err != nil {
 		return pickOptions{}, err
@@ -140,6 +139,10 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 	snap := picker.SnapshotPath(a.Loc.CacheDir)
 	po.Sessions = picker.LoadSnapshot(snap)
 	po.Refresh = func() ([]catalog.Session, error) {
+		c, err := catalogOnce()
+		if err != nil {
+			return nil, err
+		}
 		ss, _, err := c.List(ctx, catalog.ListOptions{All: true})
 		if err != nil && len(ss) == 0 {
 			return nil, err
@@ -151,6 +154,10 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		return ss, nil
 	}
 	po.Show = func(s catalog.Session) (string, error) {
+		c, err := catalogOnce()
+		if err != nil {
+			return "", err
+		}
 		full, err := c.Get(ctx, s)
 		if err != nil {
 			return "", err
@@ -167,7 +174,7 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		return runSelf(ctx, self, "trim", "--fit", fit, s.ID)
 	}
 	return pickOptions{
-		IO: a.IO, Picker: po, Catalog: c, Snapshot: snap, Environ: os.Environ(), Shell: cmd.String("shell"),
+		IO: a.IO, Picker: po, Snapshot: snap, Environ: os.Environ(), Shell: cmd.String("shell"),
 		Logged: func(s catalog.Session, mode string) {
 			a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
 				slog.String("cwd", s.Resume.Dir), slog.String("mode", mode))
