@@ -160,3 +160,56 @@ echo "rc=$rc" > "$1/rc"
 		}()
 	}
 }
+
+// TestPickShellKey: with `tether init SHELL --bind ctrl-g`, the key opens
+// the picker in a live bash, zsh and fish; Enter on a session runs its
+// resume command in that shell (through the wrapper, in the session's
+// directory) and the shell prompts again afterwards.
+func TestPickShellKey(t *testing.T) {
+	harness.RequireTmux(t)
+	tether := harness.Tether(t)
+	for _, sc := range shellCases {
+		t.Run(sc.name, func(t *testing.T) {
+			if _, err := exec.LookPath(sc.name); err != nil {
+				t.Skipf("%s not installed", sc.name)
+			}
+			env, picked, record := pickEnv(t)
+			initLine := `eval "$('` + tether + `' init ` + sc.name + ` --bind ctrl-g)"`
+			if sc.name == "fish" {
+				initLine = `'` + tether + `' init fish --bind ctrl-g | source`
+			}
+			argv := sc.rc(t, env, initLine)
+			tm := env.StartTmux(env.Home, argv[0], argv[1:]...)
+			tm.WaitFor("[rc=0", shellWait)
+			tm.SendKeys("C-g")
+			tm.WaitFor("tether pick", pickWait)
+			s := picked["claude-code"]
+			tm.SendText(s.ID)
+			if screen, ok := tm.WaitUntil(func(sc string) bool { return strings.Contains(sc, " 1/") }, pickWait); !ok {
+				t.Fatalf("the picker did not narrow to %s:\n%s", s.ID, screen)
+			}
+			tm.SendKeys("Enter")
+			var data []byte
+			deadline := time.Now().Add(pickWait)
+			for time.Now().Before(deadline) {
+				if d, err := os.ReadFile(record); err == nil && len(d) > 0 {
+					data = d
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			want := s.Cwd + "\n--resume\n" + s.ID + "\n"
+			if string(data) != want {
+				t.Fatalf("the fake claude ran as %q, want %q; screen:\n%s", data, want, tm.Capture())
+			}
+			// The command ran in this shell: it is on screen as typed, and
+			// the prompt comes back.
+			screen, ok := tm.WaitUntil(func(sc string) bool {
+				return strings.Contains(sc, "--resume") && strings.Count(sc, "[rc=0") >= 2
+			}, shellWait)
+			if !ok {
+				t.Errorf("the resume command did not run as a command line of the shell:\n%s", screen)
+			}
+		})
+	}
+}

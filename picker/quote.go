@@ -51,6 +51,9 @@ func ansiCQuote(s string) string {
 // fishQuote single-quotes for fish (only \\ and \' are escapes inside),
 // with control characters as \xHH between quoted pieces.
 func fishQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s // nothing fish treats specially
+	}
 	var b strings.Builder
 	piece := func(p string) {
 		p = strings.ReplaceAll(p, `\`, `\\`)
