@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -212,4 +213,42 @@ func TestPickShellKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPickNoColor: under NO_COLOR the screen carries no colour, while the
+// selection is still marked (reverse video).
+func TestPickNoColor(t *testing.T) {
+	env, _, _ := pickEnv(t)
+	env.Setenv("NO_COLOR", "1")
+	tm := env.StartTmux(env.Home, harness.Tether(t), "pick")
+	tm.WaitFor("tether pick", pickWait)
+	out, err := exec.Command("tmux", "-L", tm.Socket, "capture-pane", "-p", "-e", "-t", tm.Session).CombinedOutput()
+	if err != nil {
+		t.Fatalf("capture: %v %s", err, out)
+	}
+	screen := string(out)
+	if c := colourSGR(screen); c != "" {
+		t.Errorf("colour escape %q under NO_COLOR:\n%q", c, screen)
+	}
+	if !strings.Contains(screen, "\x1b[7m") {
+		t.Errorf("the selection is not in reverse video:\n%q", screen)
+	}
+	tm.SendKeys("Escape")
+}
+
+// colourSGR returns the first SGR sequence in s that sets a colour
+// (30–38, 40–48, 90–97, 100–107), or "".
+func colourSGR(s string) string {
+	for _, m := range regexp.MustCompile(`\x1b\[([0-9;:]*)m`).FindAllStringSubmatch(s, -1) {
+		for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' }) {
+			n, _ := strconv.Atoi(p)
+			if (n >= 30 && n <= 38) || (n >= 40 && n <= 48) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107) {
+				return m[0]
+			}
+			if n == 38 || n == 48 {
+				break // the rest are colour components
+			}
+		}
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package picker
 
 import (
 	"fmt"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
@@ -320,5 +321,18 @@ func TestViewFitsTheTerminal(t *testing.T) {
 				t.Errorf("%dx%d: line %d is %d wide: %q", size[0], size[1], i, w, l)
 			}
 		}
+	}
+}
+
+func TestBackgroundPicksTheStyles(t *testing.T) {
+	m := newModel(t, Options{})
+	dark := m.styles.hl.Render("x")
+	m = send(m, tea.BackgroundColorMsg{Color: color.White})
+	if m.dark || m.styles.hl.Render("x") == dark {
+		t.Errorf("a light background kept the dark styles")
+	}
+	m = send(m, tea.BackgroundColorMsg{Color: color.Black})
+	if !m.dark || m.styles.hl.Render("x") != dark {
+		t.Errorf("a dark background did not give the dark styles")
 	}
 }
