@@ -2,10 +2,14 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/exitcode"
@@ -74,5 +78,53 @@ func TestPickRefusesAMissingDirectory(t *testing.T) {
 	err := pickAct(pickOptions{IO: &iostreams.IOStreams{}, Picker: picker.Options{Self: "/t"}}, picker.Result{Kind: picker.Resume, Session: s})
 	if err == nil || called {
 		t.Errorf("resumed into a missing directory: %v", err)
+	}
+}
+
+// TestPickRestoresTheTerminalAfterAPanic runs the picker in a real
+// terminal (tmux) with a background refresh that panics: the process ends
+// with an error (status 1) and every stty mode is as it was before.
+func TestPickRestoresTheTerminalAfterAPanic(t *testing.T) {
+	if os.Getenv("TETHER_PICK_PANIC_CHILD") == "1" {
+		ios := &iostreams.IOStreams{Out: os.Stdout, ErrOut: os.Stderr}
+		err := runPick(context.Background(), pickOptions{IO: ios, Environ: os.Environ(), Picker: picker.Options{
+			Self: "/opt/tether/bin/tether", Refresh: func() ([]catalog.Session, error) { panic("boom in the refresh") },
+		}})
+		os.Exit(exitcode.Of(err))
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "run.sh")
+	os.WriteFile(script, []byte(`#!/bin/sh
+stty -a > "$1/before"
+TETHER_PICK_PANIC_CHILD=1 "$2" -test.run '^TestPickRestoresTheTerminalAfterAPanic$' 2>"$1/stderr"
+rc=$?
+stty -a > "$1/after"
+echo "rc=$rc" > "$1/rc"
+`), 0o755)
+	sock := fmt.Sprintf("tether-pick-panic-%d", os.Getpid())
+	defer exec.Command("tmux", "-L", sock, "kill-server").Run()
+	cmd := exec.Command("tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", "/bin/sh", script, dir, os.Args[0])
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	var rc []byte
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && len(rc) == 0; time.Sleep(100 * time.Millisecond) {
+		rc, _ = os.ReadFile(filepath.Join(dir, "rc"))
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "before"))
+	after, _ := os.ReadFile(filepath.Join(dir, "after"))
+	stderr, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+	if strings.TrimSpace(string(rc)) != "rc=1" {
+		t.Errorf("status %q, want rc=1; stderr:\n%s", rc, stderr)
+	}
+	if len(before) == 0 || !bytes.Equal(before, after) {
+		t.Errorf("terminal not restored after the panic:\nbefore %s\nafter  %s", before, after)
+	}
+	if !strings.Contains(string(stderr), "boom in the refresh") {
+		t.Errorf("the panic was not reported:\n%s", stderr)
 	}
 }
