@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,11 +58,28 @@ func BenchmarkKeystroke(b *testing.B) {
 		keys = append(keys, tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
 	b.ResetTimer()
+	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
 		nm, _ := m.Update(keys[i%len(keys)])
 		m = nm.(Model)
 		_ = m.View()
 	}
+	reportCPU(b, cpu)
+}
+
+// cpuTime is this process's user+system CPU time. Reported next to wall
+// time: on a loaded machine the wall time mostly measures the wait for a
+// CPU.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkFirstPaint is what `tether pick` does before its first frame
@@ -72,6 +90,8 @@ func BenchmarkFirstPaint(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	cpu := cpuTime()
+	defer reportCPU(b, cpu)
 	for i := 0; i < b.N; i++ {
 		ss := LoadSnapshot(path)
 		if len(ss) != 10000 {

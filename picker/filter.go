@@ -9,11 +9,11 @@ import (
 	"github.com/sahilm/fuzzy"
 )
 
-// match is a row that passed the filter, with the byte offsets in its
-// haystack that the query matched.
+// match is a row that passed the filter. The matched positions are not
+// kept: only the drawn rows need them (see row.positions), and keeping
+// them allocated for every row on every keystroke.
 type match struct {
 	row   int
-	pos   []int
 	score int
 }
 
@@ -79,9 +79,6 @@ func matchTerms(rows []row, cand []int, terms []string) []match {
 				if at == 0 || isWordSep(r.lower[at-1]) {
 					m.score += wordStartBonus
 				}
-				for i := range len(t) {
-					m.pos = append(m.pos, at+i)
-				}
 			} else if !subsequence(r.lower, lt) {
 				continue
 			} else if subsequence(r.lower[:r.shown], lt) {
@@ -99,15 +96,32 @@ func matchTerms(rows []row, cand []int, terms []string) []match {
 				// ranks by length; add it back so the score is the quality
 				// of the match alone.
 				m.score += fm.Score + rows[m.row].shown - len(fm.MatchedIndexes)
-				m.pos = append(m.pos, fm.MatchedIndexes...)
 			}
 		}
 		cur = next
 	}
-	for i := range cur {
-		slices.Sort(cur[i].pos)
-	}
 	return cur
+}
+
+// positions are the byte offsets of r's haystack that query matches, as
+// filter matched them: each term's literal occurrence, else its fuzzy
+// match in the shown fields (a match only in the prompts shows nothing).
+func (r *row) positions(query string) []int {
+	var pos []int
+	for _, t := range strings.Fields(query) {
+		lt := lowerASCII(t)
+		if at := strings.Index(r.lower, lt); at >= 0 {
+			for i := range len(t) {
+				pos = append(pos, at+i)
+			}
+			continue
+		}
+		if ms := fuzzy.Find(t, []string{r.hay[:r.shown]}); len(ms) == 1 {
+			pos = append(pos, ms[0].MatchedIndexes...)
+		}
+	}
+	slices.Sort(pos)
+	return pos
 }
 
 // shownSource feeds sahilm/fuzzy the shown fields of selected rows.

@@ -201,6 +201,7 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	r := &m.rows[mt.row]
 	s := r.s
 	c := layout(w)
+	pos := r.positions(m.lastQuery)
 	st := m.styles
 	base, hl := st.base, st.hl
 	if selected {
@@ -212,8 +213,8 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	}
 	parts := []string{
 		base.Render(padRight(harness, c.harness)),
-		cell(r.id, r.fieldPositions(mt.pos, fID), c.id, false, base, hl),
-		cell(r.dir, r.fieldPositions(mt.pos, fDir), c.dir, true, base, hl),
+		cell(r.id, r.fieldPositions(pos, fID), c.id, false, base, hl),
+		cell(r.dir, r.fieldPositions(pos, fDir), c.dir, true, base, hl),
 		base.Render(padLeft(relTime(m.opts.Now(), s.LastActivity), c.age)),
 	}
 	if c.state > 0 {
@@ -221,9 +222,9 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	}
 	parts = append(parts, m.gauge(s, c.gauge, selected))
 	if c.branch > 0 {
-		parts = append(parts, cell(r.branch, r.fieldPositions(mt.pos, fBranch), c.branch, false, base, hl))
+		parts = append(parts, cell(r.branch, r.fieldPositions(pos, fBranch), c.branch, false, base, hl))
 	}
-	parts = append(parts, cell(r.title, r.fieldPositions(mt.pos, fTitle), c.title, false, base, hl))
+	parts = append(parts, cell(r.title, r.fieldPositions(pos, fTitle), c.title, false, base, hl))
 	return strings.Join(parts, base.Render(" "))
 }
 

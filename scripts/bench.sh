@@ -149,9 +149,12 @@ log "picker ($sessions sessions)"
 "$tether" pick --headless >/dev/null
 measure "pick first paint" -n "$reps" -- "$tether" pick --headless
 row "pick first paint (headless)" "$med ms" "$(mib "$rss")" "<= 100 ms at 10k sessions" "$(ratio "$med" "$floor") floor"
-keyms="$(go test -run '^$' -bench '^BenchmarkKeystroke$' -benchtime 300x ./picker/ |
-	awk '/^BenchmarkKeystroke/ { printf "%.2f", $3 / 1e6 }')"
-row "pick keystroke (10,000 rows, Go bench)" "$keyms ms" "" "<= 16 ms" "wall time per key"
+# The benchmark also reports CPU time per key: on a loaded machine the wall
+# time is mostly the wait for a CPU.
+keybench="$(go test -run '^$' -bench '^BenchmarkKeystroke$' -benchtime 300x ./picker/ | grep '^BenchmarkKeystroke')"
+keyms="$(awk '{ printf "%.2f", $3 / 1e6 }' <<<"$keybench")"
+keycpu="$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-ms/op") printf "%.2f", $i }' <<<"$keybench")"
+row "pick keystroke (10,000 rows, Go bench)" "$keyms ms" "" "<= 16 ms" "$keycpu ms CPU per key"
 
 # --- trim -------------------------------------------------------------------
 log "trim ($trimsize transcript)"
