@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/e2e/harness"
 )
 
@@ -251,4 +252,30 @@ func colourSGR(s string) string {
 		}
 	}
 	return ""
+}
+
+// TestPickTmuxWindow: inside tmux, ctrl+t resumes the session in a new
+// window of the same tmux session (through the wrapper, in its directory)
+// and the picker exits.
+func TestPickTmuxWindow(t *testing.T) {
+	env, picked, record := pickEnv(t)
+	s := picked["codex"]
+	tm := env.StartTmux(env.Home, harness.Tether(t), "pick")
+	tm.WaitFor("ctrl+t tmux", pickWait)
+	tm.SendText(s.ID)
+	if screen, ok := tm.WaitUntil(func(sc string) bool { return strings.Contains(sc, " 1/") }, pickWait); !ok {
+		t.Fatalf("no narrowing:\n%s", screen)
+	}
+	tm.SendKeys("C-t")
+	var data []byte
+	for deadline := time.Now().Add(pickWait); time.Now().Before(deadline) && len(data) == 0; time.Sleep(100 * time.Millisecond) {
+		data, _ = os.ReadFile(record)
+	}
+	if want := s.Cwd + "\nresume\n" + s.ID + "\n"; string(data) != want {
+		t.Fatalf("the fake codex ran as %q, want %q", data, want)
+	}
+	out, err := exec.Command("tmux", "-L", tm.Socket, "list-windows", "-t", tm.Session, "-F", "#{window_name}").CombinedOutput()
+	if err != nil || strings.Count(string(out), "\n") != 2 || !strings.Contains(string(out), catalog.TmuxName(filepath.Base(s.Cwd))) {
+		t.Errorf("want the picker's window and a new one named after the directory: %q %v", out, err)
+	}
 }
