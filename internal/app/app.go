@@ -179,6 +179,7 @@ func (a *App) Command() *cli.Command {
 			a.doctorCommand(),
 			a.runCommand(),
 			a.sessionsCommand(),
+			a.pickCommand(),
 			a.trimCommand(),
 			a.hookCommand(),
 			a.hooksCommand(),
