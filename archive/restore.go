@@ -165,4 +165,3 @@ func (s *Store) Lock() (unlock func(), ok bool, err error) {
 	}
 	return func() { f.Close() }, true, nil
 }
-
