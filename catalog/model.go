@@ -67,13 +67,17 @@ type Session struct {
 	Counts *Counts `json:"counts,omitempty"`
 
 	Archived bool     `json:"archived"`
-	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown"`
+	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown,enum=archived"`
 	Runtime  *Runtime `json:"runtime,omitempty"`
 
 	Context *ContextUsage `json:"context,omitempty"`
 	// ContextCurve is the context in use after each main-chain turn (full
 	// read only).
 	ContextCurve []int64 `json:"contextCurve,omitempty"`
+
+	// Archive is set for a session whose transcript is in tether's
+	// archive only (state archived).
+	Archive *ArchiveRef `json:"archive,omitempty"`
 
 	Evidence *Evidence  `json:"evidence,omitempty"`
 	Resume   ResumeSpec `json:"resume"`
