@@ -60,6 +60,10 @@ type Store struct {
 	// scan sets it so that listing never compresses gigabytes.
 	Budget int64
 
+	// LinkOnly makes Archive do nothing it cannot do with a link (the
+	// hooks: copies are left to listings and sync).
+	LinkOnly bool
+
 	spent   int64
 	Skipped int
 }
@@ -142,6 +146,11 @@ func (s *Store) Archive(src Source) (Result, error) {
 			return res, err
 		}
 		// Another file system: a hard link cannot reach it.
+		if s.LinkOnly {
+			return res, errBudget
+		}
+	} else if s.LinkOnly {
+		return Result{Stored: dst, Action: Unchanged}, errBudget
 	}
 	return s.archiveCopy(src.Path, dst, live)
 }

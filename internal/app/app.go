@@ -168,6 +168,7 @@ func (a *App) Command() *cli.Command {
 			a.promptCommand(),
 			a.completeCommand(),
 			a.devCommand(),
+			a.archiveCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

@@ -148,6 +148,9 @@ func (a *App) runWrap(opts runOptions) error {
 		DisableTrim: trim.Disabled(a.Getenv),
 		Force:       opts.Force,
 	}
+	if st, _, err := a.archiveStore(); err == nil {
+		wopts.Archive = st
+	}
 	if opts.Handoff || cfg.Wrap.Handoff {
 		wopts.Handoff = a.handoff
 	}

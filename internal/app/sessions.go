@@ -76,6 +76,7 @@ func (a *App) catalogFor(harness string) (*catalog.Catalog, error) {
 			Dir: a.Loc.CodexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules,
 		})
 	}
+	c.Archive = a.catalogArchive(harness, rules)
 	return c, nil
 }
 
@@ -146,8 +147,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			st := cmd.String("state")
-			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown {
-				return usageErr(fmt.Errorf("--state: %q is not running, resumable or unknown", st))
+			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != catalog.StateArchived {
+				return usageErr(fmt.Errorf("--state: %q is not running, resumable, unknown or archived", st))
 			}
 			if cmd.Int("limit") < 0 {
 				return usageErr(errors.New("--limit: must be 0 or more"))
@@ -183,7 +184,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
 		&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code or codex)"},
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+		&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, unknown or archived)"},
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
@@ -488,6 +489,9 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 		row("context curve", Sparkline(s.ContextCurve))
 	}
 	row("transcript", s.Source)
+	if s.Archive != nil {
+		row("restores to", s.Archive.Restore+" (from tether's archive, on resume or 'tether archive restore')")
+	}
 	row("resume", catalog.ResumeSpec.ShellCommand(s.Resume))
 	if len(s.RecentPrompts) > 0 {
 		fmt.Fprintln(w, "recent prompts:")
@@ -573,6 +577,8 @@ type sessionsResumeOptions struct {
 	StatDir  func(string) error
 	// Logged records a resume in the lifecycle log (metadata only).
 	Logged func(s catalog.Session, mode string, forced bool)
+	// Restore puts an archived session's transcript back before resuming.
+	Restore func(s catalog.Session) error
 }
 
 // tmuxFlag is a boolean flag that also takes a value: --tmux or
@@ -622,7 +628,7 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 			return runSessionsResume(ctx, sessionsResumeOptions{
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
 				UseTmux: tf.set, TmuxName: tf.name, Bindings: filepath.Join(a.Loc.StateDir, "bindings.json"),
-				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv,
+				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv, Restore: a.restoreArchived,
 				Logged: func(s catalog.Session, mode string, forced bool) {
 					a.Log().With(s.Harness, s.IdentityRoot).Info("resume", s.ID,
 						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
@@ -636,6 +642,13 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	s, err := resolveSession(ctx, opts.Catalog, opts.ID)
 	if err != nil {
 		return err
+	}
+	if s.State == catalog.StateArchived && opts.Restore != nil {
+		// Put the transcript back first, so the command (run or
+		// printed) finds it.
+		if err := opts.Restore(s); err != nil {
+			return err
+		}
 	}
 	spec := s.Resume
 	if opts.Print {
@@ -745,7 +758,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if err != nil && len(all) == 0 {
 		return err
 	}
-	res := catalog.Search(ctx, all, opts.Query, catalog.SearchOptions{AllText: opts.AllText})
+	res := catalog.Search(ctx, all, opts.Query, catalog.SearchOptions{AllText: opts.AllText, Open: catalog.ArchiveOpen})
 	if opts.Limit > 0 && len(res) > opts.Limit {
 		res = res[:opts.Limit]
 	}
