@@ -20,7 +20,9 @@ func (ta *testApp) codexFile() string {
 	return filepath.Join(ta.env["CODEX_HOME"], "sessions", "2026", "11", "30", "rollout-2026-11-30T11-02-34-"+codexID+".jsonl")
 }
 
-func (ta *testApp) archiveDir() string { return filepath.Join(ta.home, ".local", "share", "tether", "archive") }
+func (ta *testApp) archiveDir() string {
+	return filepath.Join(ta.home, ".local", "share", "tether", "archive")
+}
 
 func (ta *testApp) config(t *testing.T, body string) {
 	t.Helper()
@@ -136,7 +138,6 @@ func TestArchiveRestoreNeverOverwrites(t *testing.T) {
 func TestArchiveStatusSyncPrune(t *testing.T) {
 	ta := newTestApp(t)
 	withSessions(t, ta, "")
-	t.Setenv("TETHER_ARCHIVE_SCAN", "")
 	ta.env["TETHER_ARCHIVE_SCAN"] = "0" // listings do not archive: sync does
 	ta.out.Reset()
 	if code := ta.run("archive", "sync"); code != 0 || !strings.Contains(ta.out.String(), "archived 3 sessions: 3 new links") {
