@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
@@ -36,6 +37,9 @@ type doctorOptions struct {
 	// ReinstallHooks installs the hooks of one harness and scope again
 	// (--fix, for hooks that run a binary that is gone).
 	ReinstallHooks func(harness, scope string, statusLine bool) error
+	// Archive is tether's archive and whether it is enabled (nil: the
+	// retention and archive checks are skipped).
+	Archive func() (*archive.Store, bool, error)
 }
 
 func (a *App) doctorCommand() *cli.Command {
@@ -53,6 +57,7 @@ func (a *App) doctorCommand() *cli.Command {
 				IO: a.IO, Loc: a.Loc, Root: a.Root(), LoadConf: a.Config,
 				Executable: os.Executable, LookPath: exec.LookPath, Fix: cmd.Bool("fix"),
 				Catalog: func() (*catalog.Catalog, error) { return a.catalogFor("") },
+				Archive: a.archiveStore,
 				Shell: shellEnv{
 					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
 					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
@@ -149,6 +154,8 @@ func runDoctor(opts doctorOptions) error {
 	if opts.Catalog != nil {
 		catalogCheck(add, opts.Catalog)
 	}
+
+	archiveChecks(opts, add)
 
 	hooksChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
