@@ -32,6 +32,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 )
 
 // Modes.
@@ -64,8 +67,31 @@ type Store struct {
 	// hooks: copies are left to listings and sync).
 	LinkOnly bool
 
+	// Batch skips the fsync of each file: many files are written, then
+	// Flush syncs the file system once. A process that dies still leaves
+	// every stored file previous or complete (the rename is atomic); only
+	// a power loss before Flush can lose the new copies.
+	Batch bool
+
 	spent   int64
 	Skipped int
+	enc     *zstd.Encoder
+	dirty   bool // a batch wrote a copy that Flush has not synced
+}
+
+// Flush makes a batch's writes durable (one syncfs of the store's file
+// system); nothing when the batch wrote no copy.
+func (s *Store) Flush() error {
+	if !s.dirty {
+		return nil
+	}
+	s.dirty = false
+	f, err := os.Open(s.Dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Syncfs(int(f.Fd()))
 }
 
 // Source is one live transcript.

@@ -356,3 +356,20 @@ func assertNoTemp(t *testing.T, dir string) {
 }
 
 func nowUTC() time.Time { return time.Now().UTC() }
+
+func TestBatchCopiesThenFlush(t *testing.T) {
+	fx := newFixture(t, ModeCopy)
+	fx.store.Batch = true
+	fx.archive(t, Copied)
+	appendFile(t, fx.live, "{\"b\":2}\n")
+	fx.archive(t, Appended)
+	if !fx.store.dirty {
+		t.Fatal("a batch copy did not mark the store for Flush")
+	}
+	if err := fx.store.Flush(); err != nil || fx.store.dirty {
+		t.Fatalf("flush: %v", err)
+	}
+	if got := fx.stored(t); got != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("stored = %q", got)
+	}
+}

@@ -134,7 +134,7 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		return res, err
 	}
 	t := trailer{Size: size, ModNano: fi.ModTime().UnixNano(), Ino: inode(fi)}
-	err = replace(dst, func(w io.Writer) error {
+	err = s.replace(dst, func(w io.Writer) error {
 		if from > 0 {
 			// Keep every earlier frame (and trailer) byte for byte.
 			if err := copyFile(w, dst); err != nil {
@@ -142,7 +142,7 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 			}
 		}
 		if size > from {
-			if err := compress(w, io.TeeReader(io.LimitReader(f, size-from), h), size-from); err != nil {
+			if err := s.compress(w, io.TeeReader(io.LimitReader(f, size-from), h)); err != nil {
 				return err
 			}
 		}
@@ -168,19 +168,24 @@ var errBudget = errors.New("compression budget for this run used up")
 // IsBudget reports an Archive error that only means "later".
 func IsBudget(err error) bool { return errors.Is(err, errBudget) }
 
-func compress(w io.Writer, r io.Reader, n int64) error {
-	enc, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
-	if err != nil {
-		return err
+// compress writes r to w as one zstd frame. The encoder (megabytes of
+// tables) is made once per Store and reset for each file.
+func (s *Store) compress(w io.Writer, r io.Reader) error {
+	if s.enc == nil {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		if err != nil {
+			return err
+		}
+		s.enc = enc
 	}
-	if _, err := io.Copy(enc, r); err != nil {
-		enc.Close()
+	s.enc.Reset(w)
+	if _, err := io.Copy(s.enc, r); err != nil {
+		s.enc.Close()
 		return fmt.Errorf("compress: %w", err)
 	}
-	if err := enc.Close(); err != nil {
+	if err := s.enc.Close(); err != nil {
 		return fmt.Errorf("compress: %w", err)
 	}
-	_ = n
 	return nil
 }
 
@@ -197,7 +202,7 @@ func copyFile(w io.Writer, path string) error {
 // replace writes path through a 0600 temporary file in its directory,
 // fsynced and renamed over it: a crash or an error leaves the previous
 // file (or none) and no temporary file behind.
-func replace(path string, fill func(w io.Writer) error) (err error) {
+func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	if err := mkdirs(dir); err != nil {
 		return err
@@ -215,14 +220,20 @@ func replace(path string, fill func(w io.Writer) error) (err error) {
 	if err = fill(wrapTemp(tmp)); err != nil {
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+	if !s.Batch {
+		if err = tmp.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
+	}
+	if s.Batch {
+		s.dirty = true
+		return nil
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()

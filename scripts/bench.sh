@@ -140,6 +140,24 @@ per() { awk -v b="$1" -v n="$sessions" 'BEGIN { printf "%.1f KiB", b / n / 1024 
 row "  bytes read per file, cold" "$(per "$(rchar "$tmp/io-cold.txt")")" "" "<= 128 KiB" "all reads of the process / files"
 row "  bytes read per file, warm" "$(per "$(rchar "$tmp/io-warm.txt")")" "" "stat + cache file" "all reads of the process / files"
 
+# --- archive ----------------------------------------------------------------
+# archive sync over the whole corpus, into its own directory per mode: the
+# first run links (or compresses) every transcript, the second finds
+# nothing new (a stat per file, plus the 68-byte trailer in copy mode).
+for mode in link copy; do
+	adir="$tmp/archive-$mode"
+	printf '[archive]\nmode = "%s"\ndir = "%s"\n' "$mode" "$adir" >"$tmp/archive-$mode.toml"
+	log "archive sync, $mode mode ($sessions sessions)"
+	measure "archive sync $mode" -n 1 -warmup 0 -pre "rm -rf '$adir'" -- env TETHER_CONFIG="$tmp/archive-$mode.toml" "$tether" archive sync
+	first="$med" firstrss="$rss"
+	measure "archive sync $mode again" -n "$listreps" -- env TETHER_CONFIG="$tmp/archive-$mode.toml" "$tether" archive sync
+	abytes="$(du -sb "$adir" | awk '{printf "%d", $1}')"
+	rate="$(awk -v b="$corpus_bytes" -v ms="$first" 'BEGIN { printf "%.0f MB/s", b / 1e6 / (ms / 1000) }')"
+	row "archive sync, $mode, first" "$first ms" "$(mib "$firstrss")" "" "$rate of transcripts"
+	row "archive sync, $mode, nothing new" "$med ms" "$(mib "$rss")" "" "archive $((abytes >> 20)) MiB on disk (du)"
+	rm -rf "$adir"
+done
+
 # --- trim -------------------------------------------------------------------
 log "trim ($trimsize transcript)"
 trimbytes="$(stat -c %s "$trimsrc")"

@@ -71,7 +71,8 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 	}
 	if enabled && a.Getenv("TETHER_ARCHIVE_SCAN") != "0" {
 		ca.Sync = func(live []catalog.Session) {
-			st.Budget = scanBudget
+			st.Budget, st.Batch = scanBudget, true
+			defer st.Flush()
 			unlock, ok, err := st.Lock()
 			if err != nil || !ok {
 				return // another sync runs; it archives these too
@@ -316,7 +317,11 @@ func runArchiveSync(ctx context.Context, opts archiveSyncOptions) error {
 			}
 		}
 	}
+	opts.Store.Batch = true
 	sum := archiveSessions(opts.Store, opts.Roots, live, progress)
+	if err := opts.Store.Flush(); err != nil {
+		return fmt.Errorf("archive %s: sync to disk: %w", opts.Store.Dir, err)
+	}
 	if progress != nil {
 		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
 	}
