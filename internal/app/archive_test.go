@@ -227,3 +227,19 @@ func TestHookArchivesAtSessionEnd(t *testing.T) {
 		t.Fatal("the hook compressed a transcript")
 	}
 }
+
+func TestCacheClearRemovesArchiveCache(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	ta.run("sessions")
+	os.Remove(ta.claudeFile())
+	ta.run("sessions")
+	cache := filepath.Join(ta.env["XDG_CACHE_HOME"], "tether", "catalog-archive-claude-code.gob")
+	if fi, err := os.Stat(cache); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("archive cache %v %v", fi, err)
+	}
+	ta.run("sessions", "cache", "clear")
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Fatalf("archive cache not cleared: %v", err)
+	}
+}
