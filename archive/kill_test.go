@@ -111,6 +111,13 @@ func TestKill9MidCopy(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("walk found %d stored files, want 1", n)
 	}
+	if n := st.CleanTemps([]string{"claude-code"}, time.Hour); n != 0 {
+		t.Fatalf("removed %d recent temporary files", n)
+	}
+	if n := st.CleanTemps([]string{"claude-code"}, -time.Second); n != 1 {
+		t.Fatalf("removed %d of the dead run's temporary files, want 1", n)
+	}
+	assertNoTemp(t, filepath.Dir(res.Stored))
 	if _, err := st.Archive(src); err != nil {
 		t.Fatal(err)
 	}

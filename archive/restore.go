@@ -135,6 +135,26 @@ func (s *Store) Walk(harnesses []string, fn func(Entry)) error {
 	return nil
 }
 
+// CleanTemps removes the temporary files a killed run left in the store
+// when they are older than age (a running sync's own are younger). It
+// returns how many it removed.
+func (s *Store) CleanTemps(harnesses []string, age time.Duration) int {
+	n := 0
+	cutoff := time.Now().Add(-age)
+	for _, h := range harnesses {
+		_ = filepath.WalkDir(s.HarnessDir(h), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !IsTemp(d.Name()) {
+				return nil
+			}
+			if fi, err := d.Info(); err == nil && fi.ModTime().Before(cutoff) && os.Remove(path) == nil {
+				n++
+			}
+			return nil
+		})
+	}
+	return n
+}
+
 // Remove deletes one stored file (prune). It refuses anything outside
 // the store.
 func (s *Store) Remove(e Entry) error {

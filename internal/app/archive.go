@@ -317,6 +317,7 @@ func runArchiveSync(ctx context.Context, opts archiveSyncOptions) error {
 			}
 		}
 	}
+	opts.Store.CleanTemps([]string{catalog.ClaudeCode, catalog.Codex}, time.Hour)
 	opts.Store.Batch = true
 	sum := archiveSessions(opts.Store, opts.Roots, live, progress)
 	if err := opts.Store.Flush(); err != nil {
