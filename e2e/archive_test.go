@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/e2e/harness"
@@ -245,5 +246,43 @@ func TestArchiveCodex(t *testing.T) {
 				t.Errorf("rollouts after the restores: %v", got)
 			}
 		})
+	}
+}
+
+// TestArchiveByHooks: with tether's hooks installed and no listing at all,
+// the real CLI's SessionStart/SessionEnd hooks link the transcript into
+// the archive, so a cleanup right after the session loses nothing.
+func TestArchiveByHooks(t *testing.T) {
+	clis := harness.CLIs(t)
+	t.Parallel()
+	env, _, bin := hooksEnv(t)
+	env.Setenv("TETHER_CLAUDE_BIN", clis.Claude)
+	runTether(t, env, bin, "hooks", "install")
+	dir := env.ProjectDir("project")
+	sid := claudeP(t, env, clis.Claude, dir, "-p", "HOOK_ARCHIVE_PROMPT")
+	var transcript string
+	for _, p := range env.ClaudeTranscripts() {
+		if strings.HasSuffix(p, sid+".jsonl") {
+			transcript = p
+		}
+	}
+	rel, _ := filepath.Rel(env.ClaudeConfigDir, transcript)
+	stored := filepath.Join(env.Home, ".local", "share", "tether", "archive", "claude-code", rel)
+	// SessionEnd can finish just after the CLI exits.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a, err1 := os.Stat(stored)
+		b, err2 := os.Stat(transcript)
+		if err1 == nil && err2 == nil && os.SameFile(a, b) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hooks did not link %s into the archive (%v)", transcript, err1)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	os.Remove(transcript)
+	if st := stateOf(t, env, sid); st != "archived" {
+		t.Fatalf("state %q", st)
 	}
 }
