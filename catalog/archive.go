@@ -81,9 +81,6 @@ func (a *Archive) listArchived(ctx context.Context, live []Session) ([]Session, 
 			if sources[orig] {
 				return nil
 			}
-			if _, err := os.Lstat(orig); err == nil {
-				return nil // live, though its reader could not list it
-			}
 			s, diag := archivedSession(src.Reader, path)
 			if diag != "" {
 				diags = append(diags, Diagnostic{src.Reader.Harness(), path, "archived: " + diag})

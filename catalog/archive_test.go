@@ -122,21 +122,23 @@ func TestCatalogArchivedState(t *testing.T) {
 	}
 }
 
-func TestArchivedCopyOfUnlistableLiveFileIsSkipped(t *testing.T) {
-	c, claudeDir, _, _ := archiveCatalog(t, archive.ModeLink)
-	junk := filepath.Join(claudeDir, "projects", "-home-example-src-proj", "0000aaaa-0000-4000-8000-000000000000.jsonl")
+// A live file its reader cannot list (corrupted) does not hide the good
+// archived copy: the session is listed archived (once), and a restore
+// refuses to replace the file in the way.
+func TestArchivedCopyOfUnlistableLiveFileIsListed(t *testing.T) {
+	c, claudeDir, _, _ := archiveCatalog(t, archive.ModeCopy)
+	junk := filepath.Join(claudeDir, "projects", "-home-example-src-proj", sample21332+".jsonl")
+	if _, _, err := c.List(context.Background(), ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, junk, []byte("not json\n"))
-	// Archived while it was fine; the live file is still there (unlistable).
-	stored := filepath.Join(c.Archive.Sources[0].Dir, "projects", "-home-example-src-proj", filepath.Base(junk))
-	writeFile(t, stored, readTestdata(t, "claude-2.1.332-tool-session.jsonl"))
 	all, diags, err := c.List(context.Background(), ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range all {
-		if s.State == StateArchived {
-			t.Errorf("%s listed archived while its live file exists", s.Key())
-		}
+	s := byKey(all)[ClaudeCode+":"+sample21332]
+	if s.State != StateArchived || s.Archive == nil || s.Archive.Restore != junk {
+		t.Errorf("state %s archive %+v", s.State, s.Archive)
 	}
 	if len(diags) != 1 || diags[0].Path != junk {
 		t.Errorf("diagnostics %v", diags)
