@@ -70,7 +70,7 @@ type Session struct {
 	Counts *Counts `json:"counts,omitempty"`
 
 	Archived bool     `json:"archived"`
-	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown"`
+	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown,enum=archived"`
 	Runtime  *Runtime `json:"runtime,omitempty"`
 	// Stale is set when tether's last resume of the session failed and
 	// the transcript has not changed since: resuming it as is would start
@@ -81,6 +81,10 @@ type Session struct {
 	// ContextCurve is the context in use after each main-chain turn (full
 	// read only).
 	ContextCurve []int64 `json:"contextCurve,omitempty"`
+
+	// Archive is set for a session whose transcript is in tether's
+	// archive only (state archived).
+	Archive *ArchiveRef `json:"archive,omitempty"`
 
 	Evidence *Evidence  `json:"evidence,omitempty"`
 	Resume   ResumeSpec `json:"resume"`

@@ -162,6 +162,25 @@ keybench="$("$bin/picker.test" -test.run '^$' -test.bench '^BenchmarkKeystroke$'
 keyms="$(awk '{ printf "%.2f", $3 / 1e6 }' <<<"$keybench")"
 keycpu="$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-ms/op") printf "%.2f", $i }' <<<"$keybench")"
 row "pick keystroke (10,000 rows, Go bench)" "$keyms ms" "" "<= 16 ms" "$keycpu ms CPU per key"
+# --- archive ----------------------------------------------------------------
+# archive sync over the whole corpus, into its own directory per mode: the
+# first run links (or compresses) every transcript, the second finds
+# nothing new (a stat per file, plus the 68-byte trailer in copy mode).
+for mode in link copy; do
+	adir="$tmp/archive-$mode"
+	printf '[archive]\nmode = "%s"\ndir = "%s"\n' "$mode" "$adir" >"$tmp/archive-$mode.toml"
+	log "archive sync, $mode mode ($sessions sessions)"
+	measure "archive sync $mode" -n 1 -warmup 0 -pre "rm -rf '$adir'" -- env TETHER_CONFIG="$tmp/archive-$mode.toml" "$tether" archive sync
+	first="$med" firstrss="$rss"
+	measure "archive sync $mode again" -n "$listreps" -- env TETHER_CONFIG="$tmp/archive-$mode.toml" "$tether" archive sync
+	# du counts an inode once across its arguments: what the archive adds
+	# to the live transcripts (0 for links while they live).
+	abytes="$(du -scb "$HOME/.claude" "$HOME/.codex" "$adir" | awk -v c="$corpus_bytes" 'END {printf "%d", $1 - c}')"
+	rate="$(awk -v b="$corpus_bytes" -v ms="$first" 'BEGIN { printf "%.0f MB/s", b / 1e6 / (ms / 1000) }')"
+	row "archive sync, $mode, first" "$first ms" "$(mib "$firstrss")" "" "$rate of transcripts"
+	row "archive sync, $mode, nothing new" "$med ms" "$(mib "$rss")" "" "archive adds $((abytes >> 20)) MiB on disk (du)"
+	rm -rf "$adir"
+done
 
 # --- trim -------------------------------------------------------------------
 log "trim ($trimsize transcript)"

@@ -187,6 +187,7 @@ func (a *App) Command() *cli.Command {
 			a.initCommand(),
 			a.promptCommand(),
 			a.completeCommand(),
+			a.archiveCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

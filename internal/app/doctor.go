@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
@@ -41,6 +42,9 @@ type doctorOptions struct {
 	// trust re-trusts Codex hooks (only for hooks tether installed with
 	// --trust).
 	ReinstallHooks func(harness, scope string, statusLine, trust bool) error
+	// Archive is tether's archive and whether it is enabled (nil: the
+	// retention and archive checks are skipped).
+	Archive func() (*archive.Store, bool, error)
 }
 
 func (a *App) doctorCommand() *cli.Command {
@@ -61,6 +65,7 @@ func (a *App) doctorCommand() *cli.Command {
 				IO: a.IO, Loc: a.Loc, Root: a.Root(), LoadConf: a.Config,
 				Executable: os.Executable, LookPath: exec.LookPath, Fix: cmd.Bool("fix"),
 				Catalog: func() (*catalog.Catalog, error) { return a.catalogFor("") },
+				Archive: a.archiveStore,
 				Shell: shellEnv{
 					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
 					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
@@ -158,6 +163,8 @@ func runDoctor(opts doctorOptions) error {
 	if opts.Catalog != nil {
 		catalogCheck(add, opts.Catalog)
 	}
+
+	archiveChecks(opts, add)
 
 	hooksChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})

@@ -39,6 +39,9 @@ type hookOptions struct {
 	InHook bool
 	// ConfigErr is a config problem to log; the hook runs on defaults.
 	ConfigErr error
+	// Archive, when set, archives the transcript at SessionStart and
+	// SessionEnd (tether archive).
+	Archive func(harness, sessionID, transcript string)
 }
 
 func (a *App) hookCommand() *cli.Command {
@@ -73,6 +76,7 @@ func (a *App) hookCommand() *cli.Command {
 				// The wrapper's --self-report exports TETHER_SELF_REPORT=1.
 				SelfReport: cfg.Hooks.SelfReport || a.Getenv(envSelfReport) == "1",
 			}
+			opts.Archive = a.hookArchive
 			runHook(ctx, opts)
 			return nil
 		},
@@ -146,7 +150,10 @@ func hookOnce(opts hookOptions, event, payloadArg string) error {
 		opts.Env.Log.Debug(eventlog.HookError, p.SessionID, slog.String("error",
 			fmt.Sprintf("argument names %s but the payload %s; using the payload's", event, p.Event)))
 	}
-	_, err = hooks.Handle(opts.Env, p)
+	res, err := hooks.Handle(opts.Env, p)
+	if opts.Archive != nil && (p.Event == "SessionStart" || p.Event == "SessionEnd") && p.SessionID != "" {
+		opts.Archive(res.Harness, p.SessionID, p.TranscriptPath)
+	}
 	return err
 }
 

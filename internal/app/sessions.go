@@ -85,6 +85,7 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 			Dir: codexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules, Windows: a.Windows(),
 		})
 	}
+	c.Archive = a.catalogArchive(harness, rules)
 	return c, nil
 }
 
@@ -168,8 +169,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			st := cmd.String("state")
-			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != stateStale {
-				return usageErr(fmt.Errorf("--state: %q is not running, resumable, stale or unknown", st))
+			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != stateStale && st != catalog.StateArchived {
+				return usageErr(fmt.Errorf("--state: %q is not running, resumable, stale, unknown or archived", st))
 			}
 			if cmd.Int("limit") < 0 {
 				return usageErr(errors.New("--limit: must be 0 or more"))
@@ -205,8 +206,8 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
 		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, harnessClaude, harnessCodex),
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale or unknown)"},
-			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown),
+		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale, unknown or archived)"},
+			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown, catalog.StateArchived),
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
@@ -490,6 +491,9 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 		row("context curve", Sparkline(s.ContextCurve))
 	}
 	row("transcript", s.Source)
+	if s.Archive != nil {
+		row("restores to", s.Archive.Restore+" (from tether's archive, on resume or 'tether archive restore')")
+	}
 	row("resume", catalog.ResumeSpec.ShellCommand(s.Resume))
 	if len(s.RecentPrompts) > 0 {
 		fmt.Fprintln(w, "recent prompts:")
@@ -579,6 +583,8 @@ type sessionsResumeOptions struct {
 	Self string
 	// Short abbreviates a session id for messages.
 	Short func(id string) string
+	// Restore puts an archived session's transcript back before resuming.
+	Restore func(s catalog.Session) error
 }
 
 // tmuxFlag is a boolean flag that also takes a value: --tmux or
@@ -635,6 +641,7 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
 				UseTmux: tf.set, TmuxName: tf.name, Bindings: a.Loc.Bindings(),
 				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv, Self: self, Short: a.knownIDs(),
+				Restore: a.restoreArchived,
 				Logged: func(s catalog.Session, mode string, forced bool) {
 					a.Log().With(s.Harness, s.IdentityRoot).Info(eventlog.Resume, s.ID,
 						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
@@ -648,6 +655,13 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	s, err := resolveSession(ctx, opts.Catalog, opts.ID)
 	if err != nil {
 		return err
+	}
+	if s.State == catalog.StateArchived && opts.Restore != nil {
+		// Put the transcript back first, so the command (run or
+		// printed) finds it.
+		if err := opts.Restore(s); err != nil {
+			return err
+		}
 	}
 	spec := s.Resume
 	if opts.Print {
@@ -760,7 +774,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if err != nil && len(all) == 0 {
 		return err
 	}
-	res := catalog.Search(ctx, all, opts.Query, catalog.SearchOptions{AllText: opts.AllText})
+	res := catalog.Search(ctx, all, opts.Query, catalog.SearchOptions{AllText: opts.AllText, Open: catalog.ArchiveOpen})
 	if opts.Limit > 0 && len(res) > opts.Limit {
 		res = res[:opts.Limit]
 	}

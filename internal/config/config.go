@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -22,6 +23,7 @@ type Config struct {
 	Prompt  Prompt  `toml:"prompt"`
 	// StatusLine chains another statusLine command before tether's.
 	StatusLine StatusLine `toml:"statusline"`
+	Archive    Archive    `toml:"archive"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -72,6 +74,17 @@ type Wrap struct {
 	Handoff bool `toml:"handoff"`
 }
 
+// Archive configures the archive of transcripts (tether archive).
+type Archive struct {
+	// Enabled keeps every transcript in the archive (default true).
+	Enabled bool `toml:"enabled"`
+	// Mode is "link" (hard links, falling back to copies across file
+	// systems) or "copy" (zstd copies).
+	Mode string `toml:"mode"`
+	// Dir overrides $XDG_DATA_HOME/tether/archive; "~/" is expanded.
+	Dir string `toml:"dir"`
+}
+
 // Hooks configures the hook command and the statusLine.
 type Hooks struct {
 	// SelfReport makes the Stop hook parse a "[ctx: ~NN%]" self-report
@@ -115,6 +128,7 @@ func Default() Config {
 		}},
 		Prompt:     DefaultPrompt(),
 		StatusLine: StatusLine{TimeoutMS: 1000},
+		Archive:    Archive{Enabled: true, Mode: "link"},
 	}
 }
 
@@ -163,6 +177,12 @@ func (c Config) validate() error {
 	}
 	if c.Wrap.Threshold < 0 || c.Wrap.Threshold > 100 || c.Wrap.FitPercent <= 0 || c.Wrap.FitPercent >= 100 {
 		return fmt.Errorf("wrap: threshold must be 0-100 and fit_percent between 0 and 100")
+	}
+	if c.Archive.Mode != "link" && c.Archive.Mode != "copy" {
+		return fmt.Errorf("archive.mode: %q is not link or copy", c.Archive.Mode)
+	}
+	if d := c.Archive.Dir; d != "" && !filepath.IsAbs(d) && !strings.HasPrefix(d, "~/") {
+		return fmt.Errorf("archive.dir: %q is not an absolute path", d)
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)

@@ -57,6 +57,12 @@ const (
 	Resume             = "resume"
 	IdentityFallback   = "identity_fallback"
 	IdentityPinIgnored = "identity_pin_ignored"
+
+	// The archive.
+	Archive              = "archive"
+	ArchiveError         = "archive_error"
+	ArchiveRestore       = "archive_restore"
+	ArchiveRestoreFailed = "archive_restore_failed"
 )
 
 // Event describes one lifecycle event: who writes it and the fields it may
@@ -107,6 +113,10 @@ var Events = []Event{
 	{TrimReset, "`tether trim --reset`", []string{"root"}},
 	{Resume, "`tether sessions resume`", []string{"cwd", "mode", "forced"}},
 	{IdentityFallback, "any command whose identity root fell back (debug)", []string{"raw", "reason"}},
+	{Archive, "hooks: a transcript linked into the archive at SessionStart/SessionEnd (debug)", []string{"action"}},
+	{ArchiveError, "archiving that failed during a listing or a hook (debug)", []string{"failed", "error"}},
+	{ArchiveRestore, "`tether sessions resume`, `archive restore` or the wrapper put a transcript back from the archive", []string{"path", "compressed"}},
+	{ArchiveRestoreFailed, "wrapper: a transcript could not be put back from the archive", []string{"error", "exists"}},
 	{IdentityPinIgnored, "any command given an unusable `TETHER_IDENTITY_ROOT`", []string{"reason", "root"}},
 }
 
