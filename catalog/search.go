@@ -14,10 +14,14 @@ import (
 // SearchResult is one session that matched, with the matching texts.
 type SearchResult struct {
 	Session Session `json:"session"`
-	Score   int     `json:"score"`
+	// Score orders results, higher first: the negated bm25 rank from the
+	// index, the number of hits (title hits weighing 10) when streaming.
+	Score float64 `json:"score"`
 	// Matches are the matching titles, prompts or (with --all-text)
-	// assistant texts, cut around the first hit.
+	// assistant texts and tool calls, cut around the first hit.
 	Matches []string `json:"matches"`
+	// Snippets locate the matches in each matching field (index only).
+	Snippets []Snippet `json:"snippets,omitempty"`
 }
 
 // SearchOptions tune Search.
@@ -76,7 +80,7 @@ func Search(ctx context.Context, sessions []Session, query string, opts SearchOp
 
 func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResult {
 	found := map[string]bool{}
-	score := 0
+	score := 0.0
 	var matches []string
 	consider := func(text string, weight int) {
 		lt := strings.ToLower(text)
@@ -84,7 +88,7 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 		for _, t := range terms {
 			if n := strings.Count(lt, t); n > 0 {
 				found[t] = true
-				score += n * weight
+				score += float64(n * weight)
 				hit = true
 			}
 		}
@@ -118,8 +122,8 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 				if !any {
 					return
 				}
-				for _, text := range searchableText(s.Harness, line, allText) {
-					consider(text, 1)
+				for _, t := range recordTexts(s.Harness, line, allText) {
+					consider(t.Text, 1)
 				}
 			})
 			f.Close()
@@ -134,61 +138,129 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 	return &SearchResult{Session: s, Score: score, Matches: matches}
 }
 
-// searchableText returns the human prompt (and assistant text) of a record.
-func searchableText(harness string, line []byte, allText bool) []string {
+// recordTexts returns the searchable texts of one transcript record:
+// titles and human prompts, and with all assistant text and tool calls.
+func recordTexts(harness string, line []byte, all bool) []Text {
 	switch harness {
 	case ClaudeCode:
-		rec, ok := parseClaudeRec(line, false)
-		if !ok {
+		return claudeTexts(line, all)
+	case Codex:
+		return codexTexts(line, all)
+	}
+	return nil
+}
+
+func claudeTexts(line []byte, all bool) []Text {
+	rec, ok := parseClaudeRec(line, false)
+	if !ok {
+		return nil
+	}
+	switch rec.Type {
+	case "user":
+		if t, ok := claudeHumanPrompt(rec); ok {
+			return []Text{{TextPrompt, t}}
+		}
+	case "assistant":
+		if !all || rec.Sidechain {
 			return nil
 		}
-		switch rec.Type {
+		var out []Text
+		rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
+			switch b.Get("type").String() {
+			case "text":
+				out = append(out, Text{TextAssistant, b.Get("text").String()})
+			case "tool_use":
+				out = append(out, Text{TextTool, toolText(b.Get("name").String(), b.Get("input"))})
+			}
+			return true
+		})
+		return out
+	case "custom-title", "ai-title", "summary":
+		return []Text{{TextTitle, rec.CustomTitle + rec.AITitle + rec.Summary}}
+	}
+	return nil
+}
+
+func codexTexts(line []byte, all bool) []Text {
+	if !gjson.ValidBytes(line) {
+		return nil
+	}
+	rec := gjson.ParseBytes(line)
+	p := rec.Get("payload")
+	typ, ptyp := rec.Get("type").String(), p.Get("type").String()
+	switch {
+	case typ == "event_msg" && ptyp == "user_message":
+		return []Text{{TextPrompt, p.Get("message").String()}}
+	case typ == "response_item" && ptyp == "message":
+		switch p.Get("role").String() {
 		case "user":
-			if t, ok := claudeHumanPrompt(rec); ok {
-				return []string{t}
+			if t, ok := codexHumanText(p); ok {
+				return []Text{{TextPrompt, t}}
 			}
 		case "assistant":
-			if allText && !rec.Sidechain {
-				var out []string
-				rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
-					if b.Get("type").String() == "text" {
-						out = append(out, b.Get("text").String())
-					}
+			if all {
+				var out []Text
+				p.Get("content").ForEach(func(_, b gjson.Result) bool {
+					out = append(out, Text{TextAssistant, b.Get("text").String()})
 					return true
 				})
 				return out
 			}
-		case "custom-title", "ai-title", "summary":
-			return []string{rec.CustomTitle + rec.AITitle + rec.Summary}
 		}
-	case Codex:
-		if !gjson.ValidBytes(line) {
-			return nil
+	case all && typ == "response_item" && (ptyp == "function_call" || ptyp == "custom_tool_call" || ptyp == "local_shell_call"):
+		input := p.Get("input")
+		if a := p.Get("arguments"); a.Exists() {
+			input = gjson.Parse(a.String())
+		} else if p.Get("action").Exists() {
+			input = p.Get("action")
 		}
-		rec := gjson.ParseBytes(line)
-		p := rec.Get("payload")
-		switch {
-		case rec.Get("type").String() == "event_msg" && p.Get("type").String() == "user_message":
-			return []string{p.Get("message").String()}
-		case rec.Get("type").String() == "response_item" && p.Get("type").String() == "message":
-			switch p.Get("role").String() {
-			case "user":
-				if t, ok := codexHumanText(p); ok {
-					return []string{t}
-				}
-			case "assistant":
-				if allText {
-					var out []string
-					p.Get("content").ForEach(func(_, b gjson.Result) bool {
-						out = append(out, b.Get("text").String())
-						return true
-					})
-					return out
-				}
-			}
+		name := p.Get("name").String()
+		if name == "" {
+			name = "local_shell"
 		}
+		return []Text{{TextTool, toolText(name, input)}}
 	}
 	return nil
+}
+
+// toolText is a tool call as search sees it: the tool's name and the
+// paths, patterns and command it was given (a command cut to 500 bytes:
+// heredocs can be long, and what is searched for is the command).
+func toolText(name string, input gjson.Result) string {
+	parts := []string{name}
+	for _, k := range []string{"file_path", "notebook_path", "path", "pattern", "workdir", "url"} {
+		if v := input.Get(k); v.Type == gjson.String && v.Str != "" {
+			parts = append(parts, v.Str)
+		}
+	}
+	cmd := input.Get("command")
+	if !cmd.Exists() {
+		cmd = input.Get("cmd")
+	}
+	c := cmd.String()
+	if cmd.IsArray() {
+		var words []string
+		cmd.ForEach(func(_, v gjson.Result) bool { words = append(words, v.String()); return true })
+		c = strings.Join(words, " ")
+	}
+	if len(c) > 500 {
+		c = oneLine(c, 500)
+	}
+	if c != "" {
+		parts = append(parts, c)
+	}
+	if input.Type == gjson.String {
+		// apply_patch's input is the patch: its file names.
+		for _, m := range patchFile.FindAllStringSubmatch(input.Str, -1) {
+			parts = append(parts, strings.TrimSpace(m[1]))
+		}
+	}
+	if patch := input.Get("input"); patch.Type == gjson.String {
+		for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
+			parts = append(parts, strings.TrimSpace(m[1]))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func lowerASCII(dst, b []byte) []byte {

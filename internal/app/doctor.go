@@ -148,6 +148,7 @@ func runDoctor(opts doctorOptions) error {
 
 	if opts.Catalog != nil {
 		catalogCheck(add, opts.Catalog)
+		searchIndexCheck(add, opts.Loc)
 	}
 
 	hooksChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
