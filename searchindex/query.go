@@ -26,6 +26,14 @@ type Term struct {
 // Terms without a letter or digit are dropped (the tokenizer would find no
 // token in them).
 func ParseQuery(q string) ([]Term, error) {
+	// Control characters separate words (SQLite would cut a string at
+	// NUL).
+	q = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, q)
 	var terms []Term
 	add := func(text string, prefix bool) {
 		if strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0 {
@@ -34,7 +42,7 @@ func ParseQuery(q string) ([]Term, error) {
 	}
 	for i := 0; i < len(q); {
 		switch c := q[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c == ' ':
 			i++
 		case c == '"':
 			end := strings.IndexByte(q[i+1:], '"')
@@ -52,7 +60,7 @@ func ParseQuery(q string) ([]Term, error) {
 			}
 			add(phrase, prefix)
 		default:
-			end := strings.IndexAny(q[i:], " \t\n\r\"")
+			end := strings.IndexAny(q[i:], ` "`)
 			if end < 0 {
 				end = len(q) - i
 			}

@@ -380,11 +380,11 @@ const (
 
 // clean drops the marker bytes from text before it is indexed.
 func clean(s string) string {
-	if !strings.ContainsAny(s, markOpen+markClose) {
+	if !strings.ContainsAny(s, "\x00"+markOpen+markClose) {
 		return s
 	}
 	return string(bytes.Map(func(r rune) rune {
-		if r == 2 || r == 3 {
+		if r == 0 || r == 2 || r == 3 {
 			return ' '
 		}
 		return r

@@ -200,10 +200,10 @@ func searchStreaming(ctx context.Context, opts sessionsSearchOptions, all []cata
 func printSearchResults(w io.Writer, res []catalog.SearchResult, now time.Time, color bool) {
 	for _, r := range res {
 		fmt.Fprintf(w, "%s  %-11s  %s  %s  %s\n", r.Session.ShortID(), r.Session.Harness,
-			relTime(now, r.Session.LastActivity), cell(filepath.Base(r.Session.Cwd), 24), cell(r.Session.Title, 70))
+			relTime(now, r.Session.LastActivity), cell(safeLine(filepath.Base(r.Session.Cwd)), 24), cell(safeLine(r.Session.Title), 70))
 		if r.Snippets == nil {
 			for _, m := range r.Matches {
-				fmt.Fprintf(w, "    %s\n", cell(m, 120))
+				fmt.Fprintf(w, "    %s\n", cell(safeLine(m), 120))
 			}
 			continue
 		}
