@@ -122,7 +122,7 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 				if !any {
 					return
 				}
-				for _, t := range recordTexts(s.Harness, line, allText) {
+				for _, t := range recordTexts(s.Harness, line, allText, false) {
 					consider(t.Text, 1)
 				}
 			})
@@ -140,18 +140,19 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 
 // recordTexts returns the searchable texts of one transcript record:
 // titles and human prompts, and with all assistant text and tool calls.
-func recordTexts(harness string, line []byte, all bool) []Text {
+// With zeroCopy the texts may alias line.
+func recordTexts(harness string, line []byte, all, zeroCopy bool) []Text {
 	switch harness {
 	case ClaudeCode:
-		return claudeTexts(line, all)
+		return claudeTexts(line, all, zeroCopy)
 	case Codex:
-		return codexTexts(line, all)
+		return codexTexts(line, all, zeroCopy)
 	}
 	return nil
 }
 
-func claudeTexts(line []byte, all bool) []Text {
-	rec, ok := parseClaudeRec(line, false)
+func claudeTexts(line []byte, all, zeroCopy bool) []Text {
+	rec, ok := parseClaudeRec(line, zeroCopy)
 	if !ok {
 		return nil
 	}
@@ -181,13 +182,26 @@ func claudeTexts(line []byte, all bool) []Text {
 	return nil
 }
 
-func codexTexts(line []byte, all bool) []Text {
-	if !gjson.ValidBytes(line) {
+func codexTexts(line []byte, all, zeroCopy bool) []Text {
+	// Only the envelope is scanned; the payload (a tool's whole output,
+	// for function_call_output) is decoded only as far as needed.
+	var typ string
+	var p gjson.Result
+	if !eachTop(bytesString(line, zeroCopy), func(k, raw string) bool {
+		switch k {
+		case "type":
+			typ = gjson.Parse(raw).Str
+		case "payload":
+			p = gjson.Parse(raw)
+		}
+		return true
+	}) {
 		return nil
 	}
-	rec := gjson.ParseBytes(line)
-	p := rec.Get("payload")
-	typ, ptyp := rec.Get("type").String(), p.Get("type").String()
+	if typ != "event_msg" && typ != "response_item" {
+		return nil
+	}
+	ptyp := p.Get("type").String()
 	switch {
 	case typ == "event_msg" && ptyp == "user_message":
 		return []Text{{TextPrompt, p.Get("message").String()}}

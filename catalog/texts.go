@@ -1,10 +1,10 @@
 package catalog
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // TextKind says which part of a session a searchable text comes from.
@@ -30,17 +30,19 @@ type Text struct {
 }
 
 // Texts calls fn with the searchable texts of the transcript of harness
-// read from r (positioned anywhere at a line start), in file order. Only
-// newline-terminated lines are read: a line still being written is left
-// for the next call. It returns how many bytes of r it consumed, so a
-// caller can resume at that offset when the file grows. This is the one
-// place search (streaming or indexed) gets text out of a transcript.
+// read from r (positioned anywhere at a line start), in file order. A
+// Text's string is only valid during the call (it may alias the read
+// buffer): copy what is kept. Only newline-terminated lines are read: a
+// line still being written is left for the next call. It returns how many
+// bytes of r it consumed, so a caller can resume at that offset when the
+// file grows. This is the one place search (streaming or indexed) gets
+// text out of a transcript.
 func Texts(harness string, r io.Reader, fn func(Text)) (int64, error) {
 	var used int64
-	err := completeLines(r, func(line []byte, n int) {
-		used += int64(n)
+	err := completeLines(r, func(line []byte) {
+		used += int64(len(line))
 		if l := bytes.TrimSpace(line); len(l) > 0 {
-			for _, t := range recordTexts(harness, l, true) {
+			for _, t := range recordTexts(harness, l, true, true) {
 				fn(t)
 			}
 		}
@@ -48,29 +50,55 @@ func Texts(harness string, r io.Reader, fn func(Text)) (int64, error) {
 	return used, err
 }
 
-// completeLines calls fn for every newline-terminated line of r with the
-// number of bytes it took (newline included); an unterminated last line
-// is not reported.
-func completeLines(r io.Reader, fn func(line []byte, n int)) error {
-	br := bufio.NewReaderSize(r, 256<<10)
-	var long []byte
+// linePool recycles completeLines' buffers: an index build reads
+// thousands of files, and a fresh megabyte each is mostly clearing memory.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
+
+// completeLines calls fn for every newline-terminated line of r (newline
+// included); an unterminated last line is not reported. Lines are slices
+// of one buffer, which grows to the longest line: most of a transcript's
+// bytes are long tool-output lines, and copying each out would double
+// the work.
+func completeLines(r io.Reader, fn func(line []byte)) error {
+	bp := linePool.Get().(*[]byte)
+	buf := *bp
+	defer func() {
+		// A buffer grown for one huge record is not kept.
+		if cap(buf) <= 16<<20 {
+			*bp = buf
+			linePool.Put(bp)
+		}
+	}()
+	start, end, scanned := 0, 0, 0
 	for {
-		frag, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, frag...)
+		for {
+			i := bytes.IndexByte(buf[scanned:end], '\n')
+			if i < 0 {
+				scanned = end
+				break
+			}
+			next := scanned + i + 1
+			fn(buf[start:next])
+			start, scanned = next, next
+		}
+		if start > 0 {
+			copy(buf, buf[start:end])
+			end, scanned, start = end-start, scanned-start, 0
+		}
+		if end == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+		n, err := r.Read(buf[end:])
+		end += n
+		if errors.Is(err, io.EOF) {
+			if n == 0 {
+				return nil
+			}
 			continue
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
 			return err
 		}
-		line := frag
-		if long != nil {
-			line, long = append(long, frag...), nil
-		}
-		fn(line, len(line))
 	}
 }
 

@@ -140,6 +140,22 @@ per() { awk -v b="$1" -v n="$sessions" 'BEGIN { printf "%.1f KiB", b / n / 1024 
 row "  bytes read per file, cold" "$(per "$(rchar "$tmp/io-cold.txt")")" "" "<= 128 KiB" "all reads of the process / files"
 row "  bytes read per file, warm" "$(per "$(rchar "$tmp/io-warm.txt")")" "" "stat + cache file" "all reads of the process / files"
 
+# --- search -----------------------------------------------------------------
+log "sessions search ($sessions sessions)"
+idx="$XDG_CACHE_HOME/tether/search.db"
+# Building the index reads every transcript once: reading them (cat) is its floor.
+# shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
+measure "read corpus" -n 1 -warmup 0 -- sh -c 'find "$1" "$2" -name "*.jsonl" -exec cat {} + >/dev/null' sh "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"
+readall="$med"
+measure "index build" -n 1 -warmup 0 -pre "rm -f '$idx' '$idx-wal' '$idx-shm'" -- "$tether" sessions search --json parser
+row "search, first index build" "$med ms" "$(mib "$rss")" "<= 3x list cold" "$(ratio "$med" "$cold") list cold, $(ratio "$med" "$readall") cat corpus"
+row "  cat every transcript (floor)" "$readall ms" "" "" "$((corpus_bytes >> 20)) MiB"
+row "  index size" "$(du -k "$idx" | awk '{printf "%.0f MiB", $1 / 1024}')" "" "" ""
+measure "search warm" -n "$reps" -- "$tether" sessions search --json parser
+row "search warm (common word)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
+measure "search warm phrase" -n "$reps" -- "$tether" sessions search --json --all-text '"failing test"' 'pars*'
+row "search warm (--all-text phrase + prefix)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
+
 # --- trim -------------------------------------------------------------------
 log "trim ($trimsize transcript)"
 trimbytes="$(stat -c %s "$trimsrc")"

@@ -74,7 +74,7 @@ func open(path string, retry bool) (*Index, error) {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	f.Close()
-	u := url.URL{Scheme: "file", Path: path, RawQuery: "_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_txlock=immediate"}
+	u := url.URL{Scheme: "file", Path: path, RawQuery: "_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=cache_size(-32000)&_txlock=immediate"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
 		return nil, fmt.Errorf("search index %s: %w", path, err)
@@ -115,6 +115,13 @@ func (ix *Index) migrate() error {
 	}
 	if _, err := ix.db.Exec(schema); err != nil {
 		return err
+	}
+	if v != schemaVersion {
+		// Buffer 16 MiB of terms before writing a segment (default 1
+		// MiB): a first build writes far fewer, larger segments.
+		if _, err := ix.db.Exec(`INSERT INTO docs(docs, rank) VALUES('hashsize', 16777216)`); err != nil {
+			return err
+		}
 	}
 	_, err := ix.db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 	return err

@@ -49,9 +49,11 @@ type job struct {
 	id      int64
 	harness string
 	path    string
+	title   string
 	off     int64
-	reset   bool
-	old     row
+	// reset: the texts replace the row's; fresh: there is no docs row yet.
+	reset, fresh bool
+	old          row
 }
 
 // result is what reading a job's transcript found.
@@ -136,9 +138,8 @@ func (ix *Index) plan(ctx context.Context, tx *sql.Tx, sessions []catalog.Sessio
 				return nil, err
 			}
 			st.Added++
-			if s.Source != "" {
-				jobs = append(jobs, job{id: id, harness: s.Harness, path: s.Source, reset: true})
-			}
+			// The docs row is written once the transcript is read.
+			jobs = append(jobs, job{id: id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, fresh: true})
 			continue
 		}
 		if r.title != s.Title || r.last != last {
@@ -150,9 +151,9 @@ func (ix *Index) plan(ctx context.Context, tx *sql.Tx, sessions []catalog.Sessio
 		case r.path == s.Source && r.size == size && r.mtime == mtime:
 			st.Unchanged++
 		case r.path == s.Source && size >= r.off:
-			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, off: r.off, old: r})
+			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, off: r.off, old: r})
 		default:
-			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, reset: true, old: r})
+			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, old: r})
 		}
 	}
 	for key, r := range old {
@@ -184,12 +185,7 @@ func insert(ctx context.Context, tx *sql.Tx, key string, s *catalog.Session, las
 	if err != nil {
 		return 0, err
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO docs(rowid, title, prompt, assistant, tool) VALUES(?, ?, '', '', '')`, id, clean(s.Title))
-	return id, err
+	return res.LastInsertId()
 }
 
 func retitle(ctx context.Context, tx *sql.Tx, r row, title string, last int64) error {
@@ -258,6 +254,10 @@ func (ix *Index) read(ctx context.Context, tx *sql.Tx, jobs []job, opts UpdateOp
 // start when the bytes already read are not what they were.
 func readJob(j job, open catalog.Opener) *result {
 	r := &result{job: j}
+	if j.path == "" {
+		r.reset, r.size, r.end = true, 0, 0
+		return r
+	}
 	f, err := open(j.path)
 	if err != nil {
 		// Gone between listing and reading: index nothing for it now.
@@ -325,28 +325,28 @@ func col(k catalog.TextKind) int {
 // write stores what a job read: the texts replace the row's (reset) or
 // are appended to them.
 func write(ctx context.Context, tx *sql.Tx, r *result, st *UpdateStats) error {
+	var texts [numCols]string
 	if r.err != nil {
-		// One unreadable transcript does not stop the others; it is
-		// read again from the start next time.
-		if _, err := tx.ExecContext(ctx, `UPDATE files SET size = -2, off = 0, head = NULL, tail = NULL WHERE id = ?`, r.id); err != nil {
-			return err
+		// One unreadable transcript does not stop the others: its entry
+		// keeps the title only and is read from the start next time.
+		r.reset, r.size, r.mtime, r.off, r.end = true, -2, 0, 0, 0
+	} else {
+		for i := range texts {
+			texts[i] = r.cols[i].String()
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE docs SET prompt = '', assistant = '', tool = '' WHERE rowid = ?`, r.id)
-		return err
 	}
 	st.BytesRead += r.end - r.off
-	var texts [numCols]string
-	for i := range texts {
-		texts[i] = r.cols[i].String()
-	}
 	var err error
 	switch {
 	case r.reset:
-		if r.old.id != 0 {
+		if !r.fresh {
 			st.Reindexed++
+			if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, r.id); err != nil {
+				return err
+			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE docs SET prompt = ?, assistant = ?, tool = ? WHERE rowid = ?`,
-			texts[colPrompt], texts[colAssistant], texts[colTool], r.id)
+		_, err = tx.ExecContext(ctx, `INSERT INTO docs(rowid, title, prompt, assistant, tool) VALUES(?, ?, ?, ?, ?)`,
+			r.id, clean(r.title), texts[colPrompt], texts[colAssistant], texts[colTool])
 	case texts != [numCols]string{}:
 		st.Appended++
 		// FTS5 re-tokenizes the row: the session's text, not its
@@ -360,8 +360,15 @@ func write(ctx context.Context, tx *sql.Tx, r *result, st *UpdateStats) error {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ?, off = ?, head = ?, tail = ? WHERE id = ?`,
-		r.size, r.mtime, r.end, []byte(r.head), []byte(r.tail), r.id)
+		r.size, r.mtime, r.end, nilIfEmpty(r.head), nilIfEmpty(r.tail), r.id)
 	return err
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
 }
 
 func sep(s string) string {
