@@ -147,7 +147,7 @@ idx="$XDG_CACHE_HOME/tether/search.db"
 # shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
 measure "read corpus" -n 1 -warmup 0 -- sh -c 'find "$1" "$2" -name "*.jsonl" -exec cat {} + >/dev/null' sh "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"
 readall="$med"
-measure "index build" -n 1 -warmup 0 -pre "rm -f '$idx' '$idx-wal' '$idx-shm'" -- "$tether" sessions search --json parser
+measure "index build" -n 1 -warmup 0 -pre "rm -f '$idx' '$idx-journal'" -- "$tether" sessions search --json parser
 row "search, first index build" "$med ms" "$(mib "$rss")" "<= 3x list cold" "$(ratio "$med" "$cold") list cold, $(ratio "$med" "$readall") cat corpus"
 row "  cat every transcript (floor)" "$readall ms" "" "" "$((corpus_bytes >> 20)) MiB"
 row "  index size" "$(du -k "$idx" | awk '{printf "%.0f MiB", $1 / 1024}')" "" "" ""

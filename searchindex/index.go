@@ -68,13 +68,17 @@ func open(path string, retry bool) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
-	// SQLite creates the file with the process umask: create it first.
+	// SQLite creates the file with the process umask: create it first
+	// (the journal takes the database file's mode).
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	f.Close()
-	u := url.URL{Scheme: "file", Path: path, RawQuery: "_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=cache_size(-32000)&_txlock=immediate"}
+	// A rollback journal, not WAL: a search that changes nothing then
+	// creates and deletes no file (WAL's -wal and -shm files cost more
+	// than the query), and a first build writes each page once.
+	u := url.URL{Scheme: "file", Path: path, RawQuery: "_pragma=busy_timeout(5000)&_pragma=journal_mode(truncate)&_pragma=synchronous(normal)&_pragma=cache_size(-32000)&_txlock=immediate"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
 		return nil, fmt.Errorf("search index %s: %w", path, err)
@@ -88,7 +92,7 @@ func open(path string, retry bool) (*Index, error) {
 			return nil, fmt.Errorf("search index %s: %w", path, err)
 		}
 		// The index is tether's own cache: a damaged one is rebuilt.
-		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		for _, p := range files(path) {
 			_ = os.Remove(p)
 		}
 		return open(path, false)
@@ -133,11 +137,17 @@ func (ix *Index) Close() error { return ix.db.Close() }
 // Path is the index file.
 func (ix *Index) Path() string { return ix.path }
 
-// Size is the bytes the index at path takes on disk, its write-ahead log
+// files are the index's files: the database and its journal (and a WAL's
+// files, should one be left from another journal mode).
+func files(path string) []string {
+	return []string{path, path + "-journal", path + "-wal", path + "-shm"}
+}
+
+// Size is the bytes the index at path takes on disk, its journal
 // included; 0 when there is no index.
 func Size(path string) (int64, error) {
 	var n int64
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+	for _, p := range files(path) {
 		fi, err := os.Stat(p)
 		if errors.Is(err, os.ErrNotExist) {
 			continue

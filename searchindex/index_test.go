@@ -344,19 +344,27 @@ func TestIndexFileModesAndRebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix.Close()
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("file mode %v", fi.Mode())
+	}
+	// The journal a write leaves takes the database file's mode.
+	tr := filepath.Join(dir, "t.jsonl")
+	os.WriteFile(tr, []byte(userLine("hello")), 0o644)
+	if _, err := ix.Update(ctx, []catalog.Session{{Harness: catalog.ClaudeCode, ID: "a", Source: tr}}, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-journal"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("journal %v %v", fi, err)
 	}
 	if fi, _ := os.Stat(filepath.Dir(path)); fi.Mode().Perm() != 0o700 {
 		t.Errorf("dir mode %v", fi.Mode())
 	}
+	ix.Close()
 	if n, err := Size(path); err != nil || n == 0 {
 		t.Errorf("size %d %v", n, err)
 	}
 	// A damaged index (it is a cache) is rebuilt, not an error.
-	os.Remove(path + "-wal")
-	os.Remove(path + "-shm")
+	os.Remove(path + "-journal")
 	os.WriteFile(path, []byte("this is not a database, it is garbage that is long enough to have a header...."), 0o600)
 	ix, err = Open(path)
 	if err != nil {
