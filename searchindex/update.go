@@ -99,7 +99,8 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 }
 
 func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
-	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, path, size, mtime, off, head, tail, title, last FROM files`)
+	// Fingerprints are fetched only for the transcripts that grew.
+	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, path, size, mtime, off, title, last FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +109,9 @@ func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
 	for rs.Next() {
 		var r row
 		var key string
-		var head, tail []byte
-		if err := rs.Scan(&r.id, &key, &r.path, &r.size, &r.mtime, &r.off, &head, &tail, &r.title, &r.last); err != nil {
+		if err := rs.Scan(&r.id, &key, &r.path, &r.size, &r.mtime, &r.off, &r.title, &r.last); err != nil {
 			return nil, err
 		}
-		r.head, r.tail = string(head), string(tail)
 		m[key] = r
 	}
 	return m, rs.Err()
@@ -151,6 +150,11 @@ func (ix *Index) plan(ctx context.Context, tx *sql.Tx, sessions []catalog.Sessio
 		case r.path == s.Source && r.size == size && r.mtime == mtime:
 			st.Unchanged++
 		case r.path == s.Source && size >= r.off:
+			var head, tail []byte
+			if err := tx.QueryRowContext(ctx, `SELECT head, tail FROM files WHERE id = ?`, r.id).Scan(&head, &tail); err != nil {
+				return nil, err
+			}
+			r.head, r.tail = string(head), string(tail)
 			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, off: r.off, old: r})
 		default:
 			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, old: r})
