@@ -92,13 +92,26 @@ func open(path string, retry bool) (*Index, error) {
 			return nil, fmt.Errorf("search index %s: %w", path, err)
 		}
 		// The index is tether's own cache: a damaged one is rebuilt.
-		for _, p := range files(path) {
-			_ = os.Remove(p)
-		}
+		_ = Remove(path)
 		return open(path, false)
 	}
 	return ix, nil
 }
+
+// Remove deletes the index at path (a damaged one: the next Open builds
+// it anew).
+func Remove(path string) error {
+	var errs []error
+	for _, p := range files(path) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// IsCorrupt reports whether err says the index file is damaged.
+func IsCorrupt(err error) bool { return err != nil && isCorrupt(err) }
 
 func isCorrupt(err error) bool {
 	s := err.Error()

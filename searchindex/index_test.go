@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -377,4 +378,41 @@ func TestIndexFileModesAndRebuild(t *testing.T) {
 	if n, _ := Size(filepath.Join(dir, "none.db")); n != 0 {
 		t.Errorf("no index: size %d", n)
 	}
+}
+
+// TestDamagedIndexIsReported: damage found after Open (a page overwritten)
+// is an error IsCorrupt recognises, and Remove clears the way to a rebuild.
+func TestDamagedIndexIsReported(t *testing.T) {
+	f := newFixture(t)
+	for i := range 200 {
+		f.session(catalog.ClaudeCode, fmt.Sprintf("s%03d", i), "t", userLine(strings.Repeat(fmt.Sprintf("word%d filler text ", i), 50)), 0)
+	}
+	f.update()
+	path := f.ix.Path()
+	f.ix.Close()
+	b, _ := os.ReadFile(path)
+	for i := 4096 * 2; i < len(b); i++ {
+		b[i] = 0xA5
+	}
+	os.WriteFile(path, b, 0o600)
+	ix, err := Open(path)
+	if err == nil {
+		defer ix.Close()
+		terms, _ := ParseQuery("word7")
+		_, err = ix.Search(ctx, Query{Terms: terms})
+		if err == nil {
+			_, err = ix.Update(ctx, f.ss, UpdateOptions{})
+		}
+	}
+	if !IsCorrupt(err) {
+		t.Fatalf("damaged index: %v, want a corruption error", err)
+	}
+	if err := Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	ix2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix2.Close()
 }

@@ -131,6 +131,10 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 		return false
 	}
 	res, engine, err := searchIndexed(ctx, opts, all, terms, byKey, keep)
+	if searchindex.IsCorrupt(err) {
+		// A cache: the next search builds it anew.
+		_ = searchindex.Remove(opts.Index)
+	}
 	if err != nil {
 		// The index is a cache: without it, every transcript is scanned.
 		fmt.Fprintf(opts.IO.ErrOut, "tether: search index unavailable, scanning transcripts instead: %v\n", err)
