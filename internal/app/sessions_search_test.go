@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,5 +140,35 @@ func TestSearchHighlights(t *testing.T) {
 	ta.run("sessions", "search", "walrus")
 	if out := ta.out.String(); !strings.Contains(out, "\x1b[1;4mwalrus\x1b[0m") || strings.Contains(out, "\x1b]") || strings.Contains(out, "\x1b[2J") {
 		t.Errorf("tty highlight: %q", out)
+	}
+}
+
+// TestSearchProgressLine: a first build of many transcripts shows a
+// progress line on a terminal's stderr, and nothing otherwise.
+func TestSearchProgressLine(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		ta := newTestApp(t)
+		ta.IO.StderrTTY = tty
+		proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-p")
+		for i := range 60 {
+			id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
+			put(t, filepath.Join(proj, id+".jsonl"), []byte(`{"type":"user","sessionId":"`+id+`","cwd":"/home/example/p","timestamp":"2026-11-30T10:00:00Z","message":{"role":"user","content":"capybara number `+fmt.Sprint(i)+`"}}`+"\n"))
+		}
+		if code := ta.run("sessions", "search", "--json", "--limit", "0", "capybara"); code != 0 {
+			t.Fatalf("exit %d: %s", code, ta.err)
+		}
+		if n := len(validate(t, "search", ta.out.Bytes())["results"].([]any)); n != 60 {
+			t.Errorf("%d results", n)
+		}
+		shown := strings.Contains(ta.err.String(), "indexing transcripts for search: 60/60")
+		if shown != tty || tty && !strings.HasSuffix(ta.err.String(), "\r\x1b[K") {
+			t.Errorf("tty=%v: stderr %q", tty, ta.err)
+		}
+		// Nothing to read the second time: no line.
+		ta.err.Reset()
+		ta.run("sessions", "search", "--json", "capybara")
+		if ta.err.Len() != 0 {
+			t.Errorf("tty=%v, warm: stderr %q", tty, ta.err)
+		}
 	}
 }
