@@ -110,9 +110,9 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("search: %w", err))
 	}
-	all, _, err := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
-	if err != nil && len(all) == 0 {
-		return err
+	all, _, listErr := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
+	if listErr != nil && len(all) == 0 {
+		return listErr
 	}
 	byKey := make(map[string]*catalog.Session, len(all))
 	for i := range all {
@@ -130,7 +130,10 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 		}
 		return false
 	}
-	res, engine, err := searchIndexed(ctx, opts, all, terms, byKey, keep)
+	// A reader that failed (its storage root unreadable for now) has not
+	// deleted its sessions: keep their entries rather than rebuild them.
+	retain := func(string) bool { return listErr != nil }
+	res, engine, err := searchIndexed(ctx, opts, all, terms, byKey, keep, retain)
 	if searchindex.IsCorrupt(err) {
 		// A cache: the next search builds it anew.
 		_ = searchindex.Remove(opts.Index)
@@ -155,7 +158,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 
 // searchIndexed updates the index from the listing and queries it.
 func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalog.Session, terms []searchindex.Term,
-	byKey map[string]*catalog.Session, keep func(*catalog.Session) bool) ([]catalog.SearchResult, string, error) {
+	byKey map[string]*catalog.Session, keep func(*catalog.Session) bool, retain func(string) bool) ([]catalog.SearchResult, string, error) {
 	if opts.Index == "" {
 		return nil, "", errors.New("no index file")
 	}
@@ -165,7 +168,9 @@ func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalo
 	}
 	defer ix.Close()
 	prog := newProgress(opts.IO.ErrOut, opts.IO.StderrTTY)
-	_, err = ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update})
+	// Retain is also where archived sessions (kept out of the agents'
+	// directories) will be kept once the catalog knows them.
+	_, err = ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain})
 	prog.done()
 	if err != nil {
 		return nil, "", fmt.Errorf("update %s: %w", opts.Index, err)

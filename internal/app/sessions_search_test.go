@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/searchindex"
 )
 
 // searchKeys runs a search with --json and returns the engine and the
@@ -170,5 +172,57 @@ func TestSearchProgressLine(t *testing.T) {
 		if ta.err.Len() != 0 {
 			t.Errorf("tty=%v, warm: stderr %q", tty, ta.err)
 		}
+	}
+}
+
+// flakyReader fails its listing while fail is set.
+type flakyReader struct {
+	catalog.Reader
+	fail bool
+}
+
+func (f *flakyReader) List(ctx context.Context, o catalog.ListOptions) ([]catalog.Session, []catalog.Diagnostic, error) {
+	if f.fail {
+		return nil, nil, errors.New("storage root unreadable")
+	}
+	return f.Reader.List(ctx, o)
+}
+
+// TestSearchKeepsEntriesOfAFailedReader: a reader that cannot list for a
+// moment does not empty the index of its sessions.
+func TestSearchKeepsEntriesOfAFailedReader(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	c, err := ta.catalogFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaky := &flakyReader{Reader: c.Readers[1]}
+	c.Readers[1] = flaky
+	idx := searchIndexPath(ta.Loc)
+	search := func(q string) {
+		ta.out.Reset()
+		if err := runSessionsSearch(context.Background(), sessionsSearchOptions{
+			sessionsBase: sessionsBase{IO: ta.IO, Catalog: c, Now: time.Now}, Query: q, JSON: true, Index: idx}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		ix, err := searchindex.Open(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		n, _ := ix.Count(context.Background())
+		return n
+	}
+	search("please")
+	if n := count(); n != 3 {
+		t.Fatalf("%d indexed", n)
+	}
+	flaky.fail = true
+	search("please")
+	if n := count(); n != 3 {
+		t.Errorf("after a failed listing: %d indexed, want 3", n)
 	}
 }
