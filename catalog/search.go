@@ -26,15 +26,17 @@ type SearchResult struct {
 
 // SearchOptions tune Search.
 type SearchOptions struct {
-	// AllText also searches assistant text.
+	// AllText also searches assistant text and tool calls.
 	AllText bool
 	Open    Opener
 }
 
 // Search finds the sessions whose title or human prompts (and assistant
-// text with AllText) contain every word of query, case-insensitively. Files
-// are streamed; only lines holding a query word are parsed. Results are
-// ranked by score (title hits weigh most), then recency.
+// text and tool calls with AllText) contain every word of query,
+// case-insensitively. Files are streamed; only lines holding a query word
+// are parsed. Results are ranked by score (title hits weigh most), then
+// recency. It is the fallback of `tether sessions search` when its index
+// cannot be used.
 func Search(ctx context.Context, sessions []Session, query string, opts SearchOptions) []SearchResult {
 	terms := strings.Fields(strings.ToLower(query))
 	if len(terms) == 0 {
