@@ -416,3 +416,22 @@ func TestDamagedIndexIsReported(t *testing.T) {
 	}
 	ix2.Close()
 }
+
+// TestManyHitsAllHaveSnippets: more hits than one snippet batch.
+func TestManyHitsAllHaveSnippets(t *testing.T) {
+	f := newFixture(t)
+	for i := range 600 {
+		f.session(catalog.ClaudeCode, fmt.Sprintf("s%04d", i), "t", userLine(fmt.Sprintf("shared word %d", i)), 0)
+	}
+	f.update()
+	terms, _ := ParseQuery("shared")
+	hits, err := f.ix.Search(ctx, Query{Terms: terms})
+	if err != nil || len(hits) != 600 {
+		t.Fatalf("%d hits, %v", len(hits), err)
+	}
+	for _, h := range hits {
+		if len(h.Snippets) != 1 || h.Snippets[0].Field != "prompt" {
+			t.Fatalf("%s: snippets %+v", h.Key, h.Snippets)
+		}
+	}
+}

@@ -152,42 +152,58 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
-	for i := range hits {
-		sn, err := ix.snippets(ctx, match, ids[i], q.AllText)
-		if err != nil {
+	// In batches: SQLite caps a statement's parameters.
+	for i := 0; i < len(hits); i += 500 {
+		j := min(i+500, len(hits))
+		if err := ix.snippets(ctx, match, hits[i:j], ids[i:j], q.AllText); err != nil {
 			return nil, err
 		}
-		hits[i].Snippets = sn
 	}
 	return hits, nil
 }
 
-// snippets returns a snippet of each column of row id that matches.
-func (ix *Index) snippets(ctx context.Context, match string, id int64, allText bool) ([]catalog.Snippet, error) {
+// snippets sets each hit's snippets: one per column that matches. One
+// query for all hits: the MATCH is evaluated once, not once per hit.
+func (ix *Index) snippets(ctx context.Context, match string, hits []Hit, ids []int64, allText bool) error {
 	n := 2
 	if allText {
 		n = numCols
 	}
-	var sel []string
+	sel := []string{"rowid"}
 	for c := range n {
 		sel = append(sel, fmt.Sprintf(`snippet(docs, %d, '%s', '%s', '…', 16)`, c, markOpen, markClose))
 	}
-	vals := make([]string, n)
-	ptrs := make([]any, n)
-	for i := range vals {
-		ptrs[i] = &vals[i]
+	at := make(map[int64]int, len(ids))
+	args := []any{match}
+	for i, id := range ids {
+		at[id] = i
+		args = append(args, id)
 	}
-	err := ix.db.QueryRowContext(ctx, `SELECT `+strings.Join(sel, ", ")+` FROM docs WHERE docs MATCH ? AND rowid = ?`, match, id).Scan(ptrs...)
+	in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	rs, err := ix.db.QueryContext(ctx, `SELECT `+strings.Join(sel, ", ")+` FROM docs WHERE docs MATCH ? AND rowid IN (`+in+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search index: snippet: %w", err)
+		return fmt.Errorf("search index: snippet: %w", err)
 	}
-	out := []catalog.Snippet{}
-	for c, v := range vals {
-		if strings.Contains(v, markOpen) {
-			out = append(out, parseSnippet(colNames[c], v))
+	defer rs.Close()
+	vals := make([]string, n)
+	var id int64
+	ptrs := []any{&id}
+	for i := range vals {
+		ptrs = append(ptrs, &vals[i])
+	}
+	for rs.Next() {
+		if err := rs.Scan(ptrs...); err != nil {
+			return fmt.Errorf("search index: snippet: %w", err)
+		}
+		h := &hits[at[id]]
+		h.Snippets = []catalog.Snippet{}
+		for c, v := range vals {
+			if strings.Contains(v, markOpen) {
+				h.Snippets = append(h.Snippets, parseSnippet(colNames[c], v))
+			}
 		}
 	}
-	return out, nil
+	return rs.Err()
 }
 
 // parseSnippet takes the markers out of s, recording where they were.
