@@ -181,6 +181,21 @@ for mode in link copy; do
 	row "archive sync, $mode, nothing new" "$med ms" "$(mib "$rss")" "" "archive adds $((abytes >> 20)) MiB on disk (du)"
 	rm -rf "$adir"
 done
+# --- search -----------------------------------------------------------------
+log "sessions search ($sessions sessions)"
+idx="$XDG_CACHE_HOME/tether/search.db"
+# Building the index reads every transcript once: reading them (cat) is its floor.
+# shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
+measure "read corpus" -n 1 -warmup 0 -- sh -c 'find "$1" "$2" -name "*.jsonl" -exec cat {} + >/dev/null' sh "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"
+readall="$med"
+measure "index build" -n 1 -warmup 0 -pre "rm -f '$idx' '$idx-journal'" -- "$tether" sessions search --json parser
+row "search, first index build" "$med ms" "$(mib "$rss")" "<= 3x list cold" "$(ratio "$med" "$cold") list cold, $(ratio "$med" "$readall") cat corpus"
+row "  cat every transcript (floor)" "$readall ms" "" "" "$((corpus_bytes >> 20)) MiB"
+row "  index size" "$(du -k "$idx" | awk '{printf "%.0f MiB", $1 / 1024}')" "" "" ""
+measure "search warm" -n "$reps" -- "$tether" sessions search --json parser
+row "search warm (common word)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
+measure "search warm phrase" -n "$reps" -- "$tether" sessions search --json --all-text '"failing test"' 'pars*'
+row "search warm (--all-text phrase + prefix)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
 
 # --- trim -------------------------------------------------------------------
 log "trim ($trimsize transcript)"

@@ -162,6 +162,7 @@ func runDoctor(opts doctorOptions) error {
 
 	if opts.Catalog != nil {
 		catalogCheck(add, opts.Catalog)
+		searchIndexCheck(add, opts.Loc)
 	}
 
 	archiveChecks(opts, add)
