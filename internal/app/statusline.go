@@ -3,23 +3,15 @@ package app
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/tether-dev/tether/hooks"
-	"github.com/tether-dev/tether/internal/eventlog"
-	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/hot"
 )
 
-type statuslineOptions struct {
-	IO       *iostreams.IOStreams
-	StateDir string
-	Getenv   func(string) string
-	Now      func() time.Time
-	Log      *eventlog.Log
-}
+type statuslineOptions = hot.StatuslineOptions
+
+func runStatusline(opts statuslineOptions) error { return hot.RunStatusline(opts) }
 
 func (a *App) statuslineCommand() *cli.Command {
 	return &cli.Command{
@@ -34,28 +26,8 @@ func (a *App) statuslineCommand() *cli.Command {
 			if cmd.NArg() > 0 {
 				return usageErr(fmt.Errorf("statusline takes no arguments, got %q", cmd.Args().First()))
 			}
-			return runStatusline(statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log()})
+			return hot.Statusline(a.hotDeps())
 		},
 	}
 }
 
-// runStatusline never fails: a statusLine that errors shows nothing
-// useful, so problems go to the lifecycle log and a plain line is printed.
-func runStatusline(opts statuslineOptions) error {
-	data, err := hooks.ReadPayload(opts.IO.In, hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20})
-	in, perr := hooks.ParseStatusLine(data)
-	if perr != nil {
-		if err == nil {
-			err = perr
-		}
-		opts.Log.Warn(eventlog.HookError, "", slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
-		fmt.Fprintln(opts.IO.Out, "tether")
-		return nil
-	}
-	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Getenv, opts.Now())
-	if err != nil {
-		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
-	}
-	fmt.Fprintln(opts.IO.Out, hooks.RenderStatusLine(in, st, !opts.IO.NoColor))
-	return nil
-}
