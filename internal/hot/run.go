@@ -1,0 +1,170 @@
+package hot
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/state"
+	"github.com/tether-dev/tether/trim"
+	"github.com/tether-dev/tether/wrap"
+)
+
+// ShimNames are the names under which the tether binary acts as the
+// wrapper (a symlink claude -> tether in a shims directory).
+var ShimNames = map[string]wrap.Harness{"claude": wrap.Claude, "codex": wrap.Codex}
+
+// MultiCall rewrites the arguments of a tether invoked as claude or codex
+// into "tether run <name> …".
+func MultiCall(args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	if _, ok := ShimNames[filepath.Base(args[0])]; ok {
+		return append([]string{"tether", "run", filepath.Base(args[0])}, args[1:]...)
+	}
+	return args
+}
+
+// RunOptions is the command line of `tether run`.
+type RunOptions struct {
+	Harness    wrap.Harness
+	Args       []string
+	SelfReport bool
+	Force      bool
+	Handoff    bool
+}
+
+// ParseRunArgs splits "[tether flags] claude|codex [args…]". Flags are only
+// recognised before the program name; everything after it belongs to the
+// program.
+func ParseRunArgs(args []string) (RunOptions, error) {
+	var opts RunOptions
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "--self-report":
+			opts.SelfReport = true
+		case "--force":
+			opts.Force = true
+		case "--handoff":
+			opts.Handoff = true
+		default:
+			return opts, fmt.Errorf("unknown run flag %q (tether's own flags go before the program name; see 'tether run --help')", args[0])
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return opts, fmt.Errorf("run needs a program: claude or codex")
+	}
+	h, ok := ShimNames[args[0]]
+	if !ok {
+		return opts, fmt.Errorf("run wraps claude or codex, not %q", args[0])
+	}
+	opts.Harness, opts.Args = h, args[1:]
+	return opts, nil
+}
+
+// RunWrap is `tether run`. exec runs the program (nil: wrap.Exec);
+// handoff writes the summary for a fresh session (nil: no handoff, which
+// tether-hot leaves to the full tether).
+func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcript, reason string) string) error {
+	self, _ := os.Executable()
+	bin, err := wrap.FindBinary(string(opts.Harness), d.Getenv, self, []string{d.Loc.ShimsDir()})
+	if err != nil {
+		return exitcode.With(exitcode.NotFound, err)
+	}
+	cfg, err := d.Config()
+	if err != nil {
+		return err
+	}
+	args := opts.Args
+	env := os.Environ()
+	if opts.SelfReport || (cfg.Hooks.SelfReport && opts.Harness == wrap.Claude) {
+		if opts.Harness != wrap.Claude {
+			return usageErr(fmt.Errorf("--self-report needs claude: codex has no way to append to the system prompt"))
+		}
+		args = wrap.AppendSystemPrompt(args, wrap.SelfReportInstruction)
+		// Tells the Stop hook (tether hook) to parse the self-report.
+		env = append(env, EnvSelfReport+"=1")
+	}
+	started := d.Now()
+	wopts := wrap.Options{
+		Harness:     opts.Harness,
+		Bin:         bin,
+		Args:        args,
+		Root:        d.Root(),
+		Env:         env,
+		ClaudeDir:   d.Loc.ClaudeDir,
+		CodexDir:    d.Loc.CodexDir,
+		Interactive: d.IO.StdinTTY,
+		Log:         d.Log(),
+		Stderr:      d.IO.ErrOut,
+		Exec:        exec,
+		StateDir:    d.Loc.StateDir,
+		Threshold:   cfg.Wrap.Threshold,
+		Policy:      cfg.Wrap.Policy,
+		FitPercent:  cfg.Wrap.FitPercent,
+		Windows:     cfg.Hooks.Windows,
+		DisableTrim: trim.Disabled(d.Getenv),
+		Force:       opts.Force,
+	}
+	if handoff != nil && (opts.Handoff || cfg.Wrap.Handoff) {
+		wopts.Handoff = handoff
+	}
+	code, err := wrap.Run(wopts)
+	var running *wrap.RunningError
+	if errors.As(err, &running) {
+		return exitcode.With(exitcode.Refused, err)
+	}
+	if err != nil {
+		return err
+	}
+	if d.IO.StderrTTY && cfg.Wrap.ExitLine && d.Getenv("TETHER_EXIT_LINE") != "0" {
+		if line := exitLine(d, opts, started); line != "" {
+			if d.IO.ColorErr() {
+				line = "\x1b[2m" + line + "\x1b[0m"
+			}
+			fmt.Fprintln(d.IO.ErrOut, line)
+		}
+	}
+	if code != 0 {
+		// The program has said what went wrong; leave with its status.
+		return exitcode.Silent{Code: code}
+	}
+	return nil
+}
+
+// exitLine says which session just ran, how full its context is and how to
+// get back to it. The hooks keep that state; without it (hooks not
+// installed) there is nothing reliable to say and the line is skipped.
+func exitLine(d Deps, opts RunOptions, started time.Time) string {
+	st, err := state.LatestForRoot(d.Loc.StateDir, d.Root().Path)
+	res := wrap.ParseResume(opts.Harness, opts.Args)
+	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID)) {
+		st, err = state.LoadSession(d.Loc.StateDir, res.ID)
+	}
+	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
+		return ""
+	}
+	ctx := "ctx –"
+	if st.UsageKnown && st.Window > 0 {
+		ctx = fmt.Sprintf("ctx %.0f%%", st.Percent)
+	}
+	resume := "claude --resume " + st.SessionID
+	if opts.Harness == wrap.Codex {
+		resume = "codex resume " + st.SessionID
+	}
+	return fmt.Sprintf("tether: session %s · %s · resume: %s", dash(identity.ShortID(st.SessionID)), ctx, resume)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
