@@ -39,4 +39,3 @@ func (a *App) hookCommand() *cli.Command {
 		},
 	}
 }
-

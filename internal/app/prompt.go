@@ -42,4 +42,3 @@ func (a *App) promptCommand() *cli.Command {
 		},
 	}
 }
-

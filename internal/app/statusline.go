@@ -30,4 +30,3 @@ func (a *App) statuslineCommand() *cli.Command {
 		},
 	}
 }
-
