@@ -75,11 +75,16 @@ func EventsForClaude(version string) []string {
 }
 
 // IsTetherCommand reports whether a hook command is tether's: its program
-// is a file named tether and its first argument is "hook" (or, for the
-// statusLine, "statusline").
+// is a file named tether (or tether-hot, the small binary for the hot
+// paths) and its first argument is "hook" (or, for the statusLine,
+// "statusline").
 func IsTetherCommand(command, sub string) bool {
 	w := shellWords(command)
-	return len(w) >= 2 && filepath.Base(w[0]) == "tether" && w[1] == sub
+	if len(w) < 2 || w[1] != sub {
+		return false
+	}
+	base := filepath.Base(w[0])
+	return base == "tether" || base == "tether-hot"
 }
 
 // Program is the program a hook command runs (unquoted).

@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/internal/atomicfile"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/shquote"
 )
@@ -148,6 +149,14 @@ func tetherBinary(path string) (onPath, use string) {
 	return "", exe
 }
 
+// tetherCommand is the one place the command lines tether writes into
+// agent settings are made: the hot binary next to tether (tether-hot,
+// which starts in a fraction of tether's time) when there is one, quoted,
+// then args.
+func tetherCommand(tether, args string) string {
+	return shquote.Quote(hot.Sibling(tether)) + " " + args
+}
+
 type hookTarget struct {
 	harness, scope, path string
 }
@@ -180,11 +189,11 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	if opts.Action == "install" {
 		io := hooks.InstallOptions{Timeout: hooks.HookTimeout, Force: opts.Force}
 		if t.harness == eventlog.Codex {
-			io.Command = shquote.Quote(opts.Tether) + " hook --harness codex"
+			io.Command = tetherCommand(opts.Tether, "hook --harness codex")
 			io.Events = hooks.CodexEvents
 			io.Timeouts = hooks.CodexTimeouts
 		} else {
-			io.Command = shquote.Quote(opts.Tether) + " hook"
+			io.Command = tetherCommand(opts.Tether, "hook")
 			version := opts.ClaudeVersion
 			if version == "" {
 				version = claudeVersion(ctx, opts.ClaudeBin)
@@ -199,7 +208,7 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 					strings.TrimSpace(version), strings.Join(io.Events, ", "), hooks.FullEventsSince))
 			}
 			if opts.StatusLine {
-				io.StatusLine = shquote.Quote(opts.Tether) + " statusline"
+				io.StatusLine = tetherCommand(opts.Tether, "statusline")
 			}
 		}
 		out, plan, err = hooks.Install(old, io)
@@ -392,7 +401,8 @@ func binaryVerdict(command, onPath string) string {
 	}
 	a, _ := filepath.EvalSymlinks(prog)
 	b, _ := filepath.EvalSymlinks(onPath)
-	if a == b {
+	h, _ := filepath.EvalSymlinks(hot.Sibling(onPath))
+	if a == b || a == h {
 		return "the tether on PATH"
 	}
 	return "differs from the tether on PATH " + onPath

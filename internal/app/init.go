@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/shellinit"
 )
 
@@ -50,7 +51,9 @@ func (a *App) initCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("cannot find this binary's path (use --cmd tether): %w", err)
 				}
-				bin = self
+				// The scripts run the hot binary: prompt, completion and
+				// the wrappers start several times faster.
+				bin = hot.Sibling(self)
 			}
 			return runInit(initOptions{
 				Out: a.IO.Out, Shell: cmd.Args().First(), Bin: bin,

@@ -194,3 +194,17 @@ func delegate(args []string) int {
 	fmt.Fprintf(os.Stderr, "tether: %v\n", err)
 	return 1
 }
+
+// Sibling is the tether-hot next to the tether binary at path — what the
+// hooks, the shell scripts and the shims run — or path itself when there
+// is none (a tether built alone still works, only slower to start).
+func Sibling(tether string) string {
+	if !filepath.IsAbs(tether) {
+		return tether
+	}
+	p := filepath.Join(filepath.Dir(tether), Name)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return tether
+}
