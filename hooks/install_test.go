@@ -159,7 +159,7 @@ func TestEventsForClaude(t *testing.T) {
 			t.Errorf("%q: %d events, want %d", v, got, want)
 		}
 	}
-	for c, want := range map[string]bool{"/usr/bin/tether hook": true, "'/a b/tether' hook --harness codex": true, "tether statusline": false, "nottether hook": false, "/x/tether": false} {
+	for c, want := range map[string]bool{"/usr/bin/tether hook": true, "'/a b/tether' hook --harness codex": true, "tether statusline": false, "nottether hook": false, "/x/tether": false, "/home/example/.local/bin/tether-hot hook": true, "/x/tether-hotter hook": false} {
 		if IsTetherCommand(c, "hook") != want {
 			t.Errorf("IsTetherCommand(%q) != %v", c, want)
 		}
