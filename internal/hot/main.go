@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -33,9 +32,9 @@ func Main(version string, args []string) int {
 	rest := args[2:]
 	switch args[1] {
 	case "hook":
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		Hook(ctx, d, rest)
+		// No signal handling: an agent that kills its hook wants it gone,
+		// and installing handlers costs a thread on every event.
+		Hook(context.Background(), d, rest)
 		return 0
 	case "statusline":
 		if len(rest) == 0 {
