@@ -305,7 +305,7 @@ func codexExtras(opts hooksOptions, t hookTarget, old, out []byte) error {
 		if !opts.Trust {
 			fmt.Fprintln(opts.IO.ErrOut, "tether: note: Codex runs hooks only once trusted: the TUI asks (\"Hooks need review\"); 'codex exec' skips untrusted hooks silently. --trust marks them trusted for you.")
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "tether: note: Codex versions without hooks.json can report turn ends through notify: add to %s:\n  notify = [%q, \"hook\", \"--harness\", \"codex\"]\n", cfgPath, opts.Tether)
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: Codex versions without hooks.json can report turn ends through notify: add to %s:\n  notify = [%q, \"hook\", \"--harness\", \"codex\"]\n", cfgPath, hot.Sibling(opts.Tether))
 	}
 	return nil
 }
