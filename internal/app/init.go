@@ -39,7 +39,7 @@ func (a *App) initCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-wrap", Usage: "do not define the claude and codex wrapper functions"},
 			&cli.BoolFlag{Name: "no-prompt", Usage: "do not set up the prompt segment"},
 			&cli.BoolFlag{Name: "no-completion", Usage: "do not set up completion"},
-			&cli.StringFlag{Name: "cmd", Usage: "the tether command the script runs (default: this binary's absolute path)"},
+			&cli.StringFlag{Name: "cmd", Usage: "the tether command the script runs (default: the absolute path of tether-hot next to this binary, else of this binary)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() != 1 {

@@ -74,7 +74,7 @@ func ParseRunArgs(args []string) (RunOptions, error) {
 // tether-hot leaves to the full tether).
 func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcript, reason string) string) error {
 	self, _ := os.Executable()
-	bin, err := wrap.FindBinary(string(opts.Harness), d.Getenv, self, []string{d.Loc.ShimsDir()})
+	bin, err := findReal(string(opts.Harness), d.Getenv, self, d.Loc.ShimsDir())
 	if err != nil {
 		return exitcode.With(exitcode.NotFound, err)
 	}
@@ -167,4 +167,37 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// findReal is wrap.FindBinary skipping both of tether's binaries: a link
+// named claude to tether-hot must not be taken for the real claude by
+// tether (nor one to tether by tether-hot), or each would run the other
+// forever. A directory holding such a link is skipped like the shims one.
+func findReal(name string, getenv func(string) string, self, shims string) (string, error) {
+	skip := []string{shims}
+	ours := []string{Sibling(self)}
+	if filepath.Base(self) == Name {
+		ours = []string{filepath.Join(filepath.Dir(self), "tether")}
+	}
+	for range 8 {
+		bin, err := wrap.FindBinary(name, getenv, self, skip)
+		if err != nil || !isOneOf(bin, ours) {
+			return bin, err
+		}
+		skip = append(skip, filepath.Dir(bin))
+	}
+	return "", fmt.Errorf("the real %s is not on PATH: every %s found is tether itself", name, name)
+}
+
+func isOneOf(path string, others []string) bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	for _, o := range others {
+		if ost, err := os.Stat(o); err == nil && os.SameFile(st, ost) {
+			return true
+		}
+	}
+	return false
 }
