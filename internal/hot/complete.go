@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -104,7 +105,11 @@ func sessionCandidates(opts CompleteOptions, harnesses []string, prefix string) 
 	if statErr != nil {
 		return nil
 	}
-	entries, err := shellinit.ReadIndex(opts.IndexPath)
+	// Only the ids that can be offered are decoded: a TAB after a few
+	// characters of an id skips nearly the whole index.
+	entries, err := shellinit.ReadIndexMatching(opts.IndexPath, func(harness, id string) bool {
+		return strings.HasPrefix(id, prefix) && slices.Contains(harnesses, harness)
+	})
 	if err != nil {
 		return nil
 	}
