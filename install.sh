@@ -10,7 +10,8 @@
 #
 # It edits a shell rc file only with --shell: once, after a backup, with a
 # line it can find and remove again. Running it again rebuilds and replaces
-# the binary in place.
+# the binaries in place: tether, the command you type, and tether-hot next
+# to it, the small binary the hooks, shell scripts and shims run.
 set -euo pipefail
 
 prefix="${HOME}/.local"
@@ -22,14 +23,14 @@ hooks=0
 shimdir="${XDG_DATA_HOME:-${HOME}/.local/share}/tether/shims"
 
 usage() {
-	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<'USAGE'
 Options:
   --prefix DIR   install into DIR/bin (default ~/.local)
   --shell SHELL  add the init line for bash, zsh or fish to its rc file (idempotent,
                  keeps a .tether-backup copy); with --uninstall, remove exactly that line
   --hooks        run 'tether hooks install' after installing
-  --shims        create claude and codex symlinks to tether in the shims directory
+  --shims        create claude and codex symlinks to tether-hot in the shims directory
                  (put it first on PATH to wrap the real programs without shell functions)
   --uninstall    remove the installed binary and shims, and the init line from the rc files
   --no-run       do not run tether after installing
@@ -154,6 +155,9 @@ remove_init_line() {
 
 bindir="${prefix%/}/bin"
 target="${bindir}/tether"
+# tether-hot, the small binary the hooks, the shell scripts and the shims
+# run (it starts several times faster), always sits next to tether.
+hot="${bindir}/tether-hot"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if [ "$action" = uninstall ]; then
@@ -165,13 +169,18 @@ if [ "$action" = uninstall ]; then
 		remove_init_line "$sh"
 	done
 	for name in claude codex; do
-		# Only our own links: a shim is a symlink that points at tether.
-		if [ -L "${shimdir}/${name}" ] && [ "$(basename "$(readlink "${shimdir}/${name}")")" = tether ]; then
+		# Only our own links: a shim is a symlink that points at tether
+		# (or, since tether-hot, at tether-hot).
+		if [ -L "${shimdir}/${name}" ] && case "$(basename "$(readlink "${shimdir}/${name}")")" in tether | tether-hot) true ;; *) false ;; esac then
 			rm -f -- "${shimdir:?}/${name}"
 			echo "install.sh: removed shim ${shimdir}/${name}" >&2
 		fi
 	done
 	rmdir -- "$shimdir" 2>/dev/null || true
+	if [ -e "$hot" ]; then
+		rm -f -- "$hot"
+		echo "install.sh: removed ${hot}" >&2
+	fi
 	if [ -e "$target" ]; then
 		rm -f -- "$target"
 		echo "install.sh: removed ${target}" >&2
@@ -189,13 +198,18 @@ fi
 version="$(git -C "$src" describe --tags --always --dirty 2>/dev/null || echo dev)"
 mkdir -p -- "$bindir"
 tmp="$(mktemp "${bindir}/.tether.XXXXXX")"
-trap 'rm -f -- "$tmp"' EXIT
-echo "install.sh: building tether ${version}" >&2
+tmphot="$(mktemp "${bindir}/.tether-hot.XXXXXX")"
+trap 'rm -f -- "$tmp" "$tmphot"' EXIT
+echo "install.sh: building tether and tether-hot ${version}" >&2
 (cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=${version}" -o "$tmp" ./cmd/tether)
-chmod 0755 "$tmp"
+(cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=${version}" -o "$tmphot" ./cmd/tether-hot)
+chmod 0755 "$tmp" "$tmphot"
+# tether-hot first: a tether whose tether-hot is missing or older would
+# write hooks and scripts for the wrong binary.
+mv -f -- "$tmphot" "$hot"
 mv -f -- "$tmp" "$target"
 trap - EXIT
-echo "install.sh: installed ${target}" >&2
+echo "install.sh: installed ${target} and ${hot}" >&2
 
 if [ "$shims" = 1 ]; then
 	mkdir -p -- "$shimdir"
@@ -204,7 +218,7 @@ if [ "$shims" = 1 ]; then
 			echo "install.sh: ${shimdir}/${name} exists and is not a shim; left alone" >&2
 			continue
 		fi
-		ln -sfn -- "$target" "${shimdir}/${name}"
+		ln -sfn -- "$hot" "${shimdir}/${name}"
 	done
 	echo "install.sh: shims in ${shimdir}; put it first on PATH: export PATH=\"${shimdir}:\$PATH\"" >&2
 fi

@@ -104,3 +104,23 @@ func TestCandidatesAreTerminalSafe(t *testing.T) {
 		}
 	}
 }
+
+// ReadIndexMatching returns exactly the entries of ReadIndex that keep
+// accepts, decoded the same way.
+func TestReadIndexMatching(t *testing.T) {
+	path := filepath.Join(t.TempDir(), IndexFile)
+	at := time.Unix(1764500000, 0)
+	in := []IndexEntry{
+		{Harness: "claude-code", ID: "ab1", LastActivity: at, Root: "/r\\oot", Title: "t\tone"},
+		{Harness: "codex", ID: "ab2", LastActivity: at.Add(-time.Hour), Root: "/r", Title: "two"},
+		{Harness: "claude-code", ID: "cd3", LastActivity: at.Add(-2 * time.Hour), Root: "/r", Title: "three"},
+	}
+	if err := WriteIndex(path, in); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := ReadIndex(path)
+	got, err := ReadIndexMatching(path, func(h, id string) bool { return h == "claude-code" && strings.HasPrefix(id, "ab") })
+	if err != nil || len(all) != 3 || len(got) != 1 || got[0] != all[0] || got[0] != in[0] {
+		t.Fatalf("got %+v %v (all %+v)", got, err, all)
+	}
+}

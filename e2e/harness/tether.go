@@ -16,7 +16,8 @@ var (
 )
 
 // Tether builds the tether binary from this checkout once per test binary
-// and returns its path.
+// and returns its path. tether-hot is built next to it, as install.sh puts
+// it, so the hooks, scripts and shims the tests install run it.
 func Tether(t testing.TB) string {
 	t.Helper()
 	tetherOnce.Do(func() {
@@ -31,7 +32,7 @@ func Tether(t testing.TB) string {
 			return
 		}
 		tetherBin = filepath.Join(dir, "tether")
-		cmd := exec.Command("go", "build", "-o", tetherBin, "./cmd/tether")
+		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/tether", "./cmd/tether-hot")
 		cmd.Dir = root
 		tetherOut, tetherErr = cmd.CombinedOutput()
 	})

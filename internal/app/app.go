@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -79,7 +79,7 @@ func (a *App) Config() (config.Config, error) {
 // then the built-in table. A config that does not load gives no table.
 func (a *App) Windows() agent.Windows {
 	cfg, _ := a.Config()
-	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: agent.WindowFile{Path: a.Loc.WindowsFile()}.Cached()}
+	return hot.WindowsOf(cfg, a.Loc)
 }
 
 // Root returns the identity root of this process tree, computed once.
@@ -99,23 +99,7 @@ func (a *App) Root() identity.Root {
 func (a *App) Log() *eventlog.Log {
 	a.logOnce.Do(func() {
 		cfg, _ := a.Config()
-		levelName := cfg.Log.Level
-		if v := a.Getenv("TETHER_LOG_LEVEL"); v != "" {
-			levelName = v
-		}
-		level, err := eventlog.ParseLevel(levelName)
-		if err != nil {
-			level = slog.LevelInfo
-		}
-		a.log = eventlog.Open(eventlog.Options{
-			Path:         a.Loc.EventLog(),
-			Level:        level,
-			MaxSize:      int64(cfg.Log.MaxSizeMB) << 20,
-			IdentityRoot: a.Root().Path,
-		})
-		if a.Root().FellBack {
-			a.log.Debug(eventlog.IdentityFallback, "", slog.String("raw", a.Root().Raw), slog.String("reason", a.Root().Reason))
-		}
+		a.log = hot.OpenLog(cfg, a.Getenv, a.Loc, a.Root())
 	})
 	return a.log
 }
@@ -230,12 +214,12 @@ func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
 
 // DefaultVersion is the module version from build info, for builds made
 // without -ldflags.
-func DefaultVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func DefaultVersion() string { return hot.DefaultVersion() }
 
 // notFound marks errors that exit with status 3.
 func notFound(err error) error { return exitcode.With(exitcode.NotFound, err) }
+
+// hotDeps hands the hot paths (internal/hot) this App's dependencies.
+func (a *App) hotDeps() hot.Deps {
+	return hot.Deps{IO: a.IO, Getenv: a.Getenv, Now: a.Now, Loc: a.Loc, Config: a.Config, Root: a.Root, Log: a.Log, Windows: a.Windows}
+}

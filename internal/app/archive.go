@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/termsafe"
 )
@@ -36,20 +37,12 @@ func (a *App) archiveStore() (st *archive.Store, enabled bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	dir := cfg.Archive.Dir
-	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
-		dir = filepath.Join(a.Loc.Home, rest)
-	}
-	if dir == "" {
-		dir = a.Loc.ArchiveDir()
-	}
-	return &archive.Store{Dir: dir, Mode: cfg.Archive.Mode}, cfg.Archive.Enabled, nil
+	st, enabled = hot.ArchiveStore(cfg, a.Loc)
+	return st, enabled, nil
 }
 
 // harnessRoots maps each harness to the data root its transcripts live in.
-func (a *App) harnessRoots() map[string]string {
-	return map[string]string{catalog.ClaudeCode: a.Loc.ClaudeDir, catalog.Codex: a.Loc.CodexDir}
-}
+func (a *App) harnessRoots() map[string]string { return hot.HarnessRoots(a.Loc) }
 
 // catalogArchive is the archive part of a catalog over harness ("" for
 // all): archived sessions are listed, and, when the archive is enabled,
@@ -492,31 +485,6 @@ func (a *App) restoreArchived(s catalog.Session) error {
 }
 
 // ---- hooks
-
-// hookArchive is the hooks' part at SessionStart and SessionEnd: in link
-// mode, one stat of each file and, for a new transcript, one link. Copy
-// mode (or a link that is impossible) is left to listings and sync, so
-// the hook's budget is unchanged.
-func (a *App) hookArchive(harness, sessionID, transcript string) {
-	if transcript == "" || harness == "" {
-		return
-	}
-	st, enabled, err := a.archiveStore()
-	if err != nil || !enabled || st.Mode == archive.ModeCopy {
-		return
-	}
-	st.LinkOnly = true
-	res, err := st.Archive(archive.Source{Harness: harness, ID: sessionID, Root: a.harnessRoots()[harness], Path: transcript})
-	if err != nil {
-		if !errors.Is(err, archive.ErrOutsideRoot) && !errors.Is(err, fs.ErrNotExist) && !archive.IsBudget(err) {
-			a.Log().Debug(eventlog.ArchiveError, sessionID, slog.String("error", err.Error()))
-		}
-		return
-	}
-	if res.Action != archive.Unchanged {
-		a.Log().Debug(eventlog.Archive, sessionID, slog.String("action", res.Action))
-	}
-}
 
 // ---- helpers
 

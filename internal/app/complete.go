@@ -6,37 +6,22 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/tether-dev/tether/agent"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/shellinit"
 )
 
 // Harness names as the catalog and the completion index spell them.
 const (
-	harnessClaude = agent.Claude
-	harnessCodex  = agent.Codex
+	harnessClaude = hot.HarnessClaude
+	harnessCodex  = hot.HarnessCodex
 )
-
-// indexMaxAge is how old the completion index may be before a TAB starts a
-// background refresh (it still answers from the old one).
-const indexMaxAge = 30 * time.Second
-
-// refreshLockMaxAge is how long a refresh may hold its lock before another
-// TAB assumes it died and starts a new one.
-const refreshLockMaxAge = 2 * time.Minute
-
-// completeLimit caps the session ids offered at once.
-const completeLimit = 500
 
 // sessionArgCommands take a session id as their first argument, and
 // sessionFlags take one as their value.
@@ -98,76 +83,25 @@ func (a *App) completeCommand() *cli.Command {
 }
 
 // noOpinion makes the shell fall back to its own completion.
-var noOpinion = exitcode.Silent{Code: 1}
+var noOpinion = hot.NoOpinion
 
-func runComplete(opts completeOptions) error {
-	if len(opts.Words) == 0 {
-		return noOpinion
-	}
-	cur := opts.Words[len(opts.Words)-1]
-	before := opts.Words[:len(opts.Words)-1]
-	prev := ""
-	if len(before) > 0 {
-		prev = before[len(before)-1]
-	}
-	var (
-		cands     []shellinit.Candidate
-		harnesses []string
-		valuePfx  string
-	)
-	switch filepath.Base(opts.Words[0]) {
-	case "claude":
-		// claude resumes only its own sessions.
-		harnesses = []string{harnessClaude}
-		switch {
-		case prev == "-r" || prev == "--resume":
-		case strings.HasPrefix(cur, "--resume="):
-			valuePfx, cur = "--resume=", strings.TrimPrefix(cur, "--resume=")
-		default:
-			return noOpinion
-		}
-	case "codex":
-		if prev != "resume" {
-			return noOpinion
-		}
-		harnesses = []string{harnessCodex}
-	default:
-		var ok bool
-		cands, harnesses, valuePfx, ok = completeTether(opts.Tree, before, cur)
-		if !ok {
-			return noOpinion
-		}
-		if valuePfx != "" {
-			cur = strings.TrimPrefix(cur, valuePfx)
-		}
-	}
-	if harnesses != nil {
-		cands = append(cands, opts.sessionCandidates(harnesses, cur)...)
-	}
-	if valuePfx != "" && opts.Shell == "fish" {
-		// fish completes the whole token; bash and zsh the part after '='.
-		for i := range cands {
-			cands[i].Value = valuePfx + cands[i].Value
-		}
-	}
-	return shellinit.FormatCandidates(opts.Out, opts.Shell, cands)
+func (opts completeOptions) hot() hot.CompleteOptions {
+	return hot.CompleteOptions{Out: opts.Out, Shell: opts.Shell, Words: opts.Words, IndexPath: opts.IndexPath,
+		Root: opts.Root, Now: opts.Now, Refresh: opts.Refresh}
 }
 
-func (opts completeOptions) sessionCandidates(harnesses []string, prefix string) []shellinit.Candidate {
-	st, statErr := os.Stat(opts.IndexPath)
-	if (statErr != nil || opts.Now.Sub(st.ModTime()) > indexMaxAge) && opts.Refresh != nil {
-		opts.Refresh()
+// runComplete completes claude's and codex's session ids as tether-hot
+// does, and tether's own command line from its command tree.
+func runComplete(opts completeOptions) error {
+	if handled, err := hot.CompleteAgent(opts.hot()); handled {
+		return err
 	}
-	if statErr != nil {
-		return nil
+	cur := opts.Words[len(opts.Words)-1]
+	cands, harnesses, valuePfx, ok := completeTether(opts.Tree, opts.Words[:len(opts.Words)-1], cur)
+	if !ok {
+		return noOpinion
 	}
-	entries, err := shellinit.ReadIndex(opts.IndexPath)
-	if err != nil {
-		return nil
-	}
-	return shellinit.SessionCandidates(entries, shellinit.SessionQuery{
-		Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit,
-	})
+	return hot.FinishComplete(opts.hot(), cands, harnesses, strings.TrimPrefix(cur, valuePfx), valuePfx)
 }
 
 // completeTether completes tether's own command line: subcommands, flags,
@@ -317,62 +251,12 @@ func helpFlags(cmd, root *cli.Command) []cli.Flag {
 	return out
 }
 
-// splitLine splits a command line as the shell would for completion: on
-// blanks outside quotes, with quotes removed. A line ending in a blank has
-// an empty last word (the one being completed).
-func splitLine(line string) []string {
-	var (
-		words []string
-		cur   strings.Builder
-		quote rune
-		in    bool
-		esc   bool
-	)
-	for _, r := range line {
-		switch {
-		case esc:
-			cur.WriteRune(r)
-			esc = false
-		case r == '\\' && quote != '\'':
-			esc, in = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	return append(words, cur.String())
-}
+func splitLine(line string) []string { return hot.SplitLine(line) }
 
-// spawnIndexRefresh starts `tether complete --refresh-index` in its own
-// session with no terminal, and does not wait for it. A lock file keeps
-// TABs pressed while it runs from starting more.
+// spawnIndexRefresh starts a background `tether complete --refresh-index`.
 func (a *App) spawnIndexRefresh() {
-	lock := shellinit.IndexPath(a.Loc.CacheDir) + ".lock"
-	if st, err := os.Stat(lock); err == nil && a.Now().Sub(st.ModTime()) < refreshLockMaxAge {
-		return
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return
-	}
-	c := exec.Command(self, "complete", "--refresh-index")
-	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if c.Start() == nil {
-		c.Process.Release()
+	if self, err := os.Executable(); err == nil {
+		hot.SpawnIndexRefresh(a.Loc.CacheDir, a.Now(), self)
 	}
 }
 
@@ -387,7 +271,7 @@ func (a *App) refreshCompletionIndex(ctx context.Context) error {
 	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, os.ErrExist) {
 		st, statErr := os.Stat(lock)
-		if statErr == nil && a.Now().Sub(st.ModTime()) < refreshLockMaxAge {
+		if statErr == nil && a.Now().Sub(st.ModTime()) < hot.RefreshLockMaxAge {
 			return nil
 		}
 		os.Remove(lock)

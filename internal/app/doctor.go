@@ -31,6 +31,9 @@ type doctorOptions struct {
 	// Executable and LookPath locate this binary and the one on PATH.
 	Executable func() (string, error)
 	LookPath   func(string) (string, error)
+	// Version is this tether's; HotVersion runs `tether-hot --version`.
+	Version    string
+	HotVersion func(path string) (string, error)
 	// Catalog, when set, is listed to report unreadable session files.
 	Catalog func() (*catalog.Catalog, error)
 	// Shell is the calling shell's environment, for the shell checks.
@@ -64,6 +67,7 @@ func (a *App) doctorCommand() *cli.Command {
 			return runDoctor(doctorOptions{
 				IO: a.IO, Loc: a.Loc, Root: a.Root(), LoadConf: a.Config,
 				Executable: os.Executable, LookPath: exec.LookPath, Fix: cmd.Bool("fix"),
+				Version: a.Version, HotVersion: hotVersion,
 				Catalog: func() (*catalog.Catalog, error) { return a.catalogFor("") },
 				Archive: a.archiveStore,
 				Shell: shellEnv{
@@ -128,6 +132,10 @@ func runDoctor(opts doctorOptions) error {
 		add("warn", "on PATH", "%s is another tether than this one (%s)", onPath, self)
 	default:
 		add("ok", "on PATH", "%s", onPath)
+	}
+
+	if opts.HotVersion != nil {
+		hotCheck(opts, add)
 	}
 
 	for _, d := range []struct{ name, path string }{{"claude dir", opts.Loc.ClaudeDir}, {"codex dir", opts.Loc.CodexDir}} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/hot"
 )
 
 // hooksChecks report whether tether's hooks are installed (in any Claude
@@ -84,7 +85,7 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && hooks.InstalledWithTrust(opts.Loc.StateDir, t.path)
 					fix = func() error { return opts.ReinstallHooks(h, s, false, trust) }
 				}
-			case self != "" && !sameFile(path, self) && status == "ok":
+			case self != "" && !sameFile(path, self) && !sameFile(path, hot.Sibling(self)) && status == "ok":
 				status, detail = "warn", fmt.Sprintf("%s runs %s, another tether than this one (%s)", t.path, p, self)
 			}
 		}

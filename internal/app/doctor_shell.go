@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/shellinit"
 )
 
@@ -63,7 +64,7 @@ func shellChecks(opts doctorOptions, add func(status, name string, fix func() er
 		switch {
 		case wrapped:
 			add("ok", prog, nil, "a shell function running 'tether run %s'", prog)
-		case err == nil && self != "" && sameFile(path, self):
+		case err == nil && self != "" && (sameFile(path, self) || sameFile(path, hot.Sibling(self))):
 			add("ok", prog, nil, "%s is tether's shim", path)
 		case err != nil:
 			add("ok", prog, nil, "not installed")

@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/internal/atomicfile"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -154,6 +155,14 @@ func tetherBinary(path string) (onPath, use string) {
 	return "", exe
 }
 
+// tetherCommand is the one place the command lines tether writes into
+// agent settings are made: the hot binary next to tether (tether-hot,
+// which starts in a fraction of tether's time) when there is one, quoted,
+// then args.
+func tetherCommand(tether, args string) string {
+	return shquote.Quote(hot.Sibling(tether)) + " " + args
+}
+
 type hookTarget struct {
 	harness, scope, path string
 }
@@ -187,7 +196,7 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	}
 	key := hooks.RecordKey(t.path)
 	hookCmd, slCmd := ownCommands(opts.Tether, t.harness)
-	owner := rec.Owner(key, hookCmd, slCmd)
+	owner := rec.Owner(key, ownedCommands(opts.Tether, t.harness)...)
 	var out []byte
 	var plan hooks.Plan
 	var notes []string
@@ -266,11 +275,27 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 
 // ownCommands are the hook and statusLine commands this tether writes.
 func ownCommands(tether, harness string) (hook, statusLine string) {
-	q := shquote.Quote(tether)
 	if harness == eventlog.Codex {
-		return q + " hook --harness codex", ""
+		return tetherCommand(tether, "hook --harness codex"), ""
 	}
-	return q + " hook", q + " statusline"
+	return tetherCommand(tether, "hook"), tetherCommand(tether, "statusline")
+}
+
+// ownedCommands are the commands this tether recognises as its own
+// without a record: what it writes (through tether-hot when it is next to
+// tether) and what the same tether wrote before tether-hot was there.
+func ownedCommands(tether, harness string) []string {
+	hook, sl := ownCommands(tether, harness)
+	q := shquote.Quote(tether)
+	plainHook, plainSL := q+" hook", q+" statusline"
+	if harness == eventlog.Codex {
+		plainHook, plainSL = q+" hook --harness codex", ""
+	}
+	out := []string{hook, sl}
+	if plainHook != hook {
+		out = append(out, plainHook, plainSL)
+	}
+	return out
 }
 
 // updateRecord notes what install wrote (and the user's statusLine a
@@ -360,7 +385,7 @@ func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []
 		if !opts.Trust {
 			fmt.Fprintln(opts.IO.ErrOut, "tether: note: Codex runs hooks only once trusted: the TUI asks (\"Hooks need review\"); 'codex exec' skips untrusted hooks silently. --trust marks them trusted for you.")
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "tether: note: Codex versions without hooks.json can report turn ends through notify: add to %s:\n  notify = [%q, \"hook\", \"--harness\", \"codex\"]\n", cfgPath, opts.Tether)
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: Codex versions without hooks.json can report turn ends through notify: add to %s:\n  notify = [%q, \"hook\", \"--harness\", \"codex\"]\n", cfgPath, hot.Sibling(opts.Tether))
 	}
 	return nil
 }
@@ -441,8 +466,7 @@ func runHooksStatus(opts hooksOptions) error {
 // record counts as none.
 func ownerFor(stateDir string, t hookTarget, tether string) hooks.Owner {
 	rec, _ := hooks.LoadRecord(filepath.Join(stateDir, hooks.RecordFile))
-	hookCmd, slCmd := ownCommands(tether, t.harness)
-	return rec.Owner(hooks.RecordKey(t.path), hookCmd, slCmd)
+	return rec.Owner(hooks.RecordKey(t.path), ownedCommands(tether, t.harness)...)
 }
 
 // binaryVerdict says whether a hook command's program is the tether on
@@ -466,7 +490,8 @@ func binaryVerdict(command, onPath string) string {
 	}
 	a, _ := filepath.EvalSymlinks(prog)
 	b, _ := filepath.EvalSymlinks(onPath)
-	if a == b {
+	h, _ := filepath.EvalSymlinks(hot.Sibling(onPath))
+	if a == b || a == h {
 		return "the tether on PATH"
 	}
 	return "differs from the tether on PATH " + onPath

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/shellinit"
 )
 
@@ -44,7 +45,7 @@ func (a *App) initCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-prompt", Usage: "do not set up the prompt segment"},
 			&cli.BoolFlag{Name: "no-completion", Usage: "do not set up completion"},
 			&cli.StringFlag{Name: "bind", Usage: "bind `KEY` (ctrl-LETTER or alt-LETTER, e.g. ctrl-g) to open 'tether pick' and run the chosen resume in this shell"},
-			&cli.StringFlag{Name: "cmd", Usage: "the tether command the script runs (default: this binary's absolute path)"},
+			&cli.StringFlag{Name: "cmd", Usage: "the tether command the script runs (default: the absolute path of tether-hot next to this binary, else of this binary)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() != 1 {
@@ -56,7 +57,9 @@ func (a *App) initCommand() *cli.Command {
 				if err != nil {
 					return fmt.Errorf("cannot find this binary's path (use --cmd tether): %w", err)
 				}
-				bin = self
+				// The scripts run the hot binary: prompt, completion and
+				// the wrappers start several times faster.
+				bin = hot.Sibling(self)
 			}
 			return runInit(initOptions{
 				Out: a.IO.Out, Shell: cmd.Args().First(), Bin: bin,

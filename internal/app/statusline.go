@@ -3,41 +3,14 @@ package app
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"time"
-
-	"github.com/tether-dev/tether/agent"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/tether-dev/tether/hooks"
-	"github.com/tether-dev/tether/internal/config"
-	"github.com/tether-dev/tether/internal/eventlog"
-	"github.com/tether-dev/tether/internal/gauge"
-	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/hot"
 )
 
-type statuslineOptions struct {
-	IO       *iostreams.IOStreams
-	StateDir string
-	// Chain is the user's statusLine command to run first ("" for none),
-	// ChainTimeout its bound.
-	Chain        string
-	ChainTimeout time.Duration
-	Getenv       func(string) string
-	Now          func() time.Time
-	Log          *eventlog.Log
-	Config       config.Config
-	Windows      agent.Windows
-	// Remember keeps the window the statusLine reported for a model.
-	Remember func(model string, window int64) error
-}
-
-// promptThresholds are the colours' thresholds of [prompt], which the
-// statusLine shares so both show a session in the same colour.
-func promptThresholds(p config.Prompt) gauge.Thresholds {
-	return gauge.Thresholds{Warn: p.Warn, Crit: p.Crit}
-}
+// The statusLine itself lives in internal/hot, shared with tether-hot.
+var promptThresholds = hot.PromptThresholds
 
 func (a *App) statuslineCommand() *cli.Command {
 	return &cli.Command{
@@ -61,50 +34,7 @@ func (a *App) statuslineCommand() *cli.Command {
 			if cmd.NArg() > 0 {
 				return usageErr(fmt.Errorf("statusline takes no arguments, got %q", cmd.Args().First()))
 			}
-			// An unreadable config still draws a line, with the defaults.
-			cfg, _ := a.Config()
-			return runStatusline(ctx, statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log(), Config: cfg,
-				Chain:        chainCommand(cfg.StatusLine, a.Loc.StateDir, a.Loc.ClaudeDir, a.Getenv),
-				ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
-				Windows:      a.Windows(), Remember: agent.WindowFile{Path: a.Loc.WindowsFile()}.Remember})
+			return hot.Statusline(ctx, a.hotDeps())
 		},
 	}
-}
-
-// runStatusline never fails: a statusLine that errors shows nothing
-// useful, so problems go to the lifecycle log and a plain line is printed.
-func runStatusline(ctx context.Context, opts statuslineOptions) error {
-	data, err := hooks.ReadPayload(opts.IO.In, hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20})
-	in, perr := hooks.ParseStatusLine(data)
-	if perr != nil {
-		if err == nil {
-			err = perr
-		}
-		opts.Log.Warn(eventlog.HookError, "", slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
-		fmt.Fprintln(opts.IO.Out, "tether")
-		return nil
-	}
-	if in.Window > 0 && opts.Remember != nil {
-		if err := opts.Remember(in.ModelID, in.Window); err != nil {
-			opts.Log.Warn(hooks.EvHookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
-		}
-	}
-	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Windows, opts.Getenv, opts.Now())
-	if err != nil {
-		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
-	}
-	line := hooks.RenderStatusLine(in, st, hooks.StatusOptions{
-		Color: !opts.IO.NoColor, Thresholds: promptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
-	})
-	if opts.Chain != "" {
-		// The user's own statusLine prints what it likes (colours
-		// included): it is their command, run as Claude Code would.
-		chained, err := runChained(ctx, opts.Chain, data, opts.ChainTimeout)
-		if err != nil {
-			opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", "chained statusLine: "+err.Error()))
-		}
-		line = besides(chained, line)
-	}
-	fmt.Fprintln(opts.IO.Out, line)
-	return nil
 }

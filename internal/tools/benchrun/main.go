@@ -5,7 +5,9 @@
 //
 //	benchrun [-n 10] [-stdin FILE] [-pre 'shell command'] -- PROG [ARGS…]
 //
-// Output (one line): median_ms=… min_ms=… max_ms=… rss_kib=… runs=…
+// Output (one line): median_ms=… min_ms=… max_ms=… cpu_ms=… rss_kib=… runs=…
+// cpu_ms is the median of the runs' user+system CPU time, which a loaded
+// machine disturbs far less than wall time.
 // A run that exits non-zero fails benchrun (exit 1) unless -allow-fail.
 package main
 
@@ -31,7 +33,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: benchrun [-n N] [-stdin FILE] [-pre CMD] -- PROG [ARGS…]")
 		os.Exit(2)
 	}
-	var times []float64
+	var times, cpus []float64
 	var rss int64
 	for i := range *warmup + *n {
 		if *pre != "" {
@@ -64,12 +66,22 @@ func main() {
 		times = append(times, float64(d.Microseconds())/1000)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			rss = max(rss, int64(ru.Maxrss)) // KiB on Linux
+			cpu := time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+			cpus = append(cpus, float64(cpu.Microseconds())/1000)
 		}
 	}
 	slices.Sort(times)
-	med := times[len(times)/2]
-	if len(times)%2 == 0 {
-		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	fmt.Printf("median_ms=%.2f min_ms=%.2f max_ms=%.2f cpu_ms=%.2f rss_kib=%d runs=%d\n",
+		median(times), times[0], times[len(times)-1], median(cpus), rss, len(times))
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	fmt.Printf("median_ms=%.2f min_ms=%.2f max_ms=%.2f rss_kib=%d runs=%d\n", med, times[0], times[len(times)-1], rss, len(times))
+	xs = slices.Sorted(slices.Values(xs))
+	if len(xs)%2 == 0 {
+		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return xs[len(xs)/2]
 }

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// tether-hot exists to start fast: it must not link what makes tether slow
+// to start (SQLite and its C runtime translation, the catalog with its
+// package-level state, the command-line framework) nor anything else that
+// only the full tether needs. See README, Performance.
+func TestHotBinaryLinksNothingHeavy(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, pkg := range deps {
+		for _, bad := range []string{
+			"modernc.org/", "/catalog", "github.com/urfave/cli", "/internal/app", "jsonschema",
+			"encoding/gob", "github.com/dustin/go-humanize", "/internal/corpus", "/internal/fakeapi",
+			"/internal/tools/", "/e2e/",
+		} {
+			if strings.Contains(pkg, bad) {
+				t.Errorf("tether-hot links %s", pkg)
+			}
+		}
+		if pkg == "net" || pkg == "net/http" {
+			t.Errorf("tether-hot links %s (no network on the hot paths)", pkg)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+// Package hot runs tether's hot paths — hook, statusline, prompt, session
+// id completion and the wrapper — without the catalog, SQLite or the
+// command-line framework. cmd/tether-hot links only this package, so the
+// programs that run on every hook event, statusLine render, prompt and TAB
+// start almost as fast as an empty Go program; internal/app runs the very
+// same functions for `tether hook`, `tether prompt` and the others.
+package hot
+
+import (
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/locations"
+)
+
+// Deps is what the hot paths need from their process. internal/app fills
+// it from its App; Base from the process of tether-hot.
+type Deps struct {
+	IO     *iostreams.IOStreams
+	Getenv func(string) string
+	Now    func() time.Time
+	Loc    locations.Locations
+	Config func() (config.Config, error)
+	Root   func() identity.Root
+	Log    func() *eventlog.Log
+	// Windows is the one context-window lookup (see WindowsOf).
+	Windows func() agent.Windows
+}
+
+// Base computes the lazily loaded parts of Deps once, for tether-hot.
+type Base struct {
+	d Deps
+
+	cfgOnce sync.Once
+	cfg     config.Config
+	cfgErr  error
+
+	rootOnce sync.Once
+	root     identity.Root
+
+	logOnce sync.Once
+	log     *eventlog.Log
+}
+
+// NewBase returns the dependencies of this process.
+func NewBase() *Base {
+	b := &Base{}
+	b.d = Deps{
+		IO: iostreams.System(), Getenv: os.Getenv, Now: time.Now, Loc: locations.FromEnv(os.Getenv),
+		Config: b.config, Root: b.rootOf, Log: b.logOf, Windows: b.windows,
+	}
+	return b
+}
+
+// Deps returns the dependencies, with lazy Config, Root and Log.
+func (b *Base) Deps() Deps { return b.d }
+
+func (b *Base) config() (config.Config, error) {
+	b.cfgOnce.Do(func() { b.cfg, b.cfgErr = config.Load(b.d.Loc.ConfigFile) })
+	return b.cfg, b.cfgErr
+}
+
+// rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is
+// known (the log itself needs the root), as tether's App.Root does.
+func (b *Base) rootOf() identity.Root {
+	first := false
+	b.rootOnce.Do(func() { b.root, first = identity.Pinned(b.d.Getenv), true })
+	if first && b.root.IgnoredPin != "" {
+		b.logOf().Warn(eventlog.IdentityPinIgnored, "", slog.String("reason", b.root.IgnoredPin), slog.String("root", b.root.Path))
+	}
+	return b.root
+}
+
+func (b *Base) windows() agent.Windows {
+	cfg, _ := b.config()
+	return WindowsOf(cfg, b.d.Loc)
+}
+
+// WindowsOf is the one context-window lookup every command uses: the
+// window the statusLine last reported per model, then [hooks.windows],
+// then the built-in table.
+func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
+	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: agent.WindowFile{Path: loc.WindowsFile()}.Cached()}
+}
+
+func (b *Base) logOf() *eventlog.Log {
+	b.logOnce.Do(func() {
+		cfg, _ := b.config()
+		b.log = OpenLog(cfg, b.d.Getenv, b.d.Loc, b.rootOf())
+	})
+	return b.log
+}
+
+// OpenLog opens the lifecycle log as configured. It never fails: with an
+// unreadable config it uses the defaults, and a log that cannot be written
+// drops records.
+func OpenLog(cfg config.Config, getenv func(string) string, loc locations.Locations, root identity.Root) *eventlog.Log {
+	levelName := cfg.Log.Level
+	if v := getenv("TETHER_LOG_LEVEL"); v != "" {
+		levelName = v
+	}
+	level, err := eventlog.ParseLevel(levelName)
+	if err != nil {
+		level = slog.LevelInfo
+	}
+	log := eventlog.Open(eventlog.Options{
+		Path:         loc.EventLog(),
+		Level:        level,
+		MaxSize:      int64(cfg.Log.MaxSizeMB) << 20,
+		IdentityRoot: root.Path,
+	})
+	if root.FellBack {
+		log.Debug(eventlog.IdentityFallback, "", slog.String("raw", root.Raw), slog.String("reason", root.Reason))
+	}
+	return log
+}
+
+// DefaultVersion is the module version from build info, for builds made
+// without -ldflags.
+func DefaultVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,153 @@
+package hot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/iostreams"
+)
+
+// EnvInHook marks a process tree started from inside tether's hook, so a
+// hook that (through some chain) fires hooks again returns at once.
+const EnvInHook = "TETHER_IN_HOOK"
+
+// EnvSelfReport, set to 1 (by the wrapper's --self-report), turns on the
+// self-report parsing for the sessions it starts.
+const EnvSelfReport = "TETHER_SELF_REPORT"
+
+// hookTimeout is tether's own budget per hook, well under the timeout it
+// installs for the agents (5 s), so tether gives up before they kill it.
+const hookTimeout = 2 * time.Second
+
+type HookOptions struct {
+	IO      *iostreams.IOStreams
+	Args    []string
+	Env     hooks.Env
+	Read    hooks.ReadLimits
+	Timeout time.Duration
+	// InHook is set when this process already runs under a tether hook.
+	InHook bool
+	// ConfigErr is a config problem to log; the hook runs on defaults.
+	ConfigErr error
+	// Archive, when set, archives the transcript at SessionStart and
+	// SessionEnd (tether archive).
+	Archive func(harness, sessionID, transcript string)
+}
+
+// Hook is `tether hook ARGS…`: it handles one hook invocation and never
+// fails (see RunHook).
+func Hook(ctx context.Context, d Deps, args []string) {
+	opts := HookOptions{IO: d.IO, Args: args, Read: hooks.DefaultReadLimits,
+		Timeout: hookTimeout, InHook: d.Getenv(EnvInHook) != ""}
+	if opts.InHook {
+		return
+	}
+	os.Setenv(EnvInHook, "1")
+	cfg, err := d.Config()
+	opts.ConfigErr = err
+	tail := jsonl.DefaultTail
+	if m := cfg.Hooks.TailMaxKiB << 10; m > 0 {
+		tail.Max = max(m, tail.Initial)
+	}
+	opts.Env = hooks.Env{
+		StateDir: d.Loc.StateDir, CodexDir: d.Loc.CodexDir, Getenv: d.Getenv, Now: d.Now,
+		Log: d.Log(), Tail: tail, Windows: d.Windows(),
+		// The wrapper's --self-report exports TETHER_SELF_REPORT=1.
+		SelfReport: cfg.Hooks.SelfReport || d.Getenv(EnvSelfReport) == "1",
+	}
+	opts.Archive = HookArchive(d)
+	RunHook(ctx, opts)
+}
+
+// RunHook handles one hook invocation. It returns nothing: whatever goes
+// wrong is logged, and the hook exits 0 with no output.
+func RunHook(ctx context.Context, opts HookOptions) {
+	log := opts.Env.Log
+	event, payloadArg := "", ""
+	for i := 0; i < len(opts.Args); i++ {
+		arg := opts.Args[i]
+		switch {
+		case arg == "--harness" && i+1 < len(opts.Args):
+			i++
+			opts.Env.Harness = NormalizeHarness(opts.Args[i])
+		case strings.HasPrefix(arg, "--harness="):
+			opts.Env.Harness = NormalizeHarness(strings.TrimPrefix(arg, "--harness="))
+		case strings.HasPrefix(arg, "{"):
+			payloadArg = arg
+		case strings.HasPrefix(arg, "-"):
+			log.Debug(eventlog.HookError, "", slog.String("error", "unknown hook argument "+arg))
+		case event == "":
+			event = arg
+		}
+	}
+	if opts.ConfigErr != nil {
+		log.Warn(eventlog.HookError, "", slog.String("error", opts.ConfigErr.Error()), slog.String("using", "defaults"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", fmt.Sprint("panic: ", r)))
+			}
+		}()
+		if err := hookOnce(opts, event, payloadArg); err != nil {
+			log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", err.Error()))
+		}
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", "hook timed out after "+opts.Timeout.String()))
+	}
+}
+
+func hookOnce(opts HookOptions, event, payloadArg string) error {
+	var data []byte
+	if payloadArg != "" {
+		data = []byte(payloadArg)
+	} else {
+		var err error
+		data, err = hooks.ReadPayload(opts.IO.In, opts.Read)
+		if err != nil && len(data) == 0 {
+			return fmt.Errorf("read payload: %w", err)
+		}
+	}
+	p, err := hooks.ParsePayload(data)
+	if err != nil {
+		return fmt.Errorf("parse payload (%d bytes): %w", len(data), err)
+	}
+	if event != "" && p.Event == "" {
+		p.Event = event
+	}
+	if event != "" && p.Event != event {
+		opts.Env.Log.Debug(eventlog.HookError, p.SessionID, slog.String("error",
+			fmt.Sprintf("argument names %s but the payload %s; using the payload's", event, p.Event)))
+	}
+	res, err := hooks.Handle(opts.Env, p)
+	if opts.Archive != nil && (p.Event == "SessionStart" || p.Event == "SessionEnd") && p.SessionID != "" {
+		opts.Archive(res.Harness, p.SessionID, p.TranscriptPath)
+	}
+	return err
+}
+
+// NormalizeHarness maps the spellings of --harness to the log's names
+// ("" when unknown).
+func NormalizeHarness(s string) string {
+	switch strings.ToLower(s) {
+	case "codex":
+		return eventlog.Codex
+	case "claude", "claude-code", "claudecode":
+		return eventlog.ClaudeCode
+	}
+	return ""
+}

@@ -1,0 +1,209 @@
+package hot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/shellinit"
+)
+
+// Name is the hot binary's file name; it lives next to tether.
+const Name = "tether-hot"
+
+// Main is tether-hot: it runs the hot commands it fully understands and
+// hands every other command line, unchanged, to the full tether (exec, so
+// output, exit status and signals are tether's own). Invoked as claude or
+// codex (a shim) it is `tether run claude|codex`.
+func Main(version string, args []string) int {
+	args = MultiCall(args)
+	if len(args) < 2 {
+		return delegate(args)
+	}
+	b := NewBase()
+	d := b.Deps()
+	rest := args[2:]
+	switch args[1] {
+	case "hook":
+		// No signal handling: an agent that kills its hook wants it gone,
+		// and installing handlers costs a thread on every event.
+		Hook(context.Background(), d, rest)
+		return 0
+	case "statusline":
+		if len(rest) == 0 {
+			return report(d, Statusline(context.Background(), d))
+		}
+	case "prompt":
+		if f, ok := parsePromptFlags(rest); ok {
+			return report(d, Prompt(d, f))
+		}
+	case "complete":
+		if shell, words, ok := parseCompleteArgs(rest); ok {
+			opts := CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
+				Root: d.Root().Path, Now: d.Now(), Refresh: func() {
+					if t, err := FullTether(); err == nil {
+						SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
+					}
+				}}
+			if handled, err := CompleteAgent(opts); handled {
+				return report(d, err)
+			}
+		}
+	case "run":
+		opts, err := ParseRunArgs(rest)
+		if err != nil {
+			break
+		}
+		cfg, cerr := d.Config()
+		if cerr != nil || opts.Handoff || cfg.Wrap.Handoff {
+			// The handoff summary reads the catalog; a config error is
+			// the full tether's to report.
+			break
+		}
+		return report(d, RunWrap(d, opts, nil, nil))
+	case "--version":
+		if len(rest) == 0 {
+			fmt.Fprintf(d.IO.Out, "%s version %s\n", Name, version)
+			return 0
+		}
+	}
+	return delegate(args)
+}
+
+// report prints err once, as tether does, and returns the exit status.
+func report(d Deps, err error) int {
+	if err != nil {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(d.IO.ErrOut, "tether: %s\n", msg)
+		}
+	}
+	return exitcode.Of(err)
+}
+
+// parsePromptFlags reads tether prompt's flags as urfave/cli would for
+// the spellings the shell scripts use; ok is false for anything else
+// (--help, unknown flags, arguments), which the full tether answers.
+func parsePromptFlags(args []string) (f PromptFlags, ok bool) {
+	f = DefaultPromptFlags()
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || args[i] == "-" || args[i] == "--" {
+			return f, false
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return f, false
+			}
+			i++
+			value = args[i]
+		}
+		switch name {
+		case "format":
+			f.Format = value
+		case "color":
+			f.Color = value
+		case "shell":
+			f.Shell = value
+		case "stamp-id":
+			f.StampID = value
+		case "timeout":
+			t, err := time.ParseDuration(value)
+			if err != nil {
+				return f, false
+			}
+			f.Timeout = t
+		default:
+			return f, false
+		}
+	}
+	return f, true
+}
+
+// parseCompleteArgs reads `complete [--shell S] [--line L] [-- WORDS…]`;
+// ok is false for anything else (--refresh-index, --help, a bad shell).
+func parseCompleteArgs(args []string) (shell string, words []string, ok bool) {
+	shell = "bash"
+	line, hasLine := "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			if a == "--" {
+				i++
+			}
+			words = args[i:]
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !hasValue {
+			if i+1 >= len(args) {
+				return "", nil, false
+			}
+			i++
+			value = args[i]
+		}
+		switch name {
+		case "shell":
+			shell = value
+		case "line":
+			line, hasLine = value, true
+		default:
+			return "", nil, false
+		}
+	}
+	if shell != "bash" && shell != "zsh" && shell != "fish" {
+		return "", nil, false
+	}
+	if hasLine {
+		words = SplitLine(line)
+	}
+	return shell, words, true
+}
+
+// FullTether is the full tether binary: the file named tether next to
+// this one (how install.sh and go install put them), else tether on PATH.
+func FullTether() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "tether")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("tether")
+	if err != nil {
+		return "", errors.New("cannot find the tether binary next to " + Name + " or on PATH")
+	}
+	return p, nil
+}
+
+// delegate replaces this process by the full tether with the same
+// arguments.
+func delegate(args []string) int {
+	t, err := FullTether()
+	if err == nil {
+		argv := append([]string{"tether"}, args[min(1, len(args)):]...)
+		err = syscall.Exec(t, argv, os.Environ())
+	}
+	fmt.Fprintf(os.Stderr, "tether: %v\n", err)
+	return 1
+}
+
+// Sibling is the tether-hot next to the tether binary at path — what the
+// hooks, the shell scripts and the shims run — or path itself when there
+// is none (a tether built alone still works, only slower to start).
+func Sibling(tether string) string {
+	if !filepath.IsAbs(tether) {
+		return tether
+	}
+	p := filepath.Join(filepath.Dir(tether), Name)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return tether
+}

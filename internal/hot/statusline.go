@@ -1,0 +1,86 @@
+package hot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/gauge"
+	"github.com/tether-dev/tether/internal/iostreams"
+)
+
+// StatuslineOptions are the inputs of RunStatusline.
+type StatuslineOptions struct {
+	IO       *iostreams.IOStreams
+	StateDir string
+	// Chain is the user's statusLine command to run first ("" for none),
+	// ChainTimeout its bound.
+	Chain        string
+	ChainTimeout time.Duration
+	Getenv       func(string) string
+	Now          func() time.Time
+	Log          *eventlog.Log
+	Config       config.Config
+	Windows      agent.Windows
+	// Remember keeps the window the statusLine reported for a model.
+	Remember func(model string, window int64) error
+}
+
+// PromptThresholds are the colours' thresholds of [prompt], which the
+// statusLine shares so both show a session in the same colour.
+func PromptThresholds(p config.Prompt) gauge.Thresholds {
+	return gauge.Thresholds{Warn: p.Warn, Crit: p.Crit}
+}
+
+// Statusline is `tether statusline`.
+func Statusline(ctx context.Context, d Deps) error {
+	// An unreadable config still draws a line, with the defaults.
+	cfg, _ := d.Config()
+	return RunStatusline(ctx, StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
+		Chain:        chainCommand(cfg.StatusLine, d.Loc.StateDir, d.Loc.ClaudeDir, d.Getenv),
+		ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
+		Windows:      d.Windows(), Remember: agent.WindowFile{Path: d.Loc.WindowsFile()}.Remember})
+}
+
+// RunStatusline never fails: a statusLine that errors shows nothing
+// useful, so problems go to the lifecycle log and a plain line is printed.
+func RunStatusline(ctx context.Context, opts StatuslineOptions) error {
+	data, err := hooks.ReadPayload(opts.IO.In, hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20})
+	in, perr := hooks.ParseStatusLine(data)
+	if perr != nil {
+		if err == nil {
+			err = perr
+		}
+		opts.Log.Warn(eventlog.HookError, "", slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		fmt.Fprintln(opts.IO.Out, "tether")
+		return nil
+	}
+	if in.Window > 0 && opts.Remember != nil {
+		if err := opts.Remember(in.ModelID, in.Window); err != nil {
+			opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		}
+	}
+	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Windows, opts.Getenv, opts.Now())
+	if err != nil {
+		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+	}
+	line := hooks.RenderStatusLine(in, st, hooks.StatusOptions{
+		Color: !opts.IO.NoColor, Thresholds: PromptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
+	})
+	if opts.Chain != "" {
+		// The user's own statusLine prints what it likes (colours
+		// included): it is their command, run as Claude Code would.
+		chained, err := runChained(ctx, opts.Chain, data, opts.ChainTimeout)
+		if err != nil {
+			opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", "chained statusLine: "+err.Error()))
+		}
+		line = besides(chained, line)
+	}
+	fmt.Fprintln(opts.IO.Out, line)
+	return nil
+}
