@@ -33,8 +33,8 @@ func pickEnv(t *testing.T) (*harness.Env, map[string]listedSession, string) {
 	t.Helper()
 	harness.RequireTmux(t)
 	env := harness.NewEnv(t, startAPI(t))
-	out, err := exec.Command(harness.Tether(t), "dev", "gen-corpus", "--dir", env.Home, "--sessions", "60",
-		"--projects", "6", "--seed", "3", "--max-size", "256K").CombinedOutput()
+	out, err := exec.Command(genCorpus(t), "-dir", env.Home, "-sessions", "60",
+		"-projects", "6", "-seed", "3", "-max-size", "256K").CombinedOutput()
 	if err != nil {
 		t.Fatalf("gen-corpus: %v\n%s", err, out)
 	}
@@ -278,4 +278,21 @@ func TestPickTmuxWindow(t *testing.T) {
 	if err != nil || strings.Count(string(out), "\n") != 2 || !strings.Contains(string(out), catalog.TmuxName(filepath.Base(s.Cwd))) {
 		t.Errorf("want the picker's window and a new one named after the directory: %q %v", out, err)
 	}
+}
+
+// genCorpus builds the corpus generator (internal/tools/gencorpus: a
+// development tool, not a tether command) and returns its path.
+func genCorpus(t *testing.T) string {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "gencorpus")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/tools/gencorpus")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build gencorpus: %v\n%s", err, out)
+	}
+	return bin
 }
