@@ -24,6 +24,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/summarize"
 )
 
 // Test hooks: resume replaces this process, and tmux is a real program.
@@ -109,6 +110,7 @@ func (a *App) sessionsCommand() *cli.Command {
 			a.sessionsShowCommand(),
 			a.sessionsResumeCommand(),
 			a.sessionsSearchCommand(),
+			a.sessionsSummarizeCommand(),
 			a.sessionsSchemaCommand(),
 			a.sessionsCacheCommand(),
 		},
@@ -127,6 +129,9 @@ type sessionsListOptions struct {
 	NoContent bool
 	JSON      bool
 	Limit     int
+	// Summary adds the SUMMARY column; DataDir is where summaries are.
+	Summary bool
+	DataDir string
 	// Listed, when set, gets every session listed (before filters), to
 	// refresh the completion index.
 	Listed func([]catalog.Session)
@@ -157,7 +162,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			opts := sessionsListOptions{sessionsBase: b, Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
-				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit"))}
+				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")),
+				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir}
 			if h == "" {
 				// A listing of every harness is the completion index too.
 				opts.Listed = a.writeCompletionIndex
@@ -188,6 +194,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
 		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
+		&cli.BoolFlag{Name: "summary", Local: local, Usage: "add a SUMMARY column: the stored summary's title ('tether sessions summarize'; * when the session changed since)"},
 	}
 }
 
@@ -219,6 +226,9 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if opts.Limit > 0 && len(out) > opts.Limit {
 		out = out[:opts.Limit]
 	}
+	if (opts.JSON || opts.Summary) && !opts.NoContent && opts.DataDir != "" {
+		summarize.AttachAll(opts.DataDir, out)
+	}
 	if diags == nil {
 		diags = []catalog.Diagnostic{}
 	}
@@ -229,7 +239,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		}
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
-	printSessionTable(opts.IO.Out, out, opts.Now())
+	printSessionTable(opts.IO.Out, out, opts.Now(), opts.Summary)
 	if len(out) == 0 {
 		if len(all) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "tether: no sessions found (looked in %s)\n", strings.Join(storageDirs(opts.Catalog), " and "))
@@ -289,13 +299,17 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
+func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, withSummary bool) {
 	// tabwriter writes cell by cell: buffer, or 10,000 rows cost ~100k
 	// write calls.
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HARNESS\tID\tDIR\tHUMAN\tACTIVE\tSTATE\tTMUX\tCTX\tTITLE")
+	header := "HARNESS\tID\tDIR\tHUMAN\tACTIVE\tSTATE\tTMUX\tCTX\tTITLE"
+	if withSummary {
+		header += "\tSUMMARY"
+	}
+	fmt.Fprintln(tw, header)
 	for _, s := range ss {
 		human := "-"
 		if s.LastHumanActivity != nil {
@@ -316,10 +330,27 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time) {
 		if s.Archived {
 			state += ",archived"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Harness, s.ShortID(), cell(filepath.Base(s.Cwd), 24),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", s.Harness, s.ShortID(), cell(filepath.Base(s.Cwd), 24),
 			human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 60))
+		if withSummary {
+			fmt.Fprintf(tw, "\t%s", summaryCell(s.Summary))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// summaryCell is the summary's title, starred when the session changed
+// after it was made.
+func summaryCell(sum *catalog.Summary) string {
+	if sum == nil {
+		return "-"
+	}
+	t := cell(safeText(sum.Title), 60)
+	if !sum.Current {
+		t += " *"
+	}
+	return t
 }
 
 // cell makes s safe and short for a table cell: no tabs or newlines.
@@ -389,6 +420,7 @@ func oneID(cmd *cli.Command) (string, error) {
 
 type sessionsShowOptions struct {
 	sessionsBase
+	DataDir   string
 	ID        string
 	JSON      bool
 	NoContent bool
@@ -412,7 +444,7 @@ func (a *App) sessionsShowCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
+			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, DataDir: a.Loc.DataDir, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
 		},
 	}
 }
@@ -425,6 +457,9 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	full, err := opts.Catalog.Get(ctx, s)
 	if err != nil {
 		return err
+	}
+	if opts.DataDir != "" {
+		summarize.Attach(opts.DataDir, &full)
 	}
 	if opts.NoContent {
 		full.StripContent()
@@ -489,6 +524,7 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	}
 	row("transcript", s.Source)
 	row("resume", catalog.ResumeSpec.ShellCommand(s.Resume))
+	printSummary(w, s.Summary, now)
 	if len(s.RecentPrompts) > 0 {
 		fmt.Fprintln(w, "recent prompts:")
 		for _, p := range s.RecentPrompts {

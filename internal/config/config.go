@@ -20,6 +20,8 @@ type Config struct {
 	Hooks   Hooks   `toml:"hooks"`
 	Wrap    Wrap    `toml:"wrap"`
 	Prompt  Prompt  `toml:"prompt"`
+	// Summarize configures session summaries (off until a provider is set).
+	Summarize Summarize `toml:"summarize"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -84,6 +86,25 @@ type Hooks struct {
 	TailMaxKiB int64 `toml:"tail_max_kib"`
 }
 
+// Summarize configures tether sessions summarize.
+type Summarize struct {
+	// Provider is claude, codex, anthropic or command; "" (the default)
+	// means no summaries: they cost money, so the user opts in.
+	Provider string `toml:"provider"`
+	// Model overrides the provider's default (a small model).
+	Model string `toml:"model"`
+	// Command is the argv of the command provider.
+	Command []string `toml:"command"`
+	// Auto summarizes a session in the background after SessionEnd.
+	Auto bool `toml:"auto"`
+	// BudgetTokens bounds the input (about 4 characters a token).
+	BudgetTokens int `toml:"budget_tokens"`
+	// Concurrency is how many sessions are summarized at once.
+	Concurrency int `toml:"concurrency"`
+	// TimeoutSeconds bounds one provider call.
+	TimeoutSeconds int `toml:"timeout_seconds"`
+}
+
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
 	return Config{
@@ -94,7 +115,8 @@ func Default() Config {
 			{Name: "INIT", Pattern: `\bINIT-[A-Z0-9]+-\d{3}\b`},
 			{Name: "RMI", Pattern: `\bRMI-[A-Z0-9]+-\d{3}\b`},
 		}},
-		Prompt: DefaultPrompt(),
+		Prompt:    DefaultPrompt(),
+		Summarize: Summarize{BudgetTokens: 8000, Concurrency: 2, TimeoutSeconds: 300},
 	}
 }
 
@@ -143,6 +165,14 @@ func (c Config) validate() error {
 	}
 	if c.Wrap.Threshold < 0 || c.Wrap.Threshold > 100 || c.Wrap.FitPercent <= 0 || c.Wrap.FitPercent >= 100 {
 		return fmt.Errorf("wrap: threshold must be 0-100 and fit_percent between 0 and 100")
+	}
+	switch c.Summarize.Provider {
+	case "", "claude", "codex", "anthropic", "command":
+	default:
+		return fmt.Errorf("summarize.provider: %q is not claude, codex, anthropic or command", c.Summarize.Provider)
+	}
+	if c.Summarize.BudgetTokens < 200 || c.Summarize.Concurrency < 1 || c.Summarize.TimeoutSeconds < 1 {
+		return fmt.Errorf("summarize: budget_tokens must be at least 200, concurrency and timeout_seconds at least 1")
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)
