@@ -344,31 +344,42 @@ func tryLock(path string) (unlock func(), ok bool) {
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true
 }
 
+// startBackground starts tether with args detached: a new session, no
+// terminal, stdio on /dev/null, not waited for. Tests replace it.
+var startBackground = func(args []string) (pid int, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(self, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	pid = cmd.Process.Pid
+	_ = cmd.Process.Release()
+	return pid, nil
+}
+
 // autoSummarize starts `tether sessions summarize --auto HARNESS:ID` in
-// the background after SessionEnd: a new session group, no terminal, not
-// waited for, so the hook returns at once.
+// the background after SessionEnd, so the hook returns at once; the job
+// itself takes a non-blocking lock, so at most one runs at a time.
 func (a *App) autoSummarize(harness, id string) {
 	if id == "" || (harness != agent.Claude && harness != agent.Codex) {
 		return
 	}
-	self, err := os.Executable()
+	pid, err := startBackground([]string{"sessions", "summarize", "--auto", harness + ":" + id})
 	if err != nil {
-		return
-	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return
-	}
-	defer devnull.Close()
-	cmd := exec.Command(self, "sessions", "summarize", "--auto", harness+":"+id)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
 		a.Log().Warn(evSummaryFailed, id, slog.String("kind", "spawn"), slog.String("error", err.Error()))
 		return
 	}
-	a.Log().Info(evSummaryStarting, id, slog.Int("pid", cmd.Process.Pid))
-	_ = cmd.Process.Release()
+	a.Log().Info(evSummaryStarting, id, slog.Int("pid", pid))
 }
 
 // safeText is provider or prompt text made safe for a terminal: no
