@@ -150,21 +150,15 @@ func (a *App) summarizeOptions(cmd *cli.Command) (sessionsSummarizeOptions, erro
 	return opts, nil
 }
 
-// providerEnv is this process's environment for the provider's program,
-// with TETHER_IN_HOOK set so that tether's own hooks in a headless
-// claude/codex run return at once (no log noise, no auto-summary of the
-// summary run).
+// providerEnv is this process's environment for the provider's program
+// (the user's login, proxies, CLAUDE_CONFIG_DIR), with the locations
+// tether was given (tests inject them) and TETHER_IN_HOOK set, so that
+// tether's own hooks in a headless claude/codex run return at once: no
+// log noise, no auto-summary of the summary run.
 func (a *App) providerEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if v := a.Getenv(k); v != "" || k == "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	// Tests inject Getenv: variables it knows but os.Environ lacks.
-	for _, k := range []string{"HOME", "PATH", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
-		"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TMPDIR"} {
+	env := os.Environ()
+	for _, k := range []string{"HOME", "PATH", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
+		"XDG_CACHE_HOME", "XDG_DATA_HOME", "TMPDIR"} {
 		if v := a.Getenv(k); v != "" && os.Getenv(k) != v {
 			env = append(env, k+"="+v)
 		}
