@@ -187,3 +187,35 @@ func TestSummarizeAnthropicProvider(t *testing.T) {
 		t.Errorf("the log holds the key or the prompt:\n%s", logData)
 	}
 }
+
+func TestSummarizeRealCodex(t *testing.T) {
+	clis := harness.CLIs(t)
+	api := startAPI(t)
+	env := harness.NewEnv(t, api)
+	dir := env.ProjectDir("codexsum")
+	res := env.Codex(context.Background(), clis.Codex, dir, "exec", "--skip-git-repo-check", "okapi tidy the imports")
+	if res.ExitCode != 0 {
+		t.Fatalf("codex: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	rollouts := env.CodexRollouts()
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts %v", rollouts)
+	}
+	id := strings.TrimSuffix(filepath.Base(rollouts[0]), ".jsonl")
+	id = id[len(id)-36:]
+	env.Setenv("TETHER_CODEX_BIN", clis.Codex)
+	bin := harness.Tether(t)
+	n := len(api.ModelRequests())
+	api.Enqueue(fakeapi.Text(e2eSummary))
+	res = env.Run(context.Background(), "tether", bin, dir, "sessions", "summarize", "--provider", "codex", "codex:"+id)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "summarized  Plan the walrus parser") {
+		t.Fatalf("summarize: exit %d\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	reqs := api.ModelRequests()[n:]
+	if len(reqs) != 1 || !strings.Contains(reqs[0].LastUserText(), "okapi tidy the imports") || !strings.Contains(reqs[0].LastUserText(), "Session evidence") {
+		t.Errorf("codex summary requests: %d", len(reqs))
+	}
+	if after := env.CodexRollouts(); len(after) != 1 {
+		t.Errorf("codex exec --ephemeral wrote a rollout: %v", after)
+	}
+}

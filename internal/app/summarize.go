@@ -72,11 +72,11 @@ func (a *App) sessionsSummarizeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "since", Usage: "every session active within `DURATION` (e.g. 24h, 7d)"},
 			&cli.BoolFlag{Name: "all", Usage: "every session (archived Codex threads too)"},
-			&cli.StringFlag{Name: "provider", Usage: "`NAME`: claude, codex, anthropic or command (overrides [summarize] provider)"},
+			&cli.StringFlag{Name: "provider", Usage: "use provider `NAME` (claude, codex, anthropic or command) instead of [summarize] provider"},
 			&cli.StringFlag{Name: "model", Usage: "the provider's `MODEL` (overrides [summarize] model)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print each input and the provider command; send nothing, store nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "summarize again even when the stored summary is current"},
-			&cli.IntFlag{Name: "concurrency", Usage: "summarize `N` sessions at once (default [summarize] concurrency, 2)"},
+			&cli.IntFlag{Name: "concurrency", Usage: "summarize `N` sessions at once", DefaultText: "[summarize] concurrency, 2"},
 			&cli.BoolFlag{Name: "auto", Hidden: true, Usage: "run as the SessionEnd hook's background job"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

@@ -218,3 +218,25 @@ func TestHandoffUsesCurrentSummary(t *testing.T) {
 		t.Errorf("handoff with a stale summary:\n%s", got)
 	}
 }
+
+func TestSummarizeProgressOnTTY(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	calls := withProvider(t, ta, "echo '"+summaryReply+"'", "concurrency = 1\n")
+	ta.IO.StderrTTY = true
+	if code := ta.run("sessions", "summarize", "--since", "100000d"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	if countCalls(calls) != 3 {
+		t.Errorf("%d calls for 3 sessions", countCalls(calls))
+	}
+	if !strings.Contains(ta.err.String(), "tether: summarizing 1/3 (0 failed)") || !strings.Contains(ta.err.String(), "\r\x1b[K") {
+		t.Errorf("no progress line: %q", ta.err)
+	}
+	// Not a terminal: no progress, and --since leaves out older sessions.
+	ta.IO.StderrTTY = false
+	ta.err.Reset()
+	if code := ta.run("sessions", "summarize", "--since", "1m"); code != 0 || ta.err.String() != "tether: no sessions to summarize\n" {
+		t.Errorf("--since 1m: exit %d %q", code, ta.err)
+	}
+}
