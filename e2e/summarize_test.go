@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/fakeapi"
@@ -217,5 +218,49 @@ func TestSummarizeRealCodex(t *testing.T) {
 	}
 	if after := env.CodexRollouts(); len(after) != 1 {
 		t.Errorf("codex exec --ephemeral wrote a rollout: %v", after)
+	}
+}
+
+// With [summarize] auto = true, SessionEnd starts the summary in the
+// background: the session gets one, and the summary run (whose own hooks
+// return at once under TETHER_IN_HOOK) starts no other.
+func TestSummarizeAutoAfterSessionEnd(t *testing.T) {
+	clis := harness.CLIs(t)
+	env, api, bin := hooksEnv(t)
+	api.SetSideClassifier(func(r fakeapi.Request) bool { return !isSummaryRequest(r) && fakeapi.IsSideRequest(r) })
+	api.SetResponder(func(r fakeapi.Request) (fakeapi.Reply, bool) {
+		return fakeapi.Text(e2eSummary), isSummaryRequest(r)
+	})
+	runTether(t, env, bin, "hooks", "install")
+	os.MkdirAll(filepath.Join(env.Home, ".config", "tether"), 0o700)
+	os.WriteFile(filepath.Join(env.Home, ".config", "tether", "config.toml"),
+		[]byte("[summarize]\nprovider = \"claude\"\nauto = true\n"), 0o600)
+	env.Setenv("TETHER_CLAUDE_BIN", clis.Claude)
+	dir := env.ProjectDir("auto")
+	sid := claudeP(t, env, clis.Claude, dir, "-p", "ibex write the changelog")
+	path := filepath.Join(env.Home, ".local", "share", "tether", "summaries", "claude-code", sid+".json")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(env.Home, ".local", "state", "tether", "events.jsonl"))
+			t.Fatalf("no summary after SessionEnd; log:\n%s", log)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	recs := records(t, env, sid, "summary_written")
+	if n := len(find(recs, "summary_auto_start")); n != 1 {
+		t.Errorf("%d background starts for %s", n, sid)
+	}
+	time.Sleep(2 * time.Second)
+	reqs := summaryRequests(api)
+	if len(reqs) != 1 {
+		t.Fatalf("%d summary requests, want 1", len(reqs))
+	}
+	// The default model is the "haiku" alias, which Claude Code resolves.
+	if !strings.Contains(reqs[0].LastUserText(), "ibex write the changelog") || !strings.Contains(reqs[0].Model, "haiku") {
+		t.Errorf("summary request: model %q, text %.200q", reqs[0].Model, reqs[0].LastUserText())
 	}
 }

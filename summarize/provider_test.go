@@ -182,3 +182,38 @@ func TestClaudeResult(t *testing.T) {
 }
 
 var _ = catalog.Summary{}
+
+// A claude without --no-session-persistence is refused before anything
+// is sent; one with it gets the headless flags and the input on stdin.
+func TestClaudeProviderFlags(t *testing.T) {
+	dir := t.TempDir()
+	old := script(t, `case "$1" in --help) echo "  -p, --print"; exit 0;; esac; echo sent > "`+dir+`/sent"`)
+	p, _ := New(Options{Provider: ProviderClaude, Bin: old, Env: os.Environ()})
+	z := &Summarizer{Provider: p, DataDir: t.TempDir(), Now: time.Now}
+	_, err := z.Run(context.Background(), testEvidence())
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "--no-session-persistence") {
+		t.Errorf("old claude: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, "sent")); serr == nil {
+		t.Error("input sent to a claude that would persist it")
+	}
+	good := script(t, `case "$1" in --help) echo "  --no-session-persistence  Disable"; exit 0;; esac
+printf '%s\n' "$@" > "`+dir+`/args"; cat > "`+dir+`/stdin"
+echo '{"type":"result","subtype":"success","is_error":false,"result":"{\"title\":\"T\",\"objective\":\"\",\"completed\":\"\",\"currentWork\":\"\",\"likelyNext\":\"\"}"}'`)
+	p, _ = New(Options{Provider: ProviderClaude, Bin: good, Model: "small-model", Env: os.Environ()})
+	z = &Summarizer{Provider: p, DataDir: t.TempDir(), Now: time.Now}
+	res, err := z.Run(context.Background(), testEvidence())
+	if err != nil || res.Summary.Title != "T" || res.Summary.Model != "small-model" {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	args, _ := os.ReadFile(filepath.Join(dir, "args"))
+	for _, want := range []string{"-p\n", "--no-session-persistence\n", "--model\nsmall-model\n", "--output-format\njson\n", "--tools\n\n--system-prompt\n"} {
+		if !strings.Contains(string(args), want) {
+			t.Errorf("argv lacks %q:\n%s", want, args)
+		}
+	}
+	stdin, _ := os.ReadFile(filepath.Join(dir, "stdin"))
+	if !strings.HasPrefix(string(stdin), "# Session evidence\n") || !strings.Contains(string(stdin), "PROMPT4") {
+		t.Errorf("stdin: %.100q", stdin)
+	}
+}

@@ -177,6 +177,10 @@ func runSessionsSummarize(ctx context.Context, opts sessionsSummarizeOptions) er
 	}
 	sessions, err := summarizeTargets(ctx, opts)
 	if err != nil {
+		if opts.Auto {
+			// Nobody sees the background job's stderr.
+			opts.Log.Warn(evSummaryFailed, strings.Join(opts.IDs, " "), slog.String("kind", "resolve"), slog.String("error", err.Error()))
+		}
 		return err
 	}
 	if len(sessions) == 0 {
@@ -390,7 +394,7 @@ func printSummary(w io.Writer, sum *catalog.Summary, now time.Time) {
 		state = "the session changed since; 'tether sessions summarize' redoes it"
 	}
 	fmt.Fprintf(w, "summary:       %s\n", safeText(sum.Title))
-	fmt.Fprintf(w, "               by %s, %s ago (%s)\n", strings.TrimSpace(sum.Provider+" "+sum.Model), relTime(now, sum.Created), state)
+	fmt.Fprintf(w, "               by %s, %s ago (%s)\n", safeText(sum.Provider+" "+sum.Model), relTime(now, sum.Created), state)
 	for _, f := range [][2]string{{"objective", sum.Objective}, {"completed", sum.Completed}, {"current work", sum.CurrentWork}, {"likely next", sum.LikelyNext}} {
 		if f[1] != "" {
 			fmt.Fprintf(w, "  %-13s %s\n", f[0]+":", strings.ReplaceAll(safeText(f[1]), "\n", "\n                "))
