@@ -183,6 +183,8 @@ type Summary struct {
 	// Current is false when the session has changed since.
 	LastActivity time.Time `json:"lastActivity"`
 	Current      bool      `json:"current"`
+	// HumanPrompts is how many human prompts the session had then.
+	HumanPrompts int `json:"humanPrompts"`
 }
 
 // Key is the session's unique key across harnesses.

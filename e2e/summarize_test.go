@@ -264,3 +264,42 @@ func TestSummarizeAutoAfterSessionEnd(t *testing.T) {
 		t.Errorf("summary request: model %q, text %.200q", reqs[0].Model, reqs[0].LastUserText())
 	}
 }
+
+// tether run --handoff: when the session that cannot be resumed has a
+// summary covering it up to the failed attempt, the fresh session gets
+// the summary instead of the fixed excerpt.
+func TestSummaryInHandoff(t *testing.T) {
+	clis := harness.CLIs(t)
+	env, api, bin := wrapEnv(t, clis.Claude)
+	ctx := context.Background()
+	dir := env.ProjectDir("handoff")
+	sj := []string{"--output-format", "stream-json", "--verbose"}
+	r := env.Run(ctx, "tether run claude", bin, dir, append([]string{"run", "claude", "-p", "hello"}, sj...)...)
+	if r.ExitCode != 0 {
+		t.Fatalf("session: exit %d", r.ExitCode)
+	}
+	sid := sessionOf(t, r)
+	script := filepath.Join(env.Home, "provider.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\ncat >/dev/null\necho '"+e2eSummary+"'\n"), 0o700)
+	os.MkdirAll(filepath.Join(env.Home, ".config", "tether"), 0o700)
+	os.WriteFile(filepath.Join(env.Home, ".config", "tether", "config.toml"),
+		[]byte("[summarize]\nprovider = \"command\"\ncommand = [\""+script+"\"]\n"), 0o600)
+	if r := env.Run(ctx, "tether", bin, dir, "sessions", "summarize", sid); r.ExitCode != 0 {
+		t.Fatalf("summarize: exit %d: %s", r.ExitCode, r.Stderr)
+	}
+	api.SetResponder(func(req fakeapi.Request) (fakeapi.Reply, bool) {
+		if len(req.UserTexts()) > 1 {
+			return fakeapi.PromptTooLong(250000, 200000), true
+		}
+		return fakeapi.Reply{}, false
+	})
+	r = env.Run(ctx, "tether run claude too long", bin, dir, append([]string{"run", "--handoff", "claude", "-p", "--resume", sid, "more"}, sj...)...)
+	if r.ExitCode != 0 || !strings.Contains(r.Stderr, "could not be resumed (prompt too long)") {
+		t.Fatalf("fallback: exit %d\n%s", r.ExitCode, r.Stderr)
+	}
+	last, ok := api.LastModelRequest()
+	if !ok || !strings.Contains(last.System, "- Summary: Plan the walrus parser") || !strings.Contains(last.System, "- Where it stopped: the second step") ||
+		strings.Contains(last.System, "First request: hello") {
+		t.Errorf("the fresh session's system prompt lacks the summary:\n%.3000s", last.System)
+	}
+}

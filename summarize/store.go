@@ -94,6 +94,22 @@ func Fresh(sum *catalog.Summary, lastActivity time.Time) bool {
 	return sum != nil && sum.LastActivity.Equal(lastActivity)
 }
 
+// CoversFailedResume reports whether sum still describes s after a resume
+// that failed: current, or older only by the failed attempt, which
+// appends at most its one prompt and the error (a prompt too long) to
+// the transcript. For the wrapper's handoff, which reads the session
+// after that attempt.
+func CoversFailedResume(sum *catalog.Summary, s catalog.Session) bool {
+	if sum == nil {
+		return false
+	}
+	if Fresh(sum, s.LastActivity) {
+		return true
+	}
+	return s.Counts != nil && sum.HumanPrompts > 0 && !sum.LastActivity.After(s.LastActivity) &&
+		s.Counts.HumanPrompts <= sum.HumanPrompts+1
+}
+
 // Save stores sum for a session atomically: the file 0600 and its
 // directories 0700, since a summary holds what the prompts said.
 func Save(dataDir, harness, id string, sum catalog.Summary) error {

@@ -66,3 +66,28 @@ func TestPathRefusesEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestCoversFailedResume(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sum := &catalog.Summary{LastActivity: t0, HumanPrompts: 3}
+	at := func(d time.Duration, prompts int) catalog.Session {
+		return catalog.Session{LastActivity: t0.Add(d), Counts: &catalog.Counts{HumanPrompts: prompts}}
+	}
+	for _, tc := range []struct {
+		s    catalog.Session
+		want bool
+	}{
+		{at(0, 3), true},             // current
+		{at(time.Minute, 4), true},   // the failed attempt's prompt
+		{at(time.Minute, 3), true},   // nothing human appended
+		{at(time.Minute, 5), false},  // a real turn and the failed one
+		{at(-time.Minute, 3), false}, // summary from another history
+	} {
+		if got := CoversFailedResume(sum, tc.s); got != tc.want {
+			t.Errorf("%+v: %v, want %v", tc.s, got, tc.want)
+		}
+	}
+	if CoversFailedResume(&catalog.Summary{LastActivity: t0}, at(time.Minute, 1)) {
+		t.Error("a summary without a prompt count covers a changed session")
+	}
+}

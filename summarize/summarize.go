@@ -83,6 +83,9 @@ func (z *Summarizer) Run(ctx context.Context, ev Evidence) (Result, error) {
 	sum.Provider, sum.Model = z.Provider.Name(), z.Provider.Model()
 	sum.Created = z.Now().UTC()
 	sum.LastActivity = s.LastActivity
+	if s.Counts != nil {
+		sum.HumanPrompts = s.Counts.HumanPrompts
+	}
 	if err := Save(z.DataDir, s.Harness, s.ID, sum); err != nil {
 		return Result{Input: in}, err
 	}

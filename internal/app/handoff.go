@@ -32,6 +32,11 @@ func (a *App) handoff(transcript, reason string) string {
 		return ""
 	}
 	summarize.Attach(a.Loc.DataDir, &s)
+	if s.Summary != nil {
+		// The failed attempt itself may have moved the session on; the
+		// summary counts as current when that is all that happened.
+		s.Summary.Current = summarize.CoversFailedResume(s.Summary, s)
+	}
 	return handoffText(s, reason)
 }
 
