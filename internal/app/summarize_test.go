@@ -222,13 +222,18 @@ func TestHandoffUsesCurrentSummary(t *testing.T) {
 func TestSummarizeProgressOnTTY(t *testing.T) {
 	ta := newTestApp(t)
 	withSessions(t, ta, "")
-	calls := withProvider(t, ta, "echo '"+summaryReply+"'", "concurrency = 1\n")
+	// The provider notes when another copy of it is running.
+	lock, overlap := filepath.Join(ta.home, "running"), filepath.Join(ta.home, "overlap")
+	calls := withProvider(t, ta, "mkdir '"+lock+"' 2>/dev/null || echo x >> '"+overlap+"'\nsleep 0.2\nrmdir '"+lock+"' 2>/dev/null\necho '"+summaryReply+"'", "concurrency = 1\n")
 	ta.IO.StderrTTY = true
 	if code := ta.run("sessions", "summarize", "--since", "100000d"); code != 0 {
 		t.Fatalf("exit %d: %s", code, ta.err)
 	}
 	if countCalls(calls) != 3 {
 		t.Errorf("%d calls for 3 sessions", countCalls(calls))
+	}
+	if n := countCalls(overlap); n != 0 {
+		t.Errorf("concurrency = 1, but %d provider runs overlapped", n)
 	}
 	if !strings.Contains(ta.err.String(), "tether: summarizing 1/3 (0 failed)") || !strings.Contains(ta.err.String(), "\r\x1b[K") {
 		t.Errorf("no progress line: %q", ta.err)
