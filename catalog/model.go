@@ -89,6 +89,11 @@ type Session struct {
 	Evidence *Evidence  `json:"evidence,omitempty"`
 	Resume   ResumeSpec `json:"resume"`
 
+	// Summary is the stored summary of the session (tether sessions
+	// summarize), when there is one (prompt-derived: removed by
+	// --no-content).
+	Summary *Summary `json:"summary,omitempty"`
+
 	// Source is the transcript (Claude Code) or rollout (Codex) file.
 	Source     string `json:"source"`
 	CLIVersion string `json:"cliVersion,omitempty"`
@@ -179,6 +184,26 @@ type WorkRef struct {
 	Ref  string `json:"ref"`
 }
 
+// Summary is what a summary provider said about a session, validated
+// and stored by tether.
+type Summary struct {
+	Title       string `json:"title" jsonschema:"minLength=1,maxLength=80"`
+	Objective   string `json:"objective"`
+	Completed   string `json:"completed"`
+	CurrentWork string `json:"currentWork"`
+	LikelyNext  string `json:"likelyNext"`
+	// Provider and Model made it, at Created.
+	Provider string    `json:"provider"`
+	Model    string    `json:"model,omitempty"`
+	Created  time.Time `json:"created"`
+	// LastActivity is the session's last activity the summary covers;
+	// Current is false when the session has changed since.
+	LastActivity time.Time `json:"lastActivity"`
+	Current      bool      `json:"current"`
+	// HumanPrompts is how many human prompts the session had then.
+	HumanPrompts int `json:"humanPrompts"`
+}
+
 // Key is the session's unique key across harnesses.
 func (s Session) Key() string { return s.Harness + ":" + s.ID }
 
@@ -196,6 +221,7 @@ func (s *Session) StripContent() {
 	s.Title, s.TitleSource = cwdTitle(s.Cwd), TitleCwd
 	s.FirstPrompt = ""
 	s.RecentPrompts = nil
+	s.Summary = nil
 	if s.Evidence != nil {
 		s.Evidence.WorkRefs = []WorkRef{}
 		s.Evidence.CommitsReferenced = []string{}

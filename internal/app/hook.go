@@ -34,7 +34,7 @@ func (a *App) hookCommand() *cli.Command {
 		// which Claude Code treats as "block".
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			hot.Hook(ctx, a.hotDeps(), cmd.Args().Slice())
+			hot.Hook(ctx, a.hotDeps(), cmd.Args().Slice(), a.autoSummarize)
 			return nil
 		},
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
+	"github.com/tether-dev/tether/summarize"
 )
 
 // Test hooks: resume replaces this process, and tmux is a real program.
@@ -124,6 +125,7 @@ func (a *App) sessionsCommand() *cli.Command {
 			a.sessionsShowCommand(),
 			a.sessionsResumeCommand(),
 			a.sessionsSearchCommand(),
+			a.sessionsSummarizeCommand(),
 			a.sessionsSchemaCommand(),
 			a.sessionsCacheCommand(),
 		},
@@ -142,6 +144,9 @@ type sessionsListOptions struct {
 	NoContent bool
 	JSON      bool
 	Limit     int
+	// Summary adds the SUMMARY column; DataDir is where summaries are.
+	Summary bool
+	DataDir string
 	// Listed, when set, gets every session listed (before filters), to
 	// refresh the completion index.
 	Listed func([]catalog.Session)
@@ -180,7 +185,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
-				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle()}
+				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle(),
+				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir}
 			if h == "" {
 				// A listing of every harness is the completion index too.
 				opts.Listed = a.writeCompletionIndex
@@ -212,6 +218,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
 		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
+		&cli.BoolFlag{Name: "summary", Local: local, Usage: "add a SUMMARY column: the stored summary's title ('tether sessions summarize'; * when the session changed since)"},
 	}
 }
 
@@ -245,6 +252,9 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if opts.Limit > 0 && len(out) > opts.Limit {
 		out = out[:opts.Limit]
 	}
+	if (opts.JSON || opts.Summary) && !opts.NoContent && opts.DataDir != "" {
+		summarize.AttachAll(opts.DataDir, out)
+	}
 	if diags == nil {
 		diags = []catalog.Diagnostic{}
 	}
@@ -256,7 +266,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
 	if len(out) > 0 {
-		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, catalog.Abbrev(all))
+		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, catalog.Abbrev(all), opts.Summary)
 	} else {
 		// No header over an empty table: one line that says why.
 		if len(all) == 0 {
@@ -316,6 +326,19 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// summaryCell is the summary's title, starred when the session changed
+// after it was made.
+func summaryCell(sum *catalog.Summary) string {
+	if sum == nil {
+		return "-"
+	}
+	t := cell(safeText(sum.Title), 60)
+	if !sum.Current {
+		t += " *"
+	}
+	return t
 }
 
 // cell makes s safe and short for a table cell: no tabs or newlines, no
@@ -383,6 +406,7 @@ func oneID(cmd *cli.Command) (string, error) {
 type sessionsShowOptions struct {
 	sessionsBase
 	Marks     map[string]state.StaleMark
+	DataDir   string
 	ID        string
 	JSON      bool
 	NoContent bool
@@ -406,7 +430,7 @@ func (a *App) sessionsShowCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
+			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), DataDir: a.Loc.DataDir, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
 		},
 	}
 }
@@ -423,6 +447,9 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	one := []catalog.Session{full}
 	markStale(one, opts.Marks)
 	full = one[0]
+	if opts.DataDir != "" {
+		summarize.Attach(opts.DataDir, &full)
+	}
 	if opts.NoContent {
 		full.StripContent()
 	}
@@ -495,6 +522,7 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 		row("restores to", s.Archive.Restore+" (from tether's archive, on resume or 'tether archive restore')")
 	}
 	row("resume", catalog.ResumeSpec.ShellCommand(s.Resume))
+	printSummary(w, s.Summary, now)
 	if len(s.RecentPrompts) > 0 {
 		fmt.Fprintln(w, "recent prompts:")
 		for _, p := range s.RecentPrompts {

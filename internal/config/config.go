@@ -24,6 +24,8 @@ type Config struct {
 	// StatusLine chains another statusLine command before tether's.
 	StatusLine StatusLine `toml:"statusline"`
 	Archive    Archive    `toml:"archive"`
+	// Summarize configures session summaries (off until a provider is set).
+	Summarize Summarize `toml:"summarize"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -116,6 +118,25 @@ type StatusLine struct {
 	Segments []string `toml:"segments"`
 }
 
+// Summarize configures tether sessions summarize.
+type Summarize struct {
+	// Provider is claude, codex, anthropic or command; "" (the default)
+	// means no summaries: they cost money, so the user opts in.
+	Provider string `toml:"provider"`
+	// Model overrides the provider's default (a small model).
+	Model string `toml:"model"`
+	// Command is the argv of the command provider.
+	Command []string `toml:"command"`
+	// Auto summarizes a session in the background after SessionEnd.
+	Auto bool `toml:"auto"`
+	// BudgetTokens bounds the input (about 4 characters a token).
+	BudgetTokens int `toml:"budget_tokens"`
+	// Concurrency is how many sessions are summarized at once.
+	Concurrency int `toml:"concurrency"`
+	// TimeoutSeconds bounds one provider call.
+	TimeoutSeconds int `toml:"timeout_seconds"`
+}
+
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
 	return Config{
@@ -129,6 +150,7 @@ func Default() Config {
 		Prompt:     DefaultPrompt(),
 		StatusLine: StatusLine{TimeoutMS: 1000},
 		Archive:    Archive{Enabled: true, Mode: "link"},
+		Summarize:  Summarize{BudgetTokens: 8000, Concurrency: 2, TimeoutSeconds: 300},
 	}
 }
 
@@ -183,6 +205,14 @@ func (c Config) validate() error {
 	}
 	if d := c.Archive.Dir; d != "" && !filepath.IsAbs(d) && !strings.HasPrefix(d, "~/") {
 		return fmt.Errorf("archive.dir: %q is not an absolute path", d)
+	}
+	switch c.Summarize.Provider {
+	case "", "claude", "codex", "anthropic", "command":
+	default:
+		return fmt.Errorf("summarize.provider: %q is not claude, codex, anthropic or command", c.Summarize.Provider)
+	}
+	if c.Summarize.BudgetTokens < 200 || c.Summarize.Concurrency < 1 || c.Summarize.TimeoutSeconds < 1 {
+		return fmt.Errorf("summarize: budget_tokens must be at least 200, concurrency and timeout_seconds at least 1")
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)

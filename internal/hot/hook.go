@@ -42,8 +42,10 @@ type HookOptions struct {
 }
 
 // Hook is `tether hook ARGS…`: it handles one hook invocation and never
-// fails (see RunHook).
-func Hook(ctx context.Context, d Deps, args []string) {
+// fails (see RunHook). After a SessionEnd, with [summarize] auto and a
+// provider, it calls summarize (which starts the summary in the
+// background: the hook returns at once).
+func Hook(ctx context.Context, d Deps, args []string, summarize func(harness, sessionID string)) {
 	opts := HookOptions{IO: d.IO, Args: args, Read: hooks.DefaultReadLimits,
 		Timeout: hookTimeout, InHook: d.Getenv(EnvInHook) != ""}
 	if opts.InHook {
@@ -63,12 +65,18 @@ func Hook(ctx context.Context, d Deps, args []string) {
 		SelfReport: cfg.Hooks.SelfReport || d.Getenv(EnvSelfReport) == "1",
 	}
 	opts.Archive = HookArchive(d)
-	RunHook(ctx, opts)
+	if ended := RunHook(ctx, opts); ended.SessionID != "" && cfg.Summarize.Auto && cfg.Summarize.Provider != "" && summarize != nil {
+		summarize(ended.Harness, ended.SessionID)
+	}
 }
 
-// RunHook handles one hook invocation. It returns nothing: whatever goes
-// wrong is logged, and the hook exits 0 with no output.
-func RunHook(ctx context.Context, opts HookOptions) {
+// Ended is the session a SessionEnd hook handled.
+type Ended struct{ Harness, SessionID string }
+
+// RunHook handles one hook invocation. Whatever goes wrong is logged, and
+// the hook exits 0 with no output. It returns the session a SessionEnd
+// ended (zero otherwise), for the background summary.
+func RunHook(ctx context.Context, opts HookOptions) (ended Ended) {
 	log := opts.Env.Log
 	event, payloadArg := "", ""
 	for i := 0; i < len(opts.Args); i++ {
@@ -100,18 +108,21 @@ func RunHook(ctx context.Context, opts HookOptions) {
 				log.Error(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", fmt.Sprint("panic: ", r)))
 			}
 		}()
-		if err := hookOnce(opts, event, payloadArg); err != nil {
+		var err error
+		if ended, err = hookOnce(opts, event, payloadArg); err != nil {
 			log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", err.Error()))
 		}
 	}()
 	select {
 	case <-done:
+		return ended
 	case <-ctx.Done():
 		log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", "hook timed out after "+opts.Timeout.String()))
 	}
+	return Ended{}
 }
 
-func hookOnce(opts HookOptions, event, payloadArg string) error {
+func hookOnce(opts HookOptions, event, payloadArg string) (Ended, error) {
 	var data []byte
 	if payloadArg != "" {
 		data = []byte(payloadArg)
@@ -119,12 +130,12 @@ func hookOnce(opts HookOptions, event, payloadArg string) error {
 		var err error
 		data, err = hooks.ReadPayload(opts.IO.In, opts.Read)
 		if err != nil && len(data) == 0 {
-			return fmt.Errorf("read payload: %w", err)
+			return Ended{}, fmt.Errorf("read payload: %w", err)
 		}
 	}
 	p, err := hooks.ParsePayload(data)
 	if err != nil {
-		return fmt.Errorf("parse payload (%d bytes): %w", len(data), err)
+		return Ended{}, fmt.Errorf("parse payload (%d bytes): %w", len(data), err)
 	}
 	if event != "" && p.Event == "" {
 		p.Event = event
@@ -137,7 +148,10 @@ func hookOnce(opts HookOptions, event, payloadArg string) error {
 	if opts.Archive != nil && (p.Event == "SessionStart" || p.Event == "SessionEnd") && p.SessionID != "" {
 		opts.Archive(res.Harness, p.SessionID, p.TranscriptPath)
 	}
-	return err
+	if err != nil || res.Event != hooks.EvSessionEnd {
+		return Ended{}, err
+	}
+	return Ended{Harness: res.Harness, SessionID: p.SessionID}, nil
 }
 
 // NormalizeHarness maps the spellings of --harness to the log's names

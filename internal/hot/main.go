@@ -34,7 +34,15 @@ func Main(version string, args []string) int {
 	case "hook":
 		// No signal handling: an agent that kills its hook wants it gone,
 		// and installing handlers costs a thread on every event.
-		Hook(context.Background(), d, rest)
+		// The summary after SessionEnd reads the catalog: the full
+		// tether runs it.
+		Hook(context.Background(), d, rest, AutoSummarize(d, func(args []string) (int, error) {
+			t, err := FullTether()
+			if err != nil {
+				return 0, err
+			}
+			return StartBackground(t, args)
+		}))
 		return 0
 	case "statusline":
 		if len(rest) == 0 {
