@@ -129,14 +129,22 @@ func runTrim(opts trimOptions) error {
 		if opts.Fit != "" || len(opts.Keep) > 0 || opts.KeepFile != "" || opts.DryRun {
 			return usageErr(errors.New("--restore takes only SESSION (and --force)"))
 		}
-		kept, err := trim.Restore(path)
+		res, err := trim.Restore(path)
 		if err != nil {
 			return lockRefusal(fmt.Errorf("%s: %w", path, err))
 		}
-		opts.log.Info(eventlog.TrimRestore, id, slog.String("path", path))
-		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", termsafe.String(path), termsafe.String(trim.BackupPath(path)))
-		if kept != "" {
-			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", termsafe.String(kept))
+		if res.AlreadyRestored {
+			fmt.Fprintf(opts.IO.Out, "%s already matches its backup %s; nothing to restore\n", termsafe.String(res.Path), termsafe.String(res.Backup))
+			return nil
+		}
+		opts.log.Info(eventlog.TrimRestore, id, slog.String("path", res.Path))
+		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", termsafe.String(res.Path), termsafe.String(res.Backup))
+		if res.Kept != "" {
+			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", termsafe.String(res.Kept))
+		}
+		if res.Added > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: warning: %d records were written after the trim; they are not in the restored transcript, only in %s\n",
+				res.Added, termsafe.String(res.Kept))
 		}
 		return nil
 	}

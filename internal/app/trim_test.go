@@ -122,6 +122,17 @@ func TestTrimCommand(t *testing.T) {
 	if now, _ := os.ReadFile(path); string(now) != string(orig) {
 		t.Error("restore did not bring the original back")
 	}
+	// A second restore has nothing to do and keeps no identical copy.
+	ta.out.Reset()
+	if code := ta.run("trim", "--restore", id); code != 0 || !strings.Contains(ta.out.String(), "already matches its backup") {
+		t.Fatalf("second restore: exit %d %q %s", code, ta.out, ta.err)
+	}
+	if _, err := os.Stat(path + ".pre-restore.1"); err == nil {
+		t.Error("second restore kept an identical .pre-restore.1")
+	}
+	if _, err := os.Stat(path + ".lock"); err == nil {
+		t.Error("a lock file stayed in projects/")
+	}
 
 	// --reset writes the marker the wrapper takes.
 	ta.out.Reset()
