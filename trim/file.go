@@ -9,7 +9,6 @@ import (
 	"strconv"
 )
 
-
 // fileOps is the write path, swappable so tests can fail or kill it at
 // every step.
 type fileOps struct {
@@ -241,4 +240,3 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
-
