@@ -121,8 +121,12 @@ func runTrim(opts trimOptions) error {
 		return err
 	}
 	if !opts.Force && !opts.DryRun {
-		if pid := claude.RunningPID(opts.ClaudeDir, id); pid != 0 {
-			return exitcode.With(exitcode.Refused, fmt.Errorf("session %s is running (pid %d); stop it first or pass --force", id, pid))
+		if live := claude.Live(opts.ClaudeDir, id, path); live.Live() {
+			verb := "is"
+			if live.Possible {
+				verb = "may be"
+			}
+			return exitcode.With(exitcode.Refused, fmt.Errorf("session %s %s running: %s; a trim now would corrupt it — stop it first or pass --force", id, verb, live.Reason))
 		}
 	}
 	if opts.Restore {
