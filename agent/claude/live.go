@@ -134,8 +134,12 @@ func (s *LiveSet) sameConfig(pid int) bool {
 // Check says whether session id (transcript at path) may be running, by
 // the strongest evidence found: its sessions/<pid>.json, a process whose
 // argv names it or that holds the transcript open, and last a Claude Code
-// process in its project while the transcript was written recently.
+// process in its project while the transcript was written recently. A nil
+// set finds nothing.
 func (s *LiveSet) Check(id, transcript string) Liveness {
+	if s == nil {
+		return Liveness{}
+	}
 	for _, ls := range s.pidFiles {
 		if identity.SameSession(ls.SessionID, id) {
 			ls := ls
