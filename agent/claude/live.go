@@ -58,6 +58,7 @@ type claudeProc struct {
 	argv  []string
 	cwd   string
 	start time.Time
+	open  []string // the .jsonl files it holds open (rarely any: the CLI appends and closes)
 }
 
 // ScanLive reads sessions/*.json and the Claude Code processes running
@@ -84,7 +85,13 @@ func ScanLive(configDir string, o LiveOptions) *LiveSet {
 		if !isClaudeProcess(argv, o.Proc.Exe(pid)) || !s.sameConfig(pid) {
 			continue
 		}
-		s.procs = append(s.procs, claudeProc{pid: pid, argv: argv, cwd: o.Proc.Cwd(pid), start: o.Proc.StartTime(pid)})
+		p := claudeProc{pid: pid, argv: argv, cwd: o.Proc.Cwd(pid), start: o.Proc.StartTime(pid)}
+		for _, f := range o.Proc.OpenFiles(pid) {
+			if strings.HasSuffix(f, ".jsonl") {
+				p.open = append(p.open, f)
+			}
+		}
+		s.procs = append(s.procs, p)
 	}
 	return s
 }
@@ -135,7 +142,8 @@ func (s *LiveSet) sameConfig(pid int) bool {
 // the strongest evidence found: its sessions/<pid>.json, a process whose
 // argv names it or that holds the transcript open, and last a Claude Code
 // process in its project while the transcript was written recently. A nil
-// set finds nothing.
+// set finds nothing. The project is taken from transcript's directory, so
+// pass the file itself, not a symlink elsewhere (trim.Target).
 func (s *LiveSet) Check(id, transcript string) Liveness {
 	if s == nil {
 		return Liveness{}
@@ -149,11 +157,18 @@ func (s *LiveSet) Check(id, transcript string) Liveness {
 	if len(s.procs) == 0 && s.procOK {
 		return Liveness{}
 	}
-	target := transcript
-	if t, err := filepath.EvalSymlinks(transcript); err == nil {
-		target = t
+	// /proc shows resolved paths; resolve only when it can matter (the
+	// catalog checks thousands of sessions).
+	target, resolved := transcript, false
+	resolve := func() string {
+		if !resolved {
+			resolved = true
+			if t, err := filepath.EvalSymlinks(transcript); err == nil {
+				target = t
+			}
+		}
+		return target
 	}
-	files := map[string]bool{transcript: true, target: true}
 	var candidate *claudeProc
 	for i := range s.procs {
 		p := &s.procs[i]
@@ -163,14 +178,19 @@ func (s *LiveSet) Check(id, transcript string) Liveness {
 		case -1:
 			continue // started for another session
 		}
-		if s.opts.Proc.Holds(p.pid, files) {
-			return Liveness{PID: p.pid, Reason: fmt.Sprintf("Claude Code process %d has its transcript open", p.pid)}
+		for _, f := range p.open {
+			if f == transcript || f == resolve() {
+				return Liveness{PID: p.pid, Reason: fmt.Sprintf("Claude Code process %d has its transcript open", p.pid)}
+			}
 		}
-		if candidate == nil && p.cwd != "" && MatchesProjectDir(filepath.Base(filepath.Dir(target)), p.cwd) {
+		if candidate == nil && p.cwd != "" && MatchesProjectDir(filepath.Base(filepath.Dir(transcript)), p.cwd) {
 			candidate = p
 		}
 	}
-	st, err := os.Stat(target)
+	if candidate == nil && s.procOK {
+		return Liveness{}
+	}
+	st, err := os.Stat(transcript)
 	if err != nil {
 		return Liveness{}
 	}

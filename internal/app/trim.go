@@ -121,7 +121,7 @@ func runTrim(opts trimOptions) error {
 		return err
 	}
 	if !opts.Force && !opts.DryRun {
-		if live := claude.Live(opts.ClaudeDir, id, path); live.Live() {
+		if live := claude.Live(opts.ClaudeDir, id, trim.Target(path)); live.Live() {
 			verb := "is"
 			if live.Possible {
 				verb = "may be"

@@ -137,19 +137,20 @@ func (fs FS) bootTime() time.Time {
 	return time.Time{}
 }
 
-// Holds reports whether the process has any of paths open.
-func (fs FS) Holds(pid int, paths map[string]bool) bool {
+// OpenFiles lists the paths of the files the process holds open.
+func (fs FS) OpenFiles(pid int) []string {
 	fdDir := fs.pidPath(pid, "fd")
 	fds, err := os.ReadDir(fdDir)
 	if err != nil {
-		return false
+		return nil
 	}
+	var out []string
 	for _, fd := range fds {
-		if target, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && paths[target] {
-			return true
+		if target, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && strings.HasPrefix(target, "/") {
+			out = append(out, target)
 		}
 	}
-	return false
+	return out
 }
 
 // OpenBy scans every process for any of paths held open and returns the
