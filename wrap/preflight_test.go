@@ -192,4 +192,15 @@ func TestPreflightDoesNotTrimPossiblyLiveSession(t *testing.T) {
 	if len(f.calls) != 1 || !strings.Contains(f.stderr.String(), "may be running") || !strings.Contains(f.stderr.String(), fmt.Sprint(pid)) {
 		t.Errorf("calls %d stderr %q", len(f.calls), f.stderr.String())
 	}
+	skipped := 0
+	if _, err := eventlog.ReadAll(f.logPath, func(r eventlog.Record) {
+		if err := eventlog.Check(r); err != nil {
+			t.Error(err)
+		}
+		if r.Event == eventlog.TrimSkipped {
+			skipped++
+		}
+	}); err != nil || skipped != 1 {
+		t.Errorf("trim_skipped logged %d times (%v)", skipped, err)
+	}
 }
