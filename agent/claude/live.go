@@ -76,13 +76,15 @@ func ScanLive(configDir string, o LiveOptions) *LiveSet {
 	if o.Self == 0 {
 		o.Self = os.Getpid()
 	}
-	s := &LiveSet{configDir: filepath.Clean(configDir), opts: o, pidFiles: LiveSessions(configDir, o.Alive), procOK: o.Proc.Available()}
-	for _, pid := range o.Proc.PIDs() {
+	s := &LiveSet{configDir: filepath.Clean(configDir), opts: o, pidFiles: LiveSessions(configDir, o.Alive)}
+	pids := o.Proc.PIDs()
+	s.procOK = len(pids) > 0 // a readable /proc lists at least this process
+	for _, pid := range pids {
 		if pid == o.Self {
 			continue
 		}
 		argv := o.Proc.Argv(pid)
-		if !isClaudeProcess(argv, o.Proc.Exe(pid)) || !s.sameConfig(pid) {
+		if !isClaudeProcess(argv, func() string { return o.Proc.Exe(pid) }) || !s.sameConfig(pid) {
 			continue
 		}
 		p := claudeProc{pid: pid, argv: argv, cwd: o.Proc.Cwd(pid), start: o.Proc.StartTime(pid)}
@@ -103,20 +105,23 @@ func Live(configDir, sessionID, transcript string) Liveness {
 
 // isClaudeProcess recognises Claude Code: the native binary, node running
 // its cli.js, or any process titled "claude" (2.0.x sets process.title,
-// which wipes its argv).
-func isClaudeProcess(argv []string, exe string) bool {
+// which wipes its argv). The executable is read only when argv[0] could
+// be one of its names, so a scan costs one read per process.
+func isClaudeProcess(argv []string, exe func() string) bool {
 	isName := func(p string) bool {
 		b := filepath.Base(p)
 		return b == "claude" || b == "claude.exe"
 	}
-	if isName(exe) || strings.Contains(exe, "/claude-code") {
-		return true
-	}
 	if len(argv) == 0 {
-		return false
+		return false // a kernel thread, or gone
 	}
 	if isName(argv[0]) {
 		return true
+	}
+	if strings.Contains(strings.ToLower(argv[0]), "claude") {
+		if e := exe(); isName(e) || strings.Contains(e, "/claude-code") || strings.Contains(e, "/claude/versions/") {
+			return true
+		}
 	}
 	if len(argv) > 1 && (isName(argv[1]) || strings.HasSuffix(argv[1], "claude-code/cli.js")) {
 		return true
