@@ -67,8 +67,9 @@ func (a *App) trimCommand() *cli.Command {
 			"        first (thinking, then large tool output, then whole turns) until it fits.\n\n" +
 			"The result is validated before it replaces the original, which is kept as\n" +
 			"SESSION.jsonl.bak ('tether trim --restore SESSION' puts it back). A running\n" +
-			"session is refused (exit 4) unless --force. --reset asks the wrapper to start\n" +
-			"the next session fresh.",
+			"session is refused (exit 4) unless --force; so is one that may be running (a\n" +
+			"Claude Code 2.0.x process in its project that wrote it lately). --reset asks the\n" +
+			"wrapper to start the next session fresh.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keep", Usage: "keep Reads of this `PATH` (file or directory; repeatable; relative to the session's directory)"},
 			&cli.StringFlag{Name: "keep-file", Usage: "read KEEP: lines from this notes `FILE`"},
