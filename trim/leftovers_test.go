@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -164,5 +166,39 @@ func TestRestoreTwiceAndAddedTurns(t *testing.T) {
 	}
 	if readFile(t, path) != orig {
 		t.Error("restored content differs from the original")
+	}
+}
+
+// TestLockExclusiveWhileRemoved: the lock file is removed on release, so
+// a racer may lock a file no longer named; the re-check after flock keeps
+// two holders out all the same.
+func TestLockExclusiveWhileRemoved(t *testing.T) {
+	path := writeSession(t, "{}\n")
+	var holders, maxHolders, acquired atomic.Int32
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 300; i++ {
+				unlock, err := Lock(path)
+				if err != nil {
+					continue
+				}
+				acquired.Add(1)
+				if holders.Add(1) > 1 {
+					maxHolders.Store(2)
+				}
+				holders.Add(-1)
+				unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if maxHolders.Load() > 1 || acquired.Load() == 0 {
+		t.Fatalf("%d holders at once (%d acquisitions)", maxHolders.Load(), acquired.Load())
+	}
+	if _, err := os.Stat(path + ".lock"); err == nil {
+		t.Error("lock file left after the last release")
 	}
 }
