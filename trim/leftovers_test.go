@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -189,6 +190,7 @@ func TestLockExclusiveWhileRemoved(t *testing.T) {
 				if holders.Add(1) > 1 {
 					maxHolders.Store(2)
 				}
+				time.Sleep(20 * time.Microsecond) // let racers open the file we are about to remove
 				holders.Add(-1)
 				unlock()
 			}
