@@ -47,10 +47,12 @@ func (l Liveness) Live() bool { return l.Reason != "" }
 // against as many sessions as needed (the catalog checks all of them).
 type LiveSet struct {
 	configDir string
-	opts      LiveOptions
-	pidFiles  map[string]LiveSession
-	procs     []claudeProc
-	procOK    bool
+	// resolvedConfig is configDir with symlinks resolved, when needed.
+	resolvedConfig string
+	opts           LiveOptions
+	pidFiles       map[string]LiveSession
+	procs          []claudeProc
+	procOK         bool
 }
 
 type claudeProc struct {
@@ -140,7 +142,20 @@ func (s *LiveSet) sameConfig(pid int) bool {
 		}
 		dir = filepath.Join(home, ".claude")
 	}
-	return filepath.Clean(dir) == s.configDir
+	dir = filepath.Clean(dir)
+	if dir == s.configDir {
+		return true
+	}
+	// One of them may be a symlink (a dotfiles config dir): a missed live
+	// session costs the session, so compare the resolved paths too.
+	if s.resolvedConfig == "" {
+		s.resolvedConfig = s.configDir
+		if r, err := filepath.EvalSymlinks(s.configDir); err == nil {
+			s.resolvedConfig = r
+		}
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	return err == nil && r == s.resolvedConfig
 }
 
 // Check says whether session id (transcript at path) may be running, by

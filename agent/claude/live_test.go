@@ -101,6 +101,15 @@ func TestLiveWithoutPidFile(t *testing.T) {
 		t.Errorf("no evidence, yet: %+v", l)
 	}
 
+	// The process names the config dir through a symlink.
+	link := filepath.Join(t.TempDir(), "dotclaude")
+	os.Symlink(configDir, link)
+	f = newFakeProc(t)
+	f.add(500, []string{"claude"}, "/usr/bin/node", cwd, []string{"CLAUDE_CONFIG_DIR=" + link}, 600)
+	if l := check(f, now.Add(-5*time.Second)); !l.Live() || l.PID != 500 {
+		t.Errorf("config dir through a symlink: %+v", l)
+	}
+
 	// Without /proc at all a recent write is all there is.
 	os.Chtimes(path, now, now)
 	if l := ScanLive(configDir, LiveOptions{Proc: procfs.FS{Root: filepath.Join(t.TempDir(), "none")}, Now: func() time.Time { return now }}).Check(id, path); !l.Live() || !l.Possible {
