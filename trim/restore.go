@@ -44,6 +44,7 @@ func Restore(path string) (RestoreResult, error) {
 	}
 	defer unlock()
 	removeStaleTemps(path)
+	RemoveLeftovers(filepath.Dir(path)) // other sessions' dead trims
 	if _, err := os.Stat(path); err == nil {
 		same, err := sameContent(path, res.Backup)
 		if err != nil {
