@@ -15,8 +15,6 @@ import (
 	"github.com/tether-dev/tether/agent/claude"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/tether-dev/tether/identity"
 )
 
 // ClaudeReader reads Claude Code sessions under a config dir
@@ -32,6 +30,8 @@ type ClaudeReader struct {
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
 	WorkRules []WorkRule
+	// Live tunes the running check (the zero value inspects this machine).
+	Live claude.LiveOptions
 
 	roots rootMemo
 }
@@ -212,7 +212,7 @@ func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, err
 	return sc.summary(c.size, c.modTime), nil
 }
 
-func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claude.LiveSession) Session {
+func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
 	s := Session{
 		Harness:      ClaudeCode,
 		ID:           sum.ID,
@@ -257,24 +257,34 @@ func (r *ClaudeReader) session(path string, sum claudeSummary, running map[strin
 		w, src := r.Windows.For(sum.Model, 0, 0)
 		s.Context = newContext(sum.Tokens, w, agent.Known(src))
 	}
-	for _, p := range running {
-		if identity.SameSession(p.SessionID, sum.ID) {
-			s.State = StateRunning
+	if live := running.Check(sum.ID, path); live.Live() {
+		s.State = StateRunning
+		s.Runtime = &Runtime{PID: live.PID}
+		if p := live.Session; p != nil {
 			s.Runtime = &Runtime{PID: p.PID, Status: p.Status, TmuxTarget: p.Tmux, Tmux: tmuxSessionName(p.Tmux)}
-			break
+		} else if live.Possible {
+			s.Runtime.Status = StatusPossibly
 		}
 	}
 	s.normalizeTimes()
 	return s
 }
 
-// running returns the live processes' session files by file name.
-func (r *ClaudeReader) running() map[string]claude.LiveSession {
+// StatusPossibly is the Runtime.Status of a session that may be running:
+// a Claude Code 2.0.x process in its project wrote it lately, but leaves
+// nothing that says which session it runs.
+const StatusPossibly = "possibly"
+
+// running looks once at the live processes (sessions/<pid>.json and
+// /proc), for every session of this listing.
+func (r *ClaudeReader) running() *claude.LiveSet {
 	procs := r.Procs
 	if procs == nil {
 		procs = OSProcesses{}
 	}
-	return claude.LiveSessions(r.Dir, procs.Alive)
+	o := r.Live
+	o.Alive = procs.Alive
+	return claude.ScanLive(r.Dir, o)
 }
 
 // tmuxSessionName takes the session name out of "sess:@win.%pane".

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent/claude"
 )
 
 const (
@@ -364,4 +367,35 @@ func genClaudeTranscript(n int, size int) []byte {
 		))
 	}
 	return b.Bytes()
+}
+
+// Issue 13.1: Claude Code 2.0.x writes no sessions/<pid>.json; a process
+// titled claude running in the session's project while its transcript is
+// being written makes the session running (possibly).
+func TestClaudeRunningWithoutPidFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("no /proc")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	dir, cwd := t.TempDir(), t.TempDir()
+	name, _ := claude.ProjectDirName(cwd)
+	writeFile(t, filepath.Join(dir, "projects", name, sample2177+".jsonl"), readTestdata(t, "claude-2.0.77-tool-session.jsonl"))
+	bin := filepath.Join(t.TempDir(), "claude")
+	if err := os.Symlink(sleep, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "60")
+	cmd.Dir, cmd.Env = cwd, []string{"CLAUDE_CONFIG_DIR=" + dir}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+	s := got[sample2177]
+	if s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != cmd.Process.Pid {
+		t.Errorf("2.0.x session being written: %s %+v (child %d)", s.State, s.Runtime, cmd.Process.Pid)
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/trim"
 )
 
 type doctorOptions struct {
@@ -174,6 +175,9 @@ func runDoctor(opts doctorOptions) error {
 	}
 
 	archiveChecks(opts, add)
+	trimLeftoversCheck(opts.Loc.ClaudeProjects(), func(status, name string, fix func() error, format string, args ...any) {
+		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
+	})
 
 	hooksChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
@@ -261,4 +265,36 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(ra)
 	sb, err2 := os.Stat(rb)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// trimLeftoversCheck reports the temporary and lock files killed trims
+// left in Claude Code's project directories; --fix removes them (each
+// session's under its trim lock, so a running trim keeps its files).
+func trimLeftoversCheck(projects string, add func(status, name string, fix func() error, format string, args ...any)) {
+	dirs, _ := os.ReadDir(projects)
+	var found []string
+	var withLeftovers []string
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		dir := filepath.Join(projects, d.Name())
+		if l := trim.Leftovers(dir); len(l) > 0 {
+			found = append(found, l...)
+			withLeftovers = append(withLeftovers, dir)
+		}
+	}
+	if len(found) == 0 {
+		add("ok", "trim", nil, "no leftovers of killed trims in %s", projects)
+		return
+	}
+	fix := func() error {
+		for _, dir := range withLeftovers {
+			if _, err := trim.RemoveLeftovers(dir); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	add("warn", "trim", fix, "%d files left by killed trims (e.g. %s) — --fix removes them", len(found), filepath.Base(found[0]))
 }

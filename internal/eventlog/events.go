@@ -108,7 +108,7 @@ var Events = []Event{
 	{FreshFallback, "wrapper: started fresh instead", []string{"new_session_id", "reason", "exit_code", "handoff"}},
 	{Trim, "`tether trim` (`source=manual`), the wrapper over its threshold (`source=auto`) or after the API refused a resume as too long (`source=retry`)", TrimFields},
 	{TrimFailed, "a trim that failed (either source)", TrimFailedFields},
-	{TrimSkipped, "wrapper: over its threshold with `TETHER_DISABLE_TRIM`", []string{"source", "reason", "percent"}},
+	{TrimSkipped, "wrapper: over its threshold with `TETHER_DISABLE_TRIM`, or while the session may be running", []string{"source", "reason", "percent", "pid"}},
 	{TrimRestore, "`tether trim --restore`", []string{"path"}},
 	{TrimReset, "`tether trim --reset`", []string{"root"}},
 	{Resume, "`tether sessions resume`", []string{"cwd", "mode", "forced"}},
