@@ -3,12 +3,14 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,8 +35,8 @@ func pickEnv(t *testing.T) (*harness.Env, map[string]listedSession, string) {
 	t.Helper()
 	harness.RequireTmux(t)
 	env := harness.NewEnv(t, startAPI(t))
-	out, err := exec.Command(harness.Tether(t), "dev", "gen-corpus", "--dir", env.Home, "--sessions", "60",
-		"--projects", "6", "--seed", "3", "--max-size", "256K").CombinedOutput()
+	out, err := exec.Command(genCorpus(t), "-dir", env.Home, "-sessions", "60",
+		"-projects", "6", "-seed", "3", "-max-size", "256K").CombinedOutput()
 	if err != nil {
 		t.Fatalf("gen-corpus: %v\n%s", err, out)
 	}
@@ -279,3 +281,37 @@ func TestPickTmuxWindow(t *testing.T) {
 		t.Errorf("want the picker's window and a new one named after the directory: %q %v", out, err)
 	}
 }
+
+// genCorpus builds the corpus generator (internal/tools/gencorpus, not part
+// of the shipped binary) once per test binary.
+func genCorpus(t *testing.T) string {
+	t.Helper()
+	genOnce.Do(func() {
+		root, err := harness.RepoRoot()
+		if err != nil {
+			genErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "tether-e2e-gencorpus-")
+		if err != nil {
+			genErr = err
+			return
+		}
+		genBin = filepath.Join(dir, "gencorpus")
+		cmd := exec.Command("go", "build", "-o", genBin, "./internal/tools/gencorpus")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			genErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if genErr != nil {
+		t.Fatalf("e2e: building gencorpus: %v", genErr)
+	}
+	return genBin
+}
+
+var (
+	genOnce sync.Once
+	genBin  string
+	genErr  error
+)
