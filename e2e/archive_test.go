@@ -56,10 +56,11 @@ func archiveMode(t *testing.T, env *harness.Env, mode string) string {
 	return dir
 }
 
-// shim puts a program named name first on PATH that runs the real CLI with
-// script (a shell body; $REAL is the real binary): `tether sessions resume`
-// without --print execs plain `claude --resume ID`, which a test turns
-// into a -p run.
+// shim makes the program the wrapper runs for name (TETHER_<NAME>_BIN; it
+// is first on PATH too) a script that runs the real CLI with script (a
+// shell body; $REAL is the real binary): `tether sessions resume` without
+// --print runs `tether run claude --resume ID`, which a test turns into a
+// -p run. The caller points TETHER_<NAME>_BIN back at the real CLI after.
 func shim(t *testing.T, env *harness.Env, name, real, script string) {
 	t.Helper()
 	dir := filepath.Join(env.Home, "shims")
@@ -69,6 +70,7 @@ func shim(t *testing.T, env *harness.Env, name, real, script string) {
 		t.Fatal(err)
 	}
 	env.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+	env.Setenv("TETHER_"+strings.ToUpper(name)+"_BIN", filepath.Join(dir, name))
 }
 
 func stateOf(t *testing.T, env *harness.Env, id string) string {
@@ -161,6 +163,7 @@ func TestArchiveClaude(t *testing.T) {
 				t.Fatalf("tether sessions resume: exit %d stderr %q", r.ExitCode, r.Stderr)
 			}
 			sawPrompts(t, api, "exec", "FIRST_ARCHIVE_PROMPT", "SECOND_ARCHIVE_PROMPT", "THIRD_ARCHIVE_PROMPT")
+			env.Setenv("TETHER_CLAUDE_BIN", c.bin)
 
 			// 3. The wrapper: claude --resume ID through tether run.
 			tether(t, env, "sessions")
@@ -233,6 +236,7 @@ func TestArchiveCodex(t *testing.T) {
 				t.Fatalf("rollout not restored to its path: %v", err)
 			}
 			sawPrompts(t, api, "codex exec", "FIRST_CODEX_ARCHIVE", "SECOND_CODEX_ARCHIVE")
+			env.Setenv("TETHER_CODEX_BIN", clis.Codex)
 			// The wrapper: codex exec resume ID.
 			tether(t, env, "sessions")
 			os.Remove(rollout)

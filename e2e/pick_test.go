@@ -3,12 +3,14 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -280,19 +282,36 @@ func TestPickTmuxWindow(t *testing.T) {
 	}
 }
 
-// genCorpus builds the corpus generator (internal/tools/gencorpus: a
-// development tool, not a tether command) and returns its path.
+// genCorpus builds the corpus generator (internal/tools/gencorpus, not part
+// of the shipped binary) once per test binary.
 func genCorpus(t *testing.T) string {
 	t.Helper()
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
+	genOnce.Do(func() {
+		root, err := harness.RepoRoot()
+		if err != nil {
+			genErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "tether-e2e-gencorpus-")
+		if err != nil {
+			genErr = err
+			return
+		}
+		genBin = filepath.Join(dir, "gencorpus")
+		cmd := exec.Command("go", "build", "-o", genBin, "./internal/tools/gencorpus")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			genErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if genErr != nil {
+		t.Fatalf("e2e: building gencorpus: %v", genErr)
 	}
-	bin := filepath.Join(t.TempDir(), "gencorpus")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/tools/gencorpus")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build gencorpus: %v\n%s", err, out)
-	}
-	return bin
+	return genBin
 }
+
+var (
+	genOnce sync.Once
+	genBin  string
+	genErr  error
+)

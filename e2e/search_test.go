@@ -92,14 +92,22 @@ func TestSearchIndexRealCLIs(t *testing.T) {
 		t.Errorf("old and new prompt together: %v", got)
 	}
 
-	// A deleted transcript leaves the index.
+	// A transcript unlinked as Claude Code's cleanup does stays findable:
+	// tether's archive keeps it. Once pruned from the archive too, it
+	// leaves the index.
 	for _, p := range env.ClaudeTranscripts() {
 		if strings.Contains(p, okapi) {
 			os.Remove(p)
 		}
 	}
+	if got := search("okapi"); !slices.Equal(got, []string{okapi}) {
+		t.Errorf("archived session not found: %v", got)
+	}
+	if code, _, errOut := tether(t, env, "archive", "prune", "--older-than", "0s"); code != 0 {
+		t.Fatalf("archive prune: exit %d %s", code, errOut)
+	}
 	if got := search("okapi"); len(got) != 0 {
-		t.Errorf("deleted session still found: %v", got)
+		t.Errorf("deleted and pruned session still found: %v", got)
 	}
 	idx := filepath.Join(env.Home, ".cache", "tether", "search.db")
 	for _, kv := range env.Environ() {
