@@ -123,7 +123,7 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonl(userRec(newID, "/home/example/src/p", time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339Nano), "new", nil)))
 	setMTime(t, filepath.Join(proj, newID+".jsonl"), old)
 	setMTime(t, proj, old.Add(time.Second)) // changed, but not racy
-	now = time.Now().Add(3 * time.Second) // past the racy window of this listing
+	now = time.Now().Add(3 * time.Second)   // past the racy window of this listing
 	got := listWith(t, r, cachePath)
 	if _, ok := got[newID]; !ok {
 		t.Errorf("new transcript not listed: %v", keys(got))
