@@ -142,6 +142,19 @@ func (c *Cache) LookupAny(path string, v any) (int64, bool) {
 }
 
 func setFrom(v any, e cacheEntry) bool {
+	// The common cases without reflection.
+	switch v := v.(type) {
+	case *claudeSummary:
+		if e.Claude != nil {
+			*v = *e.Claude
+		}
+		return e.Claude != nil
+	case *codexTail:
+		if e.Codex != nil {
+			*v = *e.Codex
+		}
+		return e.Codex != nil
+	}
 	dst, src := reflect.ValueOf(v), reflect.ValueOf(e.value())
 	if dst.Kind() != reflect.Pointer || !src.IsValid() || src.Type() != dst.Elem().Type() {
 		return false
