@@ -293,11 +293,28 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
 		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	h, t := r.budgets()
-	sum, err = r.scan(f, path, h, t)
+	c, release, err := readHeadTail(f, h, t)
+	defer release()
+	if err != nil {
+		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
+	}
+	sum = r.scanChunks(path, c)
 	// With the default budgets, a file that was cut and lacks what only a
-	// wider read can give is read again once with the Max budgets.
-	if err == nil && r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+t && (sum.Cwd == "" || !sum.HasUsage) {
-		sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
+	// wider read can give is read again once with the Max budgets: the
+	// whole of both when the head named no cwd, else only the bytes
+	// before the tail (the head was enough; re-reading it cost bytes).
+	if r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+t {
+		switch {
+		case sum.Cwd == "":
+			sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
+		case !sum.HasUsage:
+			tail, _, werr := widenTail(f, c, MaxTailBytes)
+			if werr != nil {
+				return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", werr)
+			}
+			c.tail = tail
+			sum = r.scanChunks(path, c)
+		}
 	}
 	if err != nil {
 		return claudeSummary{}, 0, err
@@ -312,11 +329,15 @@ func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, err
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
 	}
+	return r.scanChunks(path, c), nil
+}
+
+func (r *ClaudeReader) scanChunks(path string, c chunks) claudeSummary {
 	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(path), ".jsonl"), nil)
 	eachLine(c.head, sc.line)
 	sc.endHead()
 	eachLine(c.tail, sc.line)
-	return sc.summary(c.size, c.modTime), nil
+	return sc.summary(c.size, c.modTime)
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claude.LiveSession) Session {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -171,4 +172,39 @@ func keys(m map[string]Session) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// A transcript whose last record is too big for the default tail is read
+// again only before its tail: the head, which named the cwd, and the tail
+// are not read twice (issue 17: at most 128 KiB a file on average).
+func TestClaudeListWidensTailWithoutRereading(t *testing.T) {
+	for _, pads := range []int{60, 200} { // the widened tail joins the head; it does not
+		dir := t.TempDir()
+		const id = "55555555-1111-2222-3333-444444444444"
+		cwd := "/home/example/src/p"
+		var recs []map[string]any
+		recs = append(recs, userRec(id, cwd, "2026-01-01T00:00:00Z", "first prompt", nil))
+		pad := strings.Repeat("p", 1000)
+		for i := range pads {
+			recs = append(recs, userRec(id, cwd, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60, i%60), []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": pad}}, nil))
+		}
+		recs = append(recs, asstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil))
+		recs = append(recs, userRec(id, cwd, "2026-01-01T01:00:01Z", []any{map[string]any{"type": "tool_result", "tool_use_id": "y", "content": strings.Repeat("z", 150<<10)}}, nil))
+		data := jsonl(recs...)
+		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
+		var o countingOpener
+		r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open}
+		got, diags := listClaude(t, r)
+		s, ok := got[id]
+		if !ok || len(diags) != 0 {
+			t.Fatalf("sessions %v, diagnostics %v", keys(got), diags)
+		}
+		if s.Context == nil || s.Context.Tokens != 700 || s.Cwd != cwd || s.Title != "first prompt" {
+			t.Errorf("%d pads: usage, cwd or title lost: %+v %+v", pads, s.Context, s)
+		}
+		// Before: the head and tail again with the Max budgets, 32+96+128+256 KiB.
+		if max := int64(DefaultHeadBytes + MaxTailBytes); o.n.Load() > max {
+			t.Errorf("%d pads: read %d bytes of a %d-byte file, want at most %d", pads, o.n.Load(), len(data), max)
+		}
+	}
 }
