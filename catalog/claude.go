@@ -123,6 +123,20 @@ type claudeDir struct {
 	start, end int
 }
 
+// dropLosingTitles clears the title candidates session() would not pick,
+// so the cached record holds one title, not four (custom > AI > last
+// prompt > summary; the first prompt is kept, sessions report it).
+func (s *claudeSummary) dropLosingTitles() {
+	switch {
+	case s.CustomTitle != "":
+		s.AITitle, s.LastPrompt, s.Summary = "", "", ""
+	case s.AITitle != "":
+		s.LastPrompt, s.Summary = "", ""
+	case s.LastPrompt != "":
+		s.Summary = ""
+	}
+}
+
 // List implements Reader.
 func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Diagnostic, error) {
 	projects := claude.ProjectsDir(r.Dir)
@@ -422,12 +436,30 @@ func newContext(tokens, window int64, known bool) *ContextUsage {
 
 // oneLine collapses whitespace and cuts s to max runes, for titles.
 func oneLine(s string, max int) string {
+	if len(s) <= max && singleSpaced(s) {
+		return s // already one line: no allocation (every title, every warm list)
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}
 	r := []rune(s)
 	return string(r[:max-1]) + "…"
+}
+
+// singleSpaced reports whether strings.Fields would find s's words
+// separated by single ASCII spaces, with none around them: ASCII with no
+// other white space, and no Unicode white space either (any non-ASCII
+// byte says no, to stay simple).
+func singleSpaced(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' ||
+			c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // claudeScan extracts a summary from transcript lines in file order. With
@@ -582,6 +614,7 @@ func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
 	s := sc.sum
 	s.Tokens, s.HasUsage = sc.tokens, sc.hasUsage
 	s.Records = sc.valid
+	s.dropLosingTitles()
 	s.clone()
 	if sc.fileID != "" {
 		// The file name is what `claude --resume` looks up; a fork's
