@@ -43,3 +43,17 @@ func Percent(tokens, window int64) float64 {
 	}
 	return float64(tokens*1000/window) / 10
 }
+
+// Activity is one tool call, as much of it as a summary may show: the
+// tool's name and the paths it named, never its arguments or output.
+type Activity struct {
+	Tool  string   `json:"tool"`
+	Paths []string `json:"paths,omitempty"`
+}
+
+// Recent is the end of a session: its last tool calls (oldest first) and
+// the last text the assistant wrote, from a bounded tail read.
+type Recent struct {
+	Tools         []Activity
+	LastAssistant string
+}

@@ -268,7 +268,7 @@ func ClearCache(dir string) (int, error) {
 	for _, p := range legacyCacheFiles(dir) {
 		_ = os.Remove(p) // superseded; not counted
 	}
-	for _, p := range CacheFiles(dir) {
+	for _, p := range append(CacheFiles(dir), ArchiveCacheFiles(dir)...) {
 		err := os.Remove(p)
 		if err == nil {
 			n++

@@ -15,8 +15,6 @@ import (
 	"github.com/tether-dev/tether/agent/claude"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/tether-dev/tether/identity"
 )
 
 // ClaudeReader reads Claude Code sessions under a config dir
@@ -34,6 +32,8 @@ type ClaudeReader struct {
 	WorkRules []WorkRule
 	// Now is the clock of the directory skip (nil: time.Now).
 	Now func() time.Time
+	// Live tunes the running check (the zero value inspects this machine).
+	Live claude.LiveOptions
 
 	roots rootMemo
 }
@@ -103,8 +103,9 @@ func (s *claudeSummary) clone() {
 //     file's mtime but not the directory's;
 //   - it was fully checked less than dirRecheck ago.
 //
-// A transcript named by a live process's sessions/<pid>.json is stat-ed
-// even in a trusted directory. The trade-off: an append to a transcript
+// A transcript that may be running (claude.LiveSet: its sessions/<pid>.json,
+// a process started for it or holding it open, a Claude Code process in
+// its project) is stat-ed even in a trusted directory. The trade-off: an append to a transcript
 // idle for more than a day, made by a process no longer running, in a
 // directory nothing else changed, shows within dirRecheck (one full
 // stat-ing list an hour) instead of at once.
@@ -243,12 +244,12 @@ type summaryResult struct {
 // summarizeAll summarizes every path on every core: files are independent.
 // A file of a trusted directory is taken from the cache without a stat,
 // unless a live process names it.
-func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []claudeDir, running map[string]claude.LiveSession) ([]summaryResult, error) {
+func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []claudeDir, running *claude.LiveSet) ([]summaryResult, error) {
 	results := make([]summaryResult, len(paths))
 	trusted := make([]bool, len(paths))
 	for _, d := range dirs {
 		for i := d.start; i < d.end && d.trusted; i++ {
-			trusted[i] = !isLive(claude.SessionID(paths[i]), running)
+			trusted[i] = !running.Check(claude.SessionID(paths[i]), paths[i]).Live()
 		}
 	}
 	work := make(chan int)
@@ -278,15 +279,6 @@ func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []
 	close(work)
 	wg.Wait()
 	return results, ctx.Err()
-}
-
-func isLive(id string, running map[string]claude.LiveSession) bool {
-	for _, p := range running {
-		if identity.SameSession(p.SessionID, id) {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
@@ -354,7 +346,7 @@ func (r *ClaudeReader) scanChunks(path string, c chunks) claudeSummary {
 	return sc.summary(c.size, c.modTime)
 }
 
-func (r *ClaudeReader) session(path string, sum claudeSummary, running map[string]claude.LiveSession) Session {
+func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
 	s := Session{
 		Harness:      ClaudeCode,
 		ID:           sum.ID,
@@ -399,24 +391,34 @@ func (r *ClaudeReader) session(path string, sum claudeSummary, running map[strin
 		w, src := r.Windows.For(sum.Model, 0, 0)
 		s.Context = newContext(sum.Tokens, w, agent.Known(src))
 	}
-	for _, p := range running {
-		if identity.SameSession(p.SessionID, sum.ID) {
-			s.State = StateRunning
+	if live := running.Check(sum.ID, path); live.Live() {
+		s.State = StateRunning
+		s.Runtime = &Runtime{PID: live.PID}
+		if p := live.Session; p != nil {
 			s.Runtime = &Runtime{PID: p.PID, Status: p.Status, TmuxTarget: p.Tmux, Tmux: tmuxSessionName(p.Tmux)}
-			break
+		} else if live.Possible {
+			s.Runtime.Status = StatusPossibly
 		}
 	}
 	s.normalizeTimes()
 	return s
 }
 
-// running returns the live processes' session files by file name.
-func (r *ClaudeReader) running() map[string]claude.LiveSession {
+// StatusPossibly is the Runtime.Status of a session that may be running:
+// a Claude Code 2.0.x process in its project wrote it lately, but leaves
+// nothing that says which session it runs.
+const StatusPossibly = "possibly"
+
+// running looks once at the live processes (sessions/<pid>.json and
+// /proc), for every session of this listing.
+func (r *ClaudeReader) running() *claude.LiveSet {
 	procs := r.Procs
 	if procs == nil {
 		procs = OSProcesses{}
 	}
-	return claude.LiveSessions(r.Dir, procs.Alive)
+	o := r.Live
+	o.Alive = procs.Alive
+	return claude.ScanLive(r.Dir, o)
 }
 
 // tmuxSessionName takes the session name out of "sess:@win.%pane".

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent/claude"
 )
 
 const (
@@ -100,7 +103,7 @@ func TestClaudeListRealSamples(t *testing.T) {
 	}
 }
 
-func jsonl(recs ...map[string]any) []byte {
+func jsonLines(recs ...map[string]any) []byte {
 	var b bytes.Buffer
 	for _, r := range recs {
 		d, _ := json.Marshal(r)
@@ -155,7 +158,7 @@ func TestClaudeTitlePrecedenceAndHumanRule(t *testing.T) {
 	}
 	for i, c := range cases {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "projects", "-home-example-src-p", id+".jsonl"), jsonl(append(append([]map[string]any{}, base...), c.extra...)...))
+		writeFile(t, filepath.Join(dir, "projects", "-home-example-src-p", id+".jsonl"), jsonLines(append(append([]map[string]any{}, base...), c.extra...)...))
 		got, diags := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
 		s := got[id]
 		if len(diags) != 0 || s.Title != c.want || s.TitleSource != c.from {
@@ -170,7 +173,7 @@ func TestClaudeTitlePrecedenceAndHumanRule(t *testing.T) {
 	}
 	// No human prompt and no title record: the cwd base name.
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "projects", "x", id+".jsonl"), jsonl(base[0], base[1]))
+	writeFile(t, filepath.Join(dir, "projects", "x", id+".jsonl"), jsonLines(base[0], base[1]))
 	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
 	if s := got[id]; s.Title != "p" || s.TitleSource != TitleCwd || s.LastHumanActivity != nil {
 		t.Errorf("fallback title %q %s %v", s.Title, s.TitleSource, s.LastHumanActivity)
@@ -201,7 +204,7 @@ func TestClaudeUsageAfterCompactBoundary(t *testing.T) {
 		}, 60},
 	} {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonl(append(append([]map[string]any{}, recs...), c.tail...)...))
+		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonLines(append(append([]map[string]any{}, recs...), c.tail...)...))
 		got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
 		s := got[id]
 		if c.want == 0 && s.Context != nil {
@@ -356,7 +359,7 @@ func genClaudeTranscript(n int, size int) []byte {
 	big := strings.Repeat("x", 20000)
 	for turn := 0; b.Len() < size; turn++ {
 		ts := func(k int) string { return t0.Add(time.Duration(turn*4+k) * time.Second).Format(time.RFC3339Nano) }
-		b.Write(jsonl(
+		b.Write(jsonLines(
 			userRec(id, cwd, ts(0), fmt.Sprintf("prompt %d for INIT-AB-%03d please", turn, turn%1000), nil),
 			asstRec(id, ts(1), "claude-sonnet-4-5", 100+turn, 10, 1000*turn, nil),
 			userRec(id, cwd, ts(2), []any{map[string]any{"type": "tool_result", "tool_use_id": "t", "content": big}}, map[string]any{"toolUseResult": map[string]any{"stdout": big}}),
@@ -364,4 +367,35 @@ func genClaudeTranscript(n int, size int) []byte {
 		))
 	}
 	return b.Bytes()
+}
+
+// Issue 13.1: Claude Code 2.0.x writes no sessions/<pid>.json; a process
+// titled claude running in the session's project while its transcript is
+// being written makes the session running (possibly).
+func TestClaudeRunningWithoutPidFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("no /proc")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	dir, cwd := t.TempDir(), t.TempDir()
+	name, _ := claude.ProjectDirName(cwd)
+	writeFile(t, filepath.Join(dir, "projects", name, sample2177+".jsonl"), readTestdata(t, "claude-2.0.77-tool-session.jsonl"))
+	bin := filepath.Join(t.TempDir(), "claude")
+	if err := os.Symlink(sleep, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "60")
+	cmd.Dir, cmd.Env = cwd, []string{"CLAUDE_CONFIG_DIR=" + dir}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+	s := got[sample2177]
+	if s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != cmd.Process.Pid {
+		t.Errorf("2.0.x session being written: %s %+v (child %d)", s.State, s.Runtime, cmd.Process.Pid)
+	}
 }

@@ -18,7 +18,7 @@ func dirSkipHome(t *testing.T, t0 time.Time) (dir, proj string, ids []string) {
 	for i := range 3 {
 		id := fmt.Sprintf("%08d-1111-2222-3333-444444444444", i)
 		ids = append(ids, id)
-		writeFile(t, filepath.Join(proj, id+".jsonl"), jsonl(
+		writeFile(t, filepath.Join(proj, id+".jsonl"), jsonLines(
 			userRec(id, "/home/example/src/p", t0.Format(time.RFC3339Nano), fmt.Sprintf("first prompt %d", i), nil)))
 	}
 	return dir, proj, ids
@@ -33,7 +33,7 @@ func appendPrompt(t *testing.T, path, id string, ts time.Time) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.Write(jsonl(userRec(id, "/home/example/src/p", ts.Format(time.RFC3339Nano), "later prompt", nil))); err != nil {
+	if _, err := f.Write(jsonLines(userRec(id, "/home/example/src/p", ts.Format(time.RFC3339Nano), "later prompt", nil))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -76,7 +76,7 @@ func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
 	}
 
 	newID := "99999999-1111-2222-3333-444444444444"
-	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonl(userRec(newID, "/home/example/src/p", later.Format(time.RFC3339Nano), "new", nil)))
+	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonLines(userRec(newID, "/home/example/src/p", later.Format(time.RFC3339Nano), "new", nil)))
 	if err := os.Remove(filepath.Join(proj, ids[1]+".jsonl")); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 	// A new file changes the directory's mtime: listed, and the removed
 	// one is gone with the fresh listing.
 	newID := "99999999-1111-2222-3333-444444444444"
-	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonl(userRec(newID, "/home/example/src/p", time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339Nano), "new", nil)))
+	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonLines(userRec(newID, "/home/example/src/p", time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339Nano), "new", nil)))
 	setMTime(t, filepath.Join(proj, newID+".jsonl"), old)
 	setMTime(t, proj, old.Add(time.Second)) // changed, but not racy
 	now = time.Now().Add(3 * time.Second)   // past the racy window of this listing
@@ -190,7 +190,7 @@ func TestClaudeListWidensTailWithoutRereading(t *testing.T) {
 		}
 		recs = append(recs, asstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil))
 		recs = append(recs, userRec(id, cwd, "2026-01-01T01:00:01Z", []any{map[string]any{"type": "tool_result", "tool_use_id": "y", "content": strings.Repeat("z", 150<<10)}}, nil))
-		data := jsonl(recs...)
+		data := jsonLines(recs...)
 		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
 		var o countingOpener
 		r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open}

@@ -58,7 +58,7 @@ func TestClaudeGetEvidence(t *testing.T) {
 		result("2026-01-01T00:00:10Z", "t5", "[main 9999999] not a commit"),
 	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonl(recs...))
+	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonLines(recs...))
 	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
 	got, _ := listClaude(t, r)
 	full, err := r.Get(context.Background(), got[id])

@@ -70,7 +70,7 @@ type Session struct {
 	Counts *Counts `json:"counts,omitempty"`
 
 	Archived bool     `json:"archived"`
-	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown"`
+	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown,enum=archived"`
 	Runtime  *Runtime `json:"runtime,omitempty"`
 	// Stale is set when tether's last resume of the session failed and
 	// the transcript has not changed since: resuming it as is would start
@@ -82,8 +82,17 @@ type Session struct {
 	// read only).
 	ContextCurve []int64 `json:"contextCurve,omitempty"`
 
+	// Archive is set for a session whose transcript is in tether's
+	// archive only (state archived).
+	Archive *ArchiveRef `json:"archive,omitempty"`
+
 	Evidence *Evidence  `json:"evidence,omitempty"`
 	Resume   ResumeSpec `json:"resume"`
+
+	// Summary is the stored summary of the session (tether sessions
+	// summarize), when there is one (prompt-derived: removed by
+	// --no-content).
+	Summary *Summary `json:"summary,omitempty"`
 
 	// Source is the transcript (Claude Code) or rollout (Codex) file.
 	Source     string `json:"source"`
@@ -175,6 +184,26 @@ type WorkRef struct {
 	Ref  string `json:"ref"`
 }
 
+// Summary is what a summary provider said about a session, validated
+// and stored by tether.
+type Summary struct {
+	Title       string `json:"title" jsonschema:"minLength=1,maxLength=80"`
+	Objective   string `json:"objective"`
+	Completed   string `json:"completed"`
+	CurrentWork string `json:"currentWork"`
+	LikelyNext  string `json:"likelyNext"`
+	// Provider and Model made it, at Created.
+	Provider string    `json:"provider"`
+	Model    string    `json:"model,omitempty"`
+	Created  time.Time `json:"created"`
+	// LastActivity is the session's last activity the summary covers;
+	// Current is false when the session has changed since.
+	LastActivity time.Time `json:"lastActivity"`
+	Current      bool      `json:"current"`
+	// HumanPrompts is how many human prompts the session had then.
+	HumanPrompts int `json:"humanPrompts"`
+}
+
 // Key is the session's unique key across harnesses.
 func (s Session) Key() string { return s.Harness + ":" + s.ID }
 
@@ -192,6 +221,7 @@ func (s *Session) StripContent() {
 	s.Title, s.TitleSource = cwdTitle(s.Cwd), TitleCwd
 	s.FirstPrompt = ""
 	s.RecentPrompts = nil
+	s.Summary = nil
 	if s.Evidence != nil {
 		s.Evidence.WorkRefs = []WorkRef{}
 		s.Evidence.CommitsReferenced = []string{}

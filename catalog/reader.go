@@ -52,6 +52,9 @@ func OSOpen(name string) (File, error) { return os.Open(name) }
 // Catalog merges the readers of every harness.
 type Catalog struct {
 	Readers []Reader
+	// Archive, when set, adds the sessions only tether's archive holds
+	// (state archived) and archives what a listing finds.
+	Archive *Archive
 }
 
 // List returns the sessions of every reader, newest activity first.
@@ -78,6 +81,14 @@ func (c *Catalog) List(ctx context.Context, opts ListOptions) ([]Session, []Diag
 		}()
 	}
 	wg.Wait()
+	if c.Archive != nil && ctx.Err() == nil {
+		if c.Archive.Sync != nil {
+			c.Archive.Sync(all)
+		}
+		arch, d := c.Archive.listArchived(ctx, all)
+		all = mergeArchived(all, arch)
+		diags = append(diags, d...)
+	}
 	SortNewest(all)
 	sort.Slice(diags, func(i, j int) bool { return diags[i].Path < diags[j].Path })
 	return all, diags, errors.Join(errs...)
@@ -85,6 +96,9 @@ func (c *Catalog) List(ctx context.Context, opts ListOptions) ([]Session, []Diag
 
 // Get fully reads s with its harness's reader.
 func (c *Catalog) Get(ctx context.Context, s Session) (Session, error) {
+	if s.State == StateArchived && c.Archive != nil {
+		return c.Archive.getArchived(ctx, s)
+	}
 	for _, r := range c.Readers {
 		if r.Harness() == s.Harness {
 			return r.Get(ctx, s)

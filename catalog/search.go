@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/jsonl"
 
 	"github.com/tidwall/gjson"
 )
@@ -16,23 +17,29 @@ import (
 // SearchResult is one session that matched, with the matching texts.
 type SearchResult struct {
 	Session Session `json:"session"`
-	Score   int     `json:"score"`
+	// Score orders results, higher first: the negated bm25 rank from the
+	// index, the number of hits (title hits weighing 10) when streaming.
+	Score float64 `json:"score"`
 	// Matches are the matching titles, prompts or (with --all-text)
-	// assistant texts, cut around the first hit.
+	// assistant texts and tool calls, cut around the first hit.
 	Matches []string `json:"matches"`
+	// Snippets locate the matches in each matching field (index only).
+	Snippets []Snippet `json:"snippets,omitempty"`
 }
 
 // SearchOptions tune Search.
 type SearchOptions struct {
-	// AllText also searches assistant text.
+	// AllText also searches assistant text and tool calls.
 	AllText bool
 	Open    Opener
 }
 
 // Search finds the sessions whose title or human prompts (and assistant
-// text with AllText) contain every word of query, case-insensitively. Files
-// are streamed; only lines holding a query word are parsed. Results are
-// ranked by score (title hits weigh most), then recency.
+// text and tool calls with AllText) contain every word of query,
+// case-insensitively. Files are streamed; only lines holding a query word
+// are parsed. Results are ranked by score (title hits weigh most), then
+// recency. It is the fallback of `tether sessions search` when its index
+// cannot be used.
 func Search(ctx context.Context, sessions []Session, query string, opts SearchOptions) []SearchResult {
 	terms := strings.Fields(strings.ToLower(query))
 	if len(terms) == 0 {
@@ -78,7 +85,7 @@ func Search(ctx context.Context, sessions []Session, query string, opts SearchOp
 
 func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResult {
 	found := map[string]bool{}
-	score := 0
+	score := 0.0
 	var matches []string
 	consider := func(text string, weight int) {
 		lt := strings.ToLower(text)
@@ -86,7 +93,7 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 		for _, t := range terms {
 			if n := strings.Count(lt, t); n > 0 {
 				found[t] = true
-				score += n * weight
+				score += float64(n * weight)
 				hit = true
 			}
 		}
@@ -120,8 +127,8 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 				if !any {
 					return
 				}
-				for _, text := range searchableText(s.Harness, line, allText) {
-					consider(text, 1)
+				for _, t := range recordTexts(s.Harness, line, allText, false) {
+					consider(t.Text, 1)
 				}
 			})
 			f.Close()
@@ -136,61 +143,143 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 	return &SearchResult{Session: s, Score: score, Matches: matches}
 }
 
-// searchableText returns the human prompt (and assistant text) of a record.
-func searchableText(harness string, line []byte, allText bool) []string {
+// recordTexts returns the searchable texts of one transcript record:
+// titles and human prompts, and with all assistant text and tool calls.
+// With zeroCopy the texts may alias line.
+func recordTexts(harness string, line []byte, all, zeroCopy bool) []Text {
 	switch harness {
 	case ClaudeCode:
-		rec, ok := claude.ParseRec(string(line))
-		if !ok {
+		return claudeTexts(line, all, zeroCopy)
+	case Codex:
+		return codexTexts(line, all, zeroCopy)
+	}
+	return nil
+}
+
+func claudeTexts(line []byte, all, zeroCopy bool) []Text {
+	rec, ok := claude.ParseRec(bytesString(line, zeroCopy))
+	if !ok {
+		return nil
+	}
+	switch rec.Type {
+	case claude.TypeUser:
+		if t, ok := claude.HumanPrompt(rec); ok {
+			return []Text{{TextPrompt, t}}
+		}
+	case claude.TypeAssistant:
+		if !all || rec.Sidechain {
 			return nil
 		}
-		switch rec.Type {
-		case claude.TypeUser:
-			if t, ok := claude.HumanPrompt(rec); ok {
-				return []string{t}
+		var out []Text
+		rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
+			switch b.Get("type").String() {
+			case "text":
+				out = append(out, Text{TextAssistant, b.Get("text").String()})
+			case "tool_use":
+				out = append(out, Text{TextTool, toolText(b.Get("name").String(), b.Get("input"))})
 			}
-		case claude.TypeAssistant:
-			if allText && !rec.Sidechain {
-				var out []string
-				rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
-					if b.Get("type").String() == "text" {
-						out = append(out, b.Get("text").String())
-					}
+			return true
+		})
+		return out
+	case claude.TypeCustomTitle, claude.TypeAITitle, claude.TypeSummary:
+		return []Text{{TextTitle, rec.CustomTitle + rec.AITitle + rec.Summary}}
+	}
+	return nil
+}
+
+func codexTexts(line []byte, all, zeroCopy bool) []Text {
+	// Only the envelope is scanned; the payload (a tool's whole output,
+	// for function_call_output) is decoded only as far as needed.
+	var typ string
+	var p gjson.Result
+	if !jsonl.EachTop(bytesString(line, zeroCopy), func(k, raw string) bool {
+		switch k {
+		case "type":
+			typ = gjson.Parse(raw).Str
+		case "payload":
+			p = gjson.Parse(raw)
+		}
+		return true
+	}) {
+		return nil
+	}
+	if typ != "event_msg" && typ != "response_item" {
+		return nil
+	}
+	ptyp := p.Get("type").String()
+	switch {
+	case typ == "event_msg" && ptyp == "user_message":
+		return []Text{{TextPrompt, p.Get("message").String()}}
+	case typ == "response_item" && ptyp == "message":
+		switch p.Get("role").String() {
+		case "user":
+			if t, ok := codexHumanText(p); ok {
+				return []Text{{TextPrompt, t}}
+			}
+		case "assistant":
+			if all {
+				var out []Text
+				p.Get("content").ForEach(func(_, b gjson.Result) bool {
+					out = append(out, Text{TextAssistant, b.Get("text").String()})
 					return true
 				})
 				return out
 			}
-		case claude.TypeCustomTitle, claude.TypeAITitle, claude.TypeSummary:
-			return []string{rec.CustomTitle + rec.AITitle + rec.Summary}
 		}
-	case Codex:
-		if !gjson.ValidBytes(line) {
-			return nil
+	case all && typ == "response_item" && (ptyp == "function_call" || ptyp == "custom_tool_call" || ptyp == "local_shell_call"):
+		input := p.Get("input")
+		if a := p.Get("arguments"); a.Exists() {
+			input = gjson.Parse(a.String())
+		} else if p.Get("action").Exists() {
+			input = p.Get("action")
 		}
-		rec := gjson.ParseBytes(line)
-		p := rec.Get("payload")
-		switch {
-		case rec.Get("type").String() == "event_msg" && p.Get("type").String() == "user_message":
-			return []string{p.Get("message").String()}
-		case rec.Get("type").String() == "response_item" && p.Get("type").String() == "message":
-			switch p.Get("role").String() {
-			case "user":
-				if t, ok := codexHumanText(p); ok {
-					return []string{t}
-				}
-			case "assistant":
-				if allText {
-					var out []string
-					p.Get("content").ForEach(func(_, b gjson.Result) bool {
-						out = append(out, b.Get("text").String())
-						return true
-					})
-					return out
-				}
-			}
+		name := p.Get("name").String()
+		if name == "" {
+			name = "local_shell"
 		}
+		return []Text{{TextTool, toolText(name, input)}}
 	}
 	return nil
+}
+
+// toolText is a tool call as search sees it: the tool's name and the
+// paths, patterns and command it was given (a command cut to 500 bytes:
+// heredocs can be long, and what is searched for is the command).
+func toolText(name string, input gjson.Result) string {
+	parts := []string{name}
+	for _, k := range []string{"file_path", "notebook_path", "path", "pattern", "workdir", "url"} {
+		if v := input.Get(k); v.Type == gjson.String && v.Str != "" {
+			parts = append(parts, v.Str)
+		}
+	}
+	cmd := input.Get("command")
+	if !cmd.Exists() {
+		cmd = input.Get("cmd")
+	}
+	c := cmd.String()
+	if cmd.IsArray() {
+		var words []string
+		cmd.ForEach(func(_, v gjson.Result) bool { words = append(words, v.String()); return true })
+		c = strings.Join(words, " ")
+	}
+	if len(c) > 500 {
+		c = oneLine(c, 500)
+	}
+	if c != "" {
+		parts = append(parts, c)
+	}
+	if input.Type == gjson.String {
+		// apply_patch's input is the patch: its file names.
+		for _, m := range patchFile.FindAllStringSubmatch(input.Str, -1) {
+			parts = append(parts, strings.TrimSpace(m[1]))
+		}
+	}
+	if patch := input.Get("input"); patch.Type == gjson.String {
+		for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
+			parts = append(parts, strings.TrimSpace(m[1]))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func lowerASCII(dst, b []byte) []byte {

@@ -100,7 +100,7 @@ func TestWrapPromptTooLongTrimsThenResumes(t *testing.T) {
 			seq = append(seq, rec.Event)
 		}
 	}
-	if got := strings.Join(seq, ","); !strings.Contains(got, "resume_failure,trimmed,resume_retry") || !strings.Contains(got, "output_withheld") {
+	if got := strings.Join(seq, ","); !strings.Contains(got, "resume_failure,trim,resume_retry") || !strings.Contains(got, "output_withheld") {
 		t.Errorf("logged sequence %s", got)
 	}
 

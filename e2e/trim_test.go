@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/fakeapi"
@@ -380,6 +381,63 @@ func TestTrimWithSubagent(t *testing.T) {
 				t.Errorf("last answer not sent: %q", assistantTexts(req))
 			}
 			checkPairs(t, req)
+		})
+	}
+}
+
+// TestTrimRefusesRunningSession (issue 13.1): while a real Claude Code
+// runs a session (here a Bash tool call sleeping), `tether trim` refuses
+// it with exit 4 and leaves it alone, though 2.0.x writes no
+// sessions/<pid>.json; once the CLI has exited the same trim succeeds.
+func TestTrimRefusesRunningSession(t *testing.T) {
+	clis := harness.CLIs(t)
+	tether := harness.Tether(t)
+	for _, c := range []struct{ version, bin string }{
+		{harness.ClaudeOldVersion, clis.ClaudeOld},
+		{harness.ClaudeVersion, clis.Claude},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			api := startAPI(t)
+			env := harness.NewEnv(t, api)
+			dir := env.ProjectDir("live")
+			allow := []string{"--allowedTools", "Bash", "--output-format", "stream-json", "--verbose"}
+			api.Enqueue(fakeapi.Text("First."))
+			sid := requireClaudeOK(t, env.Claude(ctx, c.bin, dir, append([]string{"-p", "FIRST hello"}, allow...)...), "First.")
+
+			api.Enqueue(fakeapi.Bash("sleep 8").Then(fakeapi.Text("Slept.")))
+			done := make(chan harness.Result, 1)
+			go func() {
+				done <- env.Claude(ctx, c.bin, dir, append([]string{"-p", "--resume", sid, "SLEEP now"}, allow...)...)
+			}()
+			transcript := ""
+			deadline := time.Now().Add(60 * time.Second)
+			for transcript == "" && time.Now().Before(deadline) {
+				for _, p := range env.ClaudeTranscripts() {
+					if b, _ := os.ReadFile(p); strings.HasSuffix(p, sid+".jsonl") && strings.Contains(string(b), "sleep 8") {
+						transcript = p
+					}
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if transcript == "" {
+				t.Fatal("the resumed CLI never wrote its Bash tool call")
+			}
+			r := env.Run(ctx, "tether trim (running)", tether, dir, "trim", "--keep", "/x", sid)
+			if r.ExitCode != 4 || !strings.Contains(r.Stderr, "running") {
+				t.Errorf("trim of a running session: exit %d, stderr %q", r.ExitCode, r.Stderr)
+			}
+			if _, err := os.Stat(transcript + ".bak"); err == nil {
+				t.Error("the running session was trimmed (a backup exists)")
+			}
+			requireClaudeOK(t, <-done, "Slept.")
+			validateFile(t, transcript)
+
+			r = env.Run(ctx, "tether trim (ended)", tether, dir, "trim", "--keep", "/x", sid)
+			if r.ExitCode != 0 {
+				t.Errorf("trim after the CLI exited: exit %d, stderr %q", r.ExitCode, r.Stderr)
+			}
 		})
 	}
 }

@@ -45,6 +45,9 @@ log "building tether, benchrun and gencorpus"
 go build -o "$bin/tether" ./cmd/tether
 go build -o "$bin/benchrun" ./internal/tools/benchrun
 go build -o "$bin/gencorpus" ./internal/tools/gencorpus
+# The picker's keystroke benchmark, compiled now: below, HOME and the XDG
+# dirs point at the throw-away corpus, which would hide Go's caches.
+go test -c -o "$bin/picker.test" ./picker
 tether="$bin/tether"
 
 # A throw-away HOME: nothing here touches the real ~/.claude or ~/.codex.
@@ -145,6 +148,56 @@ TETHER_DEBUG_IO=1 "$tether" sessions list --all 2>"$tmp/io-warm.txt" >/dev/null
 per() { awk -v b="$1" -v n="$sessions" 'BEGIN { printf "%.1f KiB", b / n / 1024 }'; }
 row "  bytes read per file, cold" "$(per "$(rchar "$tmp/io-cold.txt")")" "" "<= 128 KiB" "all reads of the process / files"
 row "  bytes read per file, warm" "$(per "$(rchar "$tmp/io-warm.txt")")" "" "stat + cache file" "all reads of the process / files"
+
+# --- picker -------------------------------------------------------------------
+# First paint: the whole process, headless (no terminal), drawing the first
+# frame from the picker's snapshot of the last listing; the first run lists
+# the catalog and writes that snapshot. Per keystroke: a Go benchmark of the
+# model re-filtering 10,000 synthetic sessions (and redrawing) per key.
+log "picker ($sessions sessions)"
+"$tether" pick --headless >/dev/null
+measure "pick first paint" -n "$reps" -- "$tether" pick --headless
+row "pick first paint (headless)" "$med ms" "$(mib "$rss")" "<= 100 ms at 10k sessions" "$(ratio "$med" "$floor") floor"
+# The benchmark also reports CPU time per key: on a loaded machine the wall
+# time is mostly the wait for a CPU.
+keybench="$("$bin/picker.test" -test.run '^$' -test.bench '^BenchmarkKeystroke$' -test.benchtime 300x | grep '^BenchmarkKeystroke')"
+keyms="$(awk '{ printf "%.2f", $3 / 1e6 }' <<<"$keybench")"
+keycpu="$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-ms/op") printf "%.2f", $i }' <<<"$keybench")"
+row "pick keystroke (10,000 rows, Go bench)" "$keyms ms" "" "<= 16 ms" "$keycpu ms CPU per key"
+# --- archive ----------------------------------------------------------------
+# archive sync over the whole corpus, into its own directory per mode: the
+# first run links (or compresses) every transcript, the second finds
+# nothing new (a stat per file, plus the 68-byte trailer in copy mode).
+for mode in link copy; do
+	adir="$tmp/archive-$mode"
+	printf '[archive]\nmode = "%s"\ndir = "%s"\n' "$mode" "$adir" >"$tmp/archive-$mode.toml"
+	log "archive sync, $mode mode ($sessions sessions)"
+	measure "archive sync $mode" -n 1 -warmup 0 -pre "rm -rf '$adir'" -- env TETHER_CONFIG="$tmp/archive-$mode.toml" "$tether" archive sync
+	first="$med" firstrss="$rss"
+	measure "archive sync $mode again" -n "$listreps" -- env TETHER_CONFIG="$tmp/archive-$mode.toml" "$tether" archive sync
+	# du counts an inode once across its arguments: what the archive adds
+	# to the live transcripts (0 for links while they live).
+	abytes="$(du -scb "$HOME/.claude" "$HOME/.codex" "$adir" | awk -v c="$corpus_bytes" 'END {printf "%d", $1 - c}')"
+	rate="$(awk -v b="$corpus_bytes" -v ms="$first" 'BEGIN { printf "%.0f MB/s", b / 1e6 / (ms / 1000) }')"
+	row "archive sync, $mode, first" "$first ms" "$(mib "$firstrss")" "" "$rate of transcripts"
+	row "archive sync, $mode, nothing new" "$med ms" "$(mib "$rss")" "" "archive adds $((abytes >> 20)) MiB on disk (du)"
+	rm -rf "$adir"
+done
+# --- search -----------------------------------------------------------------
+log "sessions search ($sessions sessions)"
+idx="$XDG_CACHE_HOME/tether/search.db"
+# Building the index reads every transcript once: reading them (cat) is its floor.
+# shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
+measure "read corpus" -n 1 -warmup 0 -- sh -c 'find "$1" "$2" -name "*.jsonl" -exec cat {} + >/dev/null' sh "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"
+readall="$med"
+measure "index build" -n 1 -warmup 0 -pre "rm -f '$idx' '$idx-journal'" -- "$tether" sessions search --json parser
+row "search, first index build" "$med ms" "$(mib "$rss")" "<= 3x list cold" "$(ratio "$med" "$cold") list cold, $(ratio "$med" "$readall") cat corpus"
+row "  cat every transcript (floor)" "$readall ms" "" "" "$((corpus_bytes >> 20)) MiB"
+row "  index size" "$(du -k "$idx" | awk '{printf "%.0f MiB", $1 / 1024}')" "" "" ""
+measure "search warm" -n "$reps" -- "$tether" sessions search --json parser
+row "search warm (common word)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
+measure "search warm phrase" -n "$reps" -- "$tether" sessions search --json --all-text '"failing test"' 'pars*'
+row "search warm (--all-text phrase + prefix)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
 
 # --- trim -------------------------------------------------------------------
 log "trim ($trimsize transcript)"

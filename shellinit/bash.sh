@@ -98,6 +98,24 @@ __tether_register_completion() {
 }
 #{{end}}
 
+#{{if .Bind}}
+# The picker key (--bind): opens `tether pick --print` and, on Enter, runs
+# the chosen resume command in this shell, as a typed line (in history).
+# bind -x cannot accept the line itself, so the key is a macro of two keys:
+# this widget, then \C-x\C-t2, which the widget binds to accept-line when a
+# command was chosen and to redraw-current-line when the picker was left.
+__tether_pick_widget() {
+	\builtin local cmd
+	if cmd="$("$__tether_bin" pick --print --shell bash)" && [[ -n $cmd ]]; then
+		READLINE_LINE=$cmd
+		READLINE_POINT=${#cmd}
+		\builtin bind '"\C-x\C-t2": accept-line'
+	else
+		\builtin bind '"\C-x\C-t2": redraw-current-line'
+	fi
+}
+#{{end}}
+
 if [[ $- == *i* ]]; then
 	# For `tether doctor`: which shell loaded the integration, and what parts.
 	# shellcheck disable=SC2034
@@ -123,6 +141,11 @@ if [[ $- == *i* ]]; then
 #{{end}}
 #{{if .Completion}}
 	__tether_register_completion tether claude codex
+#{{end}}
+#{{if .Bind}}
+	\builtin bind -x '"\C-x\C-t1": __tether_pick_widget'
+	\builtin bind '"\C-x\C-t2": redraw-current-line'
+	\builtin bind '#{{.Bind}}: "\C-x\C-t1\C-x\C-t2"'
 #{{end}}
 	:
 fi

@@ -83,6 +83,20 @@ function __tether_wants_id
 end
 #{{end}}
 
+#{{if .Bind}}
+# The picker key (--bind): opens `tether pick --print` and, on Enter, puts
+# the chosen resume command on the line and runs it (in history).
+function __tether_pick_widget
+    set -l cmd ($__tether_bin pick --print --shell fish)
+    if test $status -eq 0 -a -n "$cmd"
+        commandline -r -- $cmd
+        commandline -f execute
+    else
+        commandline -f repaint
+    end
+end
+#{{end}}
+
 if status is-interactive
     set -gx TETHER_SHELL fish
     set -gx TETHER_SHELL_PID $fish_pid
@@ -96,6 +110,10 @@ if status is-interactive
         complete -c claude -n __tether_wants_id -f -k -a '(__tether_complete)'
         complete -c codex -n __tether_wants_id -f -k -a '(__tether_complete)'
     end
+#{{end}}
+#{{if .Bind}}
+    bind #{{.Bind}} __tether_pick_widget
+    bind -M insert #{{.Bind}} __tether_pick_widget 2>/dev/null
 #{{end}}
 end
 

@@ -64,6 +64,9 @@ type Options struct {
 	Wrap       bool
 	Prompt     bool
 	Completion bool
+	// Bind, when set, is a key (ctrl-g, alt-p) that opens `tether pick`
+	// and runs the chosen resume command in the shell.
+	Bind string
 }
 
 // Features names the enabled parts, comma separated, as exported in
@@ -78,6 +81,9 @@ func (o Options) Features() string {
 	}
 	if o.Completion {
 		f = append(f, "completion")
+	}
+	if o.Bind != "" {
+		f = append(f, "bind")
 	}
 	if len(f) == 0 {
 		return "none"
@@ -98,12 +104,17 @@ func (o Options) initArgs() string {
 	if !o.Completion {
 		args += " --no-completion"
 	}
+	if o.Bind != "" {
+		args += " --bind " + o.Bind
+	}
 	return args
 }
 
 type templateData struct {
 	Bin, Features, EvalLine  string
 	Wrap, Prompt, Completion bool
+	// Bind is the picker key in the shell's notation ("" for none).
+	Bind string
 }
 
 // Render returns the script for sh with opts.
@@ -113,6 +124,14 @@ func Render(sh Shell, opts Options) (string, error) {
 	}
 	if strings.ContainsRune(opts.Bin, 0) {
 		return "", fmt.Errorf("tether command %q contains a NUL byte", opts.Bin)
+	}
+	bind := ""
+	if opts.Bind != "" {
+		k, err := BindKey(sh, opts.Bind)
+		if err != nil {
+			return "", err
+		}
+		bind = k
 	}
 	src, err := scripts.ReadFile(sh.file())
 	if err != nil {
@@ -130,6 +149,7 @@ func Render(sh Shell, opts Options) (string, error) {
 		Wrap:       opts.Wrap,
 		Prompt:     opts.Prompt,
 		Completion: opts.Completion,
+		Bind:       bind,
 	})
 	if err != nil {
 		return "", err

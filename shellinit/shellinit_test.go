@@ -81,11 +81,13 @@ func allOptions(bin string) []Options {
 	for i := 0; i < 8; i++ {
 		out = append(out, Options{Bin: bin, Wrap: i&1 != 0, Prompt: i&2 != 0, Completion: i&4 != 0})
 	}
+	// The picker key, with everything and alone (alt keys spell differently).
+	out = append(out, Options{Bin: bin, Wrap: true, Prompt: true, Completion: true, Bind: "ctrl-g"}, Options{Bin: bin, Bind: "alt-p"})
 	return out
 }
 
 func (o Options) String() string {
-	return fmt.Sprintf("wrap=%v,prompt=%v,completion=%v", o.Wrap, o.Prompt, o.Completion)
+	return fmt.Sprintf("wrap=%v,prompt=%v,completion=%v,bind=%s", o.Wrap, o.Prompt, o.Completion, o.Bind)
 }
 
 // TestRenderEveryCombination checks every shell and option combination,
@@ -306,5 +308,29 @@ print -r -- "hooks=${#precmd_functions[@]}"
 	}
 	if got, want := string(out), "hooks=1\nstatus=3 prompt=ctx 9%% state=/no/state\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestBindKey(t *testing.T) {
+	cases := []struct {
+		sh        Shell
+		key, want string
+	}{
+		{Bash{}, "ctrl-g", `"\C-g"`}, {Bash{}, "alt-p", `"\ep"`}, {Bash{}, "Ctrl+R", `"\C-r"`},
+		{Zsh{}, "ctrl-g", `'^G'`}, {Zsh{}, "alt-7", `'^[7'`},
+		{Fish{}, "ctrl-g", `\cg`}, {Fish{}, "alt-p", `\ep`},
+	}
+	for _, c := range cases {
+		if got, err := BindKey(c.sh, c.key); err != nil || got != c.want {
+			t.Errorf("%s %s: %s, %v; want %s", c.sh.Name(), c.key, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "g", "ctrl-", "ctrl-gg", "ctrl-1", "shift-g", "ctrl-'", "alt-;"} {
+		if got, err := BindKey(Bash{}, bad); err == nil {
+			t.Errorf("%q accepted as %s", bad, got)
+		}
+	}
+	if _, err := Render(Bash{}, Options{Bin: "/x/tether", Bind: "ctrl-'"}); err == nil {
+		t.Error("Render accepted a bad key")
 	}
 }

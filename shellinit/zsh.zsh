@@ -124,6 +124,21 @@ function __tether_completion_guard {
 }
 #{{end}}
 
+#{{if .Bind}}
+# The picker key (--bind): opens `tether pick --print` and, on Enter, puts
+# the chosen resume command on the line and runs it (in history).
+__tether_pick_widget() {
+	\builtin local cmd
+	if cmd="$("$__tether_bin" pick --print --shell zsh)" && [[ -n $cmd ]]; then
+		BUFFER=$cmd
+		CURSOR=${#BUFFER}
+		\builtin zle accept-line
+	else
+		\builtin zle reset-prompt
+	fi
+}
+#{{end}}
+
 if [[ -o interactive ]]; then
 	\builtin export TETHER_SHELL=zsh TETHER_SHELL_PID=$$ TETHER_SHELL_FEATURES=#{{.Features}}
 	\builtin autoload -Uz add-zsh-hook
@@ -136,6 +151,10 @@ if [[ -o interactive ]]; then
 	else
 		add-zsh-hook precmd __tether_register_completion_later
 	fi
+#{{end}}
+#{{if .Bind}}
+	\builtin zle -N __tether_pick_widget
+	\builtin bindkey #{{.Bind}} __tether_pick_widget
 #{{end}}
 	:
 fi

@@ -7,11 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
-
-// ErrLocked means another trim holds the session's lock.
-var ErrLocked = errors.New("another tether trim is working on this session")
 
 // fileOps is the write path, swappable so tests can fail or kill it at
 // every step.
@@ -37,25 +33,21 @@ type opsWriter struct{ f *os.File }
 
 func (w opsWriter) Write(b []byte) (int, error) { return ops.write(w.f, b) }
 
-// Lock takes the session's trim lock (flock on <path>.lock) without
-// waiting. The returned function releases it.
-func Lock(path string) (func(), error) {
-	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+// Target is the file a trim of path reads and replaces: the target of a
+// symlink (so the link stays a link), else path itself. The backup, the
+// lock, temporary files and --restore all follow this one rule, so a
+// trim through a link and a restore through it (or through the target)
+// meet the same files.
+func Target(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w", path, ErrLocked)
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	return func() { f.Close() }, nil
+	return path
 }
 
-// BackupPath is where a trim keeps the previous content of path.
-func BackupPath(path string) string { return path + ".bak" }
+// BackupPath is where a trim keeps the previous content of path: next to
+// its Target.
+func BackupPath(path string) string { return Target(path) + ".bak" }
 
 // File trims the transcript at path in place. It takes the lock, plans,
 // writes the result to a temporary file in the same directory, fsyncs it,
@@ -66,15 +58,14 @@ func BackupPath(path string) string { return path + ".bak" }
 // result is still validated.
 func File(path string, opts Options, dryRun bool) (*Report, error) {
 	// Replace the file a symlink points at, not the symlink.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
+	path = Target(path)
 	unlock, err := Lock(path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	removeStaleTemps(path)
+	RemoveLeftovers(filepath.Dir(path)) // other sessions' dead trims
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -172,27 +163,6 @@ func File(path string, opts Options, dryRun bool) (*Report, error) {
 	return rep, nil
 }
 
-// removeStaleTemps deletes temporary files a killed trim left behind. Only
-// a trim holding the lock creates them, and we hold it now.
-func removeStaleTemps(path string) {
-	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".trim-*"))
-	for _, s := range stale {
-		os.Remove(s)
-	}
-}
-
-func globEscape(s string) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?', '[', ']', '\\':
-			b = append(b, '\\')
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
-
 // keepBackup rotates <path>.bak to .bak.1 (and so on up) and makes
 // <path>.bak a hard link to the current content (a copy where links are
 // not possible), so a 1 GB transcript is backed up without copying it.
@@ -269,35 +239,4 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
-}
-
-// Restore puts <path>.bak back in place. The content it replaces is kept as
-// <path>.pre-restore (rotated like backups), so nothing is lost: the session
-// may have grown since the trim.
-func Restore(path string) (kept string, err error) {
-	bak := BackupPath(path)
-	if _, err := os.Stat(bak); err != nil {
-		return "", fmt.Errorf("no backup to restore: %w", err)
-	}
-	unlock, err := Lock(path)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if _, err := os.Stat(path); err == nil {
-		kept = path + ".pre-restore"
-		if err := rotate(kept); err != nil {
-			return "", err
-		}
-		if err := ops.link(path, kept); err != nil {
-			if err := copyFile(path, kept); err != nil {
-				return "", fmt.Errorf("keep current %s: %w", kept, err)
-			}
-		}
-	}
-	if err := copyFile(bak, path); err != nil {
-		return "", fmt.Errorf("restore %s: %w", path, err)
-	}
-	syncDir(filepath.Dir(path))
-	return kept, nil
 }

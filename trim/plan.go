@@ -193,6 +193,11 @@ func buildGraph(recs []rec) (*graph, error) {
 		g.parent[i] = j
 		hasChild[j] = true
 	}
+	if line := cycleLine(recs, g.parent); line > 0 {
+		// Every policy refuses a corrupt chain the same way, before
+		// planning: a cycle has no leaf, so it would otherwise "fit" at 0.
+		return nil, fmt.Errorf("line %d: parentUuid cycle", line)
+	}
 	for i := range recs {
 		rc := &recs[i]
 		if rc.typ == "assistant" {
@@ -239,6 +244,34 @@ func buildGraph(recs []rec) (*graph, error) {
 		g.active[l], g.active[r] = g.active[r], g.active[l]
 	}
 	return g, nil
+}
+
+// cycleLine returns the line of a record whose parentUuid chain loops,
+// or 0. Each record is walked once (colouring), so this is linear.
+func cycleLine(recs []rec, parent []int) int {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(recs))
+	var path []int
+	for i := range recs {
+		path = path[:0]
+		j := i
+		for j >= 0 && state[j] == unseen {
+			state[j] = onPath
+			path = append(path, j)
+			j = parent[j]
+		}
+		if j >= 0 && state[j] == onPath {
+			return recs[j].line
+		}
+		for _, k := range path {
+			state[k] = done
+		}
+	}
+	return 0
 }
 
 // hasUnpaired reports whether a record holds a tool block without its

@@ -130,6 +130,10 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 // fitTrim shrinks a Claude transcript to FitPercent of its window and
 // returns the report and the window it used.
 func (o Options) fitTrim(id, path string) (*trim.Report, int64, error) {
+	// The attempt ended, but another process may still run the session.
+	if live := claude.Live(o.ClaudeDir, id, path); live.Live() && !o.Force {
+		return nil, 0, fmt.Errorf("session %s may be running (%s); not trimming it", id, live.Reason)
+	}
 	u, err := claude.Usage(nil, path, jsonl.DefaultTail)
 	if err != nil {
 		return nil, 0, err

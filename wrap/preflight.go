@@ -39,8 +39,12 @@ func (e *RunningError) Error() string {
 // asked (""), or to start fresh instead (the reason). It trims the
 // transcript first when the configured policy says so.
 func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath string) (string, error) {
-	if pid := claude.RunningPID(o.ClaudeDir, id); pid > 0 && !o.Force {
-		return "", &RunningError{ID: id, PID: pid, Short: o.short(id, tr)}
+	// A process known to run the session refuses the resume; one that
+	// only may (Claude Code 2.0.x leaves little trace) does not, but the
+	// session is not trimmed under it.
+	live := claude.Live(o.ClaudeDir, id, tr.path)
+	if live.Live() && !live.Possible && !o.Force {
+		return "", &RunningError{ID: id, PID: live.PID, Short: o.short(id, tr)}
 	}
 	if o.StateDir != "" {
 		notes, _ := trim.FindNotes(rootPath)
@@ -70,6 +74,12 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	}
 	if o.DisableTrim {
 		log.Info(eventlog.TrimSkipped, id, slog.String("source", eventlog.SourceAuto), slog.String("reason", "TETHER_DISABLE_TRIM"), slog.Float64("percent", pct))
+		return "", nil
+	}
+	if live.Live() && !o.Force {
+		log.Info(eventlog.TrimSkipped, id, slog.String("source", eventlog.SourceAuto), slog.String("reason", "may be running"), slog.Int("pid", live.PID), slog.Float64("percent", pct))
+		fmt.Fprintf(o.Stderr, "tether: session %s is at %.0f%% of its context but may be running (%s) — not trimming it; resuming as is.\n",
+			termsafe.String(o.short(id, tr)), pct, termsafe.String(live.Reason))
 		return "", nil
 	}
 	target := o.FitPercent

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -131,4 +132,75 @@ func TestPreflightOverThreshold(t *testing.T) {
 			t.Errorf("under the threshold the session was touched: stderr %q", f.stderr.String())
 		}
 	})
+}
+
+// startFakeClaude runs a process titled claude, as Claude Code 2.0.x
+// shows in /proc (no sessions/<pid>.json), in dir with configDir, holding
+// the files open.
+func startFakeClaude(t *testing.T, dir, configDir string, open ...*os.File) int {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("no /proc")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	bin := filepath.Join(t.TempDir(), "claude")
+	if err := os.Symlink(sleep, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "60")
+	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, []string{"CLAUDE_CONFIG_DIR=" + configDir}, open
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}
+
+// Issue 13.1: a 2.0.x process holding the transcript is running it: the
+// resume is refused as with a pid file.
+func TestPreflightRefusesLiveSessionWithoutPidFile(t *testing.T) {
+	f := newFixture(t)
+	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	pid := startFakeClaude(t, t.TempDir(), f.claude, fh)
+	_, err = f.runOpts(func(*Options) {}, "--resume", sid)
+	var re *RunningError
+	if !errors.As(err, &re) || re.PID != pid || len(f.calls) != 0 {
+		t.Fatalf("err %v calls %d (want the process %d)", err, len(f.calls), pid)
+	}
+}
+
+// Issue 13.1: a session that may be running (a 2.0.x process in its
+// project, a recent write) is not trimmed before the resume.
+func TestPreflightDoesNotTrimPossiblyLiveSession(t *testing.T) {
+	f := newFixture(t)
+	p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 190000))
+	before, _ := os.ReadFile(p)
+	pid := startFakeClaude(t, f.root.Path, f.claude)
+	f.runOpts(func(*Options) {}, "--resume", sid)
+	after, _ := os.ReadFile(p)
+	if string(before) != string(after) {
+		t.Fatal("a possibly live session was trimmed")
+	}
+	if len(f.calls) != 1 || !strings.Contains(f.stderr.String(), "may be running") || !strings.Contains(f.stderr.String(), fmt.Sprint(pid)) {
+		t.Errorf("calls %d stderr %q", len(f.calls), f.stderr.String())
+	}
+	skipped := 0
+	if _, err := eventlog.ReadAll(f.logPath, func(r eventlog.Record) {
+		if err := eventlog.Check(r); err != nil {
+			t.Error(err)
+		}
+		if r.Event == eventlog.TrimSkipped {
+			skipped++
+		}
+	}); err != nil || skipped != 1 {
+		t.Errorf("trim_skipped logged %d times (%v)", skipped, err)
+	}
 }

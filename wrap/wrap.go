@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -60,6 +61,9 @@ type Options struct {
 	// (from its transcript) for the fresh one; Claude gets it through
 	// --append-system-prompt. "" means nothing worth passing on.
 	Handoff func(transcript, reason string) string
+	// Archive, when set, is tether's archive: a transcript that is gone is
+	// restored from it before a resume by id.
+	Archive *archive.Store
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -81,6 +85,9 @@ func Run(o Options) (int, error) {
 	var tr transcript
 	if res.Kind == "id" {
 		tr = o.findTranscript(res.ID)
+		if tr.path == "" && looksLikeID(res.ID) {
+			tr = o.restoreFromArchive(o.log(harness, root.Path), res.ID)
+		}
 		// A session filed under another spelling of the directory resumes
 		// from the directory it recorded, so it stays one session.
 		if tr.cwd != "" {

@@ -12,7 +12,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/agent/jsonl"
-	"github.com/tether-dev/tether/identity"
 )
 
 // ProjectsDir is where Claude Code keeps transcripts: one directory per
@@ -122,15 +121,4 @@ func LiveSessions(configDir string, alive func(pid int) bool) map[string]LiveSes
 		}
 	}
 	return out
-}
-
-// RunningPID returns the pid of a live Claude Code process running
-// sessionID, or 0.
-func RunningPID(configDir, sessionID string) int {
-	for _, s := range LiveSessions(configDir, nil) {
-		if identity.SameSession(s.SessionID, sessionID) {
-			return s.PID
-		}
-	}
-	return 0
 }

@@ -179,6 +179,7 @@ func (a *App) Command() *cli.Command {
 			a.doctorCommand(),
 			a.runCommand(),
 			a.sessionsCommand(),
+			a.pickCommand(),
 			a.trimCommand(),
 			a.hookCommand(),
 			a.hooksCommand(),
@@ -186,6 +187,7 @@ func (a *App) Command() *cli.Command {
 			a.initCommand(),
 			a.promptCommand(),
 			a.completeCommand(),
+			a.archiveCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

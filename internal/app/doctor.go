@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
@@ -20,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/trim"
 )
 
 type doctorOptions struct {
@@ -41,6 +43,9 @@ type doctorOptions struct {
 	// trust re-trusts Codex hooks (only for hooks tether installed with
 	// --trust).
 	ReinstallHooks func(harness, scope string, statusLine, trust bool) error
+	// Archive is tether's archive and whether it is enabled (nil: the
+	// retention and archive checks are skipped).
+	Archive func() (*archive.Store, bool, error)
 }
 
 func (a *App) doctorCommand() *cli.Command {
@@ -61,6 +66,7 @@ func (a *App) doctorCommand() *cli.Command {
 				IO: a.IO, Loc: a.Loc, Root: a.Root(), LoadConf: a.Config,
 				Executable: os.Executable, LookPath: exec.LookPath, Fix: cmd.Bool("fix"),
 				Catalog: func() (*catalog.Catalog, error) { return a.catalogFor("") },
+				Archive: a.archiveStore,
 				Shell: shellEnv{
 					Getenv: a.Getenv, PPID: os.Getppid(), Now: a.Now(),
 					RefreshIndex: func() error { return a.refreshCompletionIndex(ctx) },
@@ -157,7 +163,13 @@ func runDoctor(opts doctorOptions) error {
 
 	if opts.Catalog != nil {
 		catalogCheck(add, opts.Catalog)
+		searchIndexCheck(add, opts.Loc)
 	}
+
+	archiveChecks(opts, add)
+	trimLeftoversCheck(opts.Loc.ClaudeProjects(), func(status, name string, fix func() error, format string, args ...any) {
+		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
+	})
 
 	hooksChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
@@ -245,4 +257,36 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(ra)
 	sb, err2 := os.Stat(rb)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// trimLeftoversCheck reports the temporary and lock files killed trims
+// left in Claude Code's project directories; --fix removes them (each
+// session's under its trim lock, so a running trim keeps its files).
+func trimLeftoversCheck(projects string, add func(status, name string, fix func() error, format string, args ...any)) {
+	dirs, _ := os.ReadDir(projects)
+	var found []string
+	var withLeftovers []string
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		dir := filepath.Join(projects, d.Name())
+		if l := trim.Leftovers(dir); len(l) > 0 {
+			found = append(found, l...)
+			withLeftovers = append(withLeftovers, dir)
+		}
+	}
+	if len(found) == 0 {
+		add("ok", "trim", nil, "no leftovers of killed trims in %s", projects)
+		return
+	}
+	fix := func() error {
+		for _, dir := range withLeftovers {
+			if _, err := trim.RemoveLeftovers(dir); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	add("warn", "trim", fix, "%d files left by killed trims (e.g. %s) — --fix removes them", len(found), filepath.Base(found[0]))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/summarize"
 )
 
 // Bounds of the handoff summary: enough to continue the work, small
@@ -30,6 +31,12 @@ func (a *App) handoff(transcript, reason string) string {
 	if err != nil {
 		return ""
 	}
+	summarize.Attach(a.Loc.DataDir, &s)
+	if s.Summary != nil {
+		// The failed attempt itself may have moved the session on; the
+		// summary counts as current when that is all that happened.
+		s.Summary.Current = summarize.CoversFailedResume(s.Summary, s)
+	}
 	return handoffText(s, reason)
 }
 
@@ -37,6 +44,17 @@ func handoffText(s catalog.Session, reason string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "This is a fresh session continuing earlier work in %s (Claude Code session %s), which could not be resumed (%s). "+
 		"What tether recorded of it follows; re-read files before relying on them.\n", s.Cwd, s.ID, reason)
+	if sum := s.Summary; sum != nil && sum.Current {
+		// A summary that covers the session's last activity says more in
+		// fewer words than the excerpt.
+		for _, f := range [][2]string{{"Summary", sum.Title}, {"Objective", sum.Objective}, {"Completed", sum.Completed},
+			{"Where it stopped", sum.CurrentWork}, {"Likely next", sum.LikelyNext}} {
+			if f[1] != "" {
+				fmt.Fprintf(&b, "- %s: %s\n", f[0], clip(f[1], 4*handoffPromptChars))
+			}
+		}
+		return b.String()
+	}
 	if s.FirstPrompt != "" {
 		fmt.Fprintf(&b, "- First request: %s\n", clip(s.FirstPrompt, handoffPromptChars))
 	}

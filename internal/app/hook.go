@@ -39,6 +39,9 @@ type hookOptions struct {
 	InHook bool
 	// ConfigErr is a config problem to log; the hook runs on defaults.
 	ConfigErr error
+	// Archive, when set, archives the transcript at SessionStart and
+	// SessionEnd (tether archive).
+	Archive func(harness, sessionID, transcript string)
 }
 
 func (a *App) hookCommand() *cli.Command {
@@ -73,15 +76,22 @@ func (a *App) hookCommand() *cli.Command {
 				// The wrapper's --self-report exports TETHER_SELF_REPORT=1.
 				SelfReport: cfg.Hooks.SelfReport || a.Getenv(envSelfReport) == "1",
 			}
-			runHook(ctx, opts)
+			opts.Archive = a.hookArchive
+			if ended := runHook(ctx, opts); ended.SessionID != "" && cfg.Summarize.Auto && cfg.Summarize.Provider != "" {
+				a.autoSummarize(ended.Harness, ended.SessionID)
+			}
 			return nil
 		},
 	}
 }
 
-// runHook handles one hook invocation. It returns nothing: whatever goes
-// wrong is logged, and the hook exits 0 with no output.
-func runHook(ctx context.Context, opts hookOptions) {
+// endedSession is the session a SessionEnd hook handled.
+type endedSession struct{ Harness, SessionID string }
+
+// runHook handles one hook invocation. Whatever goes wrong is logged, and
+// the hook exits 0 with no output. It returns the session a SessionEnd
+// ended (zero otherwise), for the background summary.
+func runHook(ctx context.Context, opts hookOptions) (ended endedSession) {
 	log := opts.Env.Log
 	event, payloadArg := "", ""
 	for i := 0; i < len(opts.Args); i++ {
@@ -113,18 +123,21 @@ func runHook(ctx context.Context, opts hookOptions) {
 				log.Error(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", fmt.Sprint("panic: ", r)))
 			}
 		}()
-		if err := hookOnce(opts, event, payloadArg); err != nil {
+		var err error
+		if ended, err = hookOnce(opts, event, payloadArg); err != nil {
 			log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", err.Error()))
 		}
 	}()
 	select {
 	case <-done:
+		return ended
 	case <-ctx.Done():
 		log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", "hook timed out after "+opts.Timeout.String()))
 	}
+	return endedSession{}
 }
 
-func hookOnce(opts hookOptions, event, payloadArg string) error {
+func hookOnce(opts hookOptions, event, payloadArg string) (endedSession, error) {
 	var data []byte
 	if payloadArg != "" {
 		data = []byte(payloadArg)
@@ -132,12 +145,12 @@ func hookOnce(opts hookOptions, event, payloadArg string) error {
 		var err error
 		data, err = hooks.ReadPayload(opts.IO.In, opts.Read)
 		if err != nil && len(data) == 0 {
-			return fmt.Errorf("read payload: %w", err)
+			return endedSession{}, fmt.Errorf("read payload: %w", err)
 		}
 	}
 	p, err := hooks.ParsePayload(data)
 	if err != nil {
-		return fmt.Errorf("parse payload (%d bytes): %w", len(data), err)
+		return endedSession{}, fmt.Errorf("parse payload (%d bytes): %w", len(data), err)
 	}
 	if event != "" && p.Event == "" {
 		p.Event = event
@@ -146,8 +159,14 @@ func hookOnce(opts hookOptions, event, payloadArg string) error {
 		opts.Env.Log.Debug(eventlog.HookError, p.SessionID, slog.String("error",
 			fmt.Sprintf("argument names %s but the payload %s; using the payload's", event, p.Event)))
 	}
-	_, err = hooks.Handle(opts.Env, p)
-	return err
+	res, err := hooks.Handle(opts.Env, p)
+	if opts.Archive != nil && (p.Event == "SessionStart" || p.Event == "SessionEnd") && p.SessionID != "" {
+		opts.Archive(res.Harness, p.SessionID, p.TranscriptPath)
+	}
+	if err != nil || res.Event != hooks.EvSessionEnd {
+		return endedSession{}, err
+	}
+	return endedSession{Harness: res.Harness, SessionID: p.SessionID}, nil
 }
 
 func normalizeHarness(s string) string {

@@ -17,6 +17,8 @@ type initOptions struct {
 	// Bin is the command the script runs: --cmd, else this binary's path.
 	Bin                      string
 	NoWrap, NoPrompt, NoComp bool
+	// Bind is the picker key (--bind), "" for none.
+	Bind string
 }
 
 func (a *App) initCommand() *cli.Command {
@@ -33,11 +35,15 @@ func (a *App) initCommand() *cli.Command {
 			"${TETHER_PROMPT} with prompt_subst, fish: tether_prompt), and completes tether's\n" +
 			"commands and session ids (tether sessions show|resume, tether trim, claude --resume,\n" +
 			"codex resume). The script runs this binary by its absolute path; --cmd NAME runs\n" +
-			"NAME instead (looked up on PATH each time, e.g. --cmd tether).",
+			"NAME instead (looked up on PATH each time, e.g. --cmd tether).\n\n" +
+			"--bind KEY (off by default) binds KEY to the session picker: it opens 'tether pick'\n" +
+			"and, on Enter, runs the chosen resume command in this shell as if typed (so it is\n" +
+			"in history). Example: eval \"$(tether init bash --bind ctrl-g)\"",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "no-wrap", Usage: "do not define the claude and codex wrapper functions"},
 			&cli.BoolFlag{Name: "no-prompt", Usage: "do not set up the prompt segment"},
 			&cli.BoolFlag{Name: "no-completion", Usage: "do not set up completion"},
+			&cli.StringFlag{Name: "bind", Usage: "bind `KEY` (ctrl-LETTER or alt-LETTER, e.g. ctrl-g) to open 'tether pick' and run the chosen resume in this shell"},
 			&cli.StringFlag{Name: "cmd", Usage: "the tether command the script runs (default: this binary's absolute path)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -55,6 +61,7 @@ func (a *App) initCommand() *cli.Command {
 			return runInit(initOptions{
 				Out: a.IO.Out, Shell: cmd.Args().First(), Bin: bin,
 				NoWrap: cmd.Bool("no-wrap"), NoPrompt: cmd.Bool("no-prompt"), NoComp: cmd.Bool("no-completion"),
+				Bind: cmd.String("bind"),
 			})
 		},
 	}
@@ -66,7 +73,7 @@ func runInit(opts initOptions) error {
 		return usageErr(err)
 	}
 	script, err := shellinit.Render(sh, shellinit.Options{
-		Bin: opts.Bin, Wrap: !opts.NoWrap, Prompt: !opts.NoPrompt, Completion: !opts.NoComp,
+		Bin: opts.Bin, Wrap: !opts.NoWrap, Prompt: !opts.NoPrompt, Completion: !opts.NoComp, Bind: opts.Bind,
 	})
 	if err != nil {
 		return usageErr(err)

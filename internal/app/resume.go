@@ -6,6 +6,7 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/shquote"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // wrappedResume is the one way tether resumes a session it found: through
@@ -37,12 +38,12 @@ type attachable interface{ CanAttach() bool }
 // says in one line where the session runs and how to attach.
 func attachOrSay(opts sessionsResumeOptions, key, short, name string) error {
 	how := fmt.Sprintf("tether: session %s runs in tmux session %s; attach with: tmux attach -t %s",
-		short, printableName(name), shquote.Quote("="+name))
+		termsafe.String(short), termsafe.String(name), shquote.Printable("="+name))
 	if a, ok := opts.Tmux.(attachable); ok && !a.CanAttach() {
 		fmt.Fprintln(opts.IO.ErrOut, how)
 		return nil
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", key, printableName(name))
+	fmt.Fprintf(opts.IO.ErrOut, "tether: resumed %s in tmux session %s\n", termsafe.String(key), termsafe.String(name))
 	if err := opts.Tmux.Attach(name); err != nil {
 		if errors.Is(err, catalog.ErrNoTmuxClient) {
 			fmt.Fprintln(opts.IO.ErrOut, how)
@@ -51,17 +52,4 @@ func attachOrSay(opts sessionsResumeOptions, key, short, name string) error {
 		return err
 	}
 	return nil
-}
-
-// printableName keeps control characters of a tmux name off the
-// terminal (TmuxName already replaces those below space).
-func printableName(s string) string {
-	out := []rune{}
-	for _, r := range s {
-		if r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			r = '_'
-		}
-		out = append(out, r)
-	}
-	return string(out)
 }

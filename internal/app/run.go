@@ -154,6 +154,9 @@ func (a *App) runWrap(opts runOptions) error {
 		Force:       opts.Force,
 		Abbrev:      a.abbrev(),
 	}
+	if st, _, err := a.archiveStore(); err == nil {
+		wopts.Archive = st
+	}
 	if opts.Handoff || cfg.Wrap.Handoff {
 		wopts.Handoff = a.handoff
 	}

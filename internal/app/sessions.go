@@ -29,6 +29,7 @@ import (
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
+	"github.com/tether-dev/tether/summarize"
 )
 
 // Test hooks: resume replaces this process, and tmux is a real program.
@@ -86,6 +87,7 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 			Dir: codexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules, Windows: a.Windows(),
 		})
 	}
+	c.Archive = a.catalogArchive(harness, rules)
 	return c, nil
 }
 
@@ -124,6 +126,7 @@ func (a *App) sessionsCommand() *cli.Command {
 			a.sessionsShowCommand(),
 			a.sessionsResumeCommand(),
 			a.sessionsSearchCommand(),
+			a.sessionsSummarizeCommand(),
 			a.sessionsSchemaCommand(),
 			a.sessionsCacheCommand(),
 		},
@@ -142,6 +145,9 @@ type sessionsListOptions struct {
 	NoContent bool
 	JSON      bool
 	Limit     int
+	// Summary adds the SUMMARY column; DataDir is where summaries are.
+	Summary bool
+	DataDir string
 	// Listed, when set, gets every session listed (before filters), to
 	// refresh the completion index.
 	Listed func([]catalog.Session)
@@ -169,8 +175,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			st := cmd.String("state")
-			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != stateStale {
-				return usageErr(fmt.Errorf("--state: %q is not running, resumable, stale or unknown", st))
+			if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != stateStale && st != catalog.StateArchived {
+				return usageErr(fmt.Errorf("--state: %q is not running, resumable, stale, unknown or archived", st))
 			}
 			if cmd.Int("limit") < 0 {
 				return usageErr(errors.New("--limit: must be 0 or more"))
@@ -181,7 +187,8 @@ func (a *App) sessionsListCommand() *cli.Command {
 				return err
 			}
 			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
-				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle()}
+				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle(),
+				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir}
 			if h == "" {
 				// A listing of every harness is the completion index too.
 				opts.Listed = a.writeCompletionIndex
@@ -222,12 +229,13 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
 		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, harnessClaude, harnessCodex),
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
-		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale or unknown)"},
-			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown),
+		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale, unknown or archived)"},
+			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown, catalog.StateArchived),
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
 		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
+		&cli.BoolFlag{Name: "summary", Local: local, Usage: "add a SUMMARY column: the stored summary's title ('tether sessions summarize'; * when the session changed since)"},
 	}
 }
 
@@ -261,6 +269,9 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if opts.Limit > 0 && len(out) > opts.Limit {
 		out = out[:opts.Limit]
 	}
+	if (opts.JSON || opts.Summary) && !opts.NoContent && opts.DataDir != "" {
+		summarize.AttachAll(opts.DataDir, out)
+	}
 	if diags == nil {
 		diags = []catalog.Diagnostic{}
 	}
@@ -272,7 +283,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
 	if len(out) > 0 {
-		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, catalog.Abbrev(all))
+		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, catalog.Abbrev(all), opts.Summary)
 	} else {
 		// No header over an empty table: one line that says why.
 		if len(all) == 0 {
@@ -332,6 +343,19 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// summaryCell is the summary's title, starred when the session changed
+// after it was made.
+func summaryCell(sum *catalog.Summary) string {
+	if sum == nil {
+		return "-"
+	}
+	t := cell(safeText(sum.Title), 60)
+	if !sum.Current {
+		t += " *"
+	}
+	return t
 }
 
 // cell makes s safe and short for a table cell: no tabs or newlines, no
@@ -419,6 +443,7 @@ func oneID(cmd *cli.Command) (string, error) {
 type sessionsShowOptions struct {
 	sessionsBase
 	Marks     map[string]state.StaleMark
+	DataDir   string
 	ID        string
 	JSON      bool
 	NoContent bool
@@ -442,7 +467,7 @@ func (a *App) sessionsShowCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
+			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), DataDir: a.Loc.DataDir, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
 		},
 	}
 }
@@ -459,6 +484,9 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	one := []catalog.Session{full}
 	markStale(one, opts.Marks)
 	full = one[0]
+	if opts.DataDir != "" {
+		summarize.Attach(opts.DataDir, &full)
+	}
 	if opts.NoContent {
 		full.StripContent()
 	}
@@ -527,7 +555,11 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 		row("context curve", Sparkline(s.ContextCurve))
 	}
 	row("transcript", s.Source)
+	if s.Archive != nil {
+		row("restores to", s.Archive.Restore+" (from tether's archive, on resume or 'tether archive restore')")
+	}
 	row("resume", catalog.ResumeSpec.ShellCommand(s.Resume))
+	printSummary(w, s.Summary, now)
 	if len(s.RecentPrompts) > 0 {
 		fmt.Fprintln(w, "recent prompts:")
 		for _, p := range s.RecentPrompts {
@@ -616,6 +648,8 @@ type sessionsResumeOptions struct {
 	Self string
 	// Short abbreviates a session id for messages.
 	Short func(id string) string
+	// Restore puts an archived session's transcript back before resuming.
+	Restore func(s catalog.Session) error
 }
 
 // tmuxFlag is a boolean flag that also takes a value: --tmux or
@@ -672,6 +706,7 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
 				UseTmux: tf.set, TmuxName: tf.name, Bindings: a.Loc.Bindings(),
 				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv, Self: self, Short: a.knownIDs(),
+				Restore: a.restoreArchived,
 				Logged: func(s catalog.Session, mode string, forced bool) {
 					a.Log().With(s.Harness, s.IdentityRoot).Info(eventlog.Resume, s.ID,
 						slog.String("cwd", s.Resume.Dir), slog.String("mode", mode), slog.Bool("forced", forced))
@@ -685,6 +720,13 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	s, err := resolveSession(ctx, opts.Catalog, opts.ID)
 	if err != nil {
 		return err
+	}
+	if s.State == catalog.StateArchived && opts.Restore != nil {
+		// Put the transcript back first, so the command (run or
+		// printed) finds it.
+		if err := opts.Restore(s); err != nil {
+			return err
+		}
 	}
 	spec := s.Resume
 	if opts.Print {
@@ -750,76 +792,6 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 		short = opts.Short(s.ID)
 	}
 	return attachOrSay(opts, s.Key(), short, name)
-}
-
-// ---- search
-
-type sessionsSearchOptions struct {
-	sessionsBase
-	Query   string
-	JSON    bool
-	AllText bool
-	Limit   int
-}
-
-func (a *App) sessionsSearchCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "search",
-		Usage:     "full-text search over titles and human prompts",
-		ArgsUsage: "QUERY",
-		Description: "Every word of QUERY must appear (case-insensitively) in the session's title or\n" +
-			"human prompts (or assistant text with --all-text). Ranked by hits, title hits\n" +
-			"weighing most, then by recency. Archived Codex threads are included.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-			&cli.BoolFlag{Name: "all-text", Usage: "also search assistant text"},
-			&cli.IntFlag{Name: "limit", Value: 20, Usage: "show at most `N` results (0: all)"},
-		},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.NArg() == 0 {
-				return usageErr(errors.New("search needs a QUERY"))
-			}
-			b, err := a.base("")
-			if err != nil {
-				return err
-			}
-			return runSessionsSearch(ctx, sessionsSearchOptions{sessionsBase: b, Query: strings.Join(cmd.Args().Slice(), " "),
-				JSON: cmd.Bool("json"), AllText: cmd.Bool("all-text"), Limit: int(cmd.Int("limit"))})
-		},
-	}
-}
-
-func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
-	if strings.TrimSpace(opts.Query) == "" {
-		return usageErr(errors.New("search needs a non-empty QUERY"))
-	}
-	all, _, err := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
-	if err != nil && len(all) == 0 {
-		return err
-	}
-	res := catalog.Search(ctx, all, opts.Query, catalog.SearchOptions{AllText: opts.AllText})
-	if opts.Limit > 0 && len(res) > opts.Limit {
-		res = res[:opts.Limit]
-	}
-	if res == nil {
-		res = []catalog.SearchResult{}
-	}
-	if opts.JSON {
-		return writeJSON(opts.IO.Out, catalog.SearchOutput{Query: opts.Query, Results: res})
-	}
-	if len(res) == 0 {
-		return notFound(fmt.Errorf("no session matches %q", opts.Query))
-	}
-	now := opts.Now()
-	ab := catalog.Abbrev(all)
-	for _, r := range res {
-		fmt.Fprintf(opts.IO.Out, "%s  %-11s  %s  %s  %s\n", cell(ab.Short(r.Session.ID), 40), r.Session.Harness,
-			relTime(now, r.Session.LastActivity), cell(filepath.Base(r.Session.Cwd), 24), cell(r.Session.Title, 70))
-		for _, m := range r.Matches {
-			fmt.Fprintf(opts.IO.Out, "    %s\n", cell(m, 120))
-		}
-	}
-	return nil
 }
 
 // ---- cache

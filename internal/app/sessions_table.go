@@ -56,15 +56,23 @@ var dropOrder = []string{"TMUX", "HUMAN", "HARNESS", "CTX", "BRANCH"}
 // printSessionTable writes ss as a table. On a terminal the title takes
 // what the other columns leave (dropping the least useful ones on a narrow
 // terminal); piped, every column stays and titles are cut at a fixed width.
-func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style tableStyle, ab *identity.Abbreviator) {
+func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style tableStyle, ab *identity.Abbreviator, withSummary bool) {
 	if ab == nil {
 		ab = catalog.Abbrev(ss)
 	}
 	rows := make([][]string, 0, len(ss))
 	for _, s := range ss {
-		rows = append(rows, sessionRow(s, now, ab))
+		r := sessionRow(s, now, ab)
+		if withSummary {
+			// The summary goes before the title, which takes what is left.
+			r = slices.Insert(r, len(r)-1, summaryCell(s.Summary))
+		}
+		rows = append(rows, r)
 	}
 	header := slices.Clone(sessionHeader)
+	if withSummary {
+		header = slices.Insert(header, len(header)-1, "SUMMARY")
+	}
 	limit := pipedTitleWidth
 	if style.Width > 0 {
 		for _, name := range dropOrder {

@@ -266,7 +266,7 @@ func TestCompleteCommandTree(t *testing.T) {
 		"tether sessions --harness ":       "claude-code\ncodex\n",
 		"tether sessions list --harness c": "claude-code\ncodex\n",
 		"tether sessions --harness=co":     "codex\n",
-		"tether sessions --state ":         "running\nresumable\nstale\nunknown\n",
+		"tether sessions --state ":         "running\nresumable\nstale\nunknown\narchived\n",
 		"tether hooks install --scope ":    "user\nproject\nlocal\n",
 	} {
 		out, code := completeOut(t, ta, "--shell", "bash", "--line", line)

@@ -68,8 +68,9 @@ func (a *App) trimCommand() *cli.Command {
 			"        first (thinking, then large tool output, then whole turns) until it fits.\n\n" +
 			"The result is validated before it replaces the original, which is kept as\n" +
 			"SESSION.jsonl.bak ('tether trim --restore SESSION' puts it back). A running\n" +
-			"session is refused (exit 4) unless --force. --reset asks the wrapper to start\n" +
-			"the next session fresh.",
+			"session is refused (exit 4) unless --force; so is one that may be running (a\n" +
+			"Claude Code 2.0.x process in its project that wrote it lately). --reset asks the\n" +
+			"wrapper to start the next session fresh.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keep", Usage: "keep Reads of this `PATH` (file or directory; repeatable; relative to the session's directory)"},
 			&cli.StringFlag{Name: "keep-file", Usage: "read KEEP: lines from this notes `FILE`"},
@@ -123,22 +124,34 @@ func runTrim(opts trimOptions) error {
 		return err
 	}
 	if !opts.Force && !opts.DryRun {
-		if pid := claude.RunningPID(opts.ClaudeDir, id); pid != 0 {
-			return exitcode.With(exitcode.Refused, fmt.Errorf("session %s is running (pid %d); stop it first or pass --force", id, pid))
+		if live := claude.Live(opts.ClaudeDir, id, trim.Target(path)); live.Live() {
+			verb := "is"
+			if live.Possible {
+				verb = "may be"
+			}
+			return exitcode.With(exitcode.Refused, fmt.Errorf("session %s %s running: %s; a trim now would corrupt it — stop it first or pass --force", id, verb, live.Reason))
 		}
 	}
 	if opts.Restore {
 		if opts.Fit != "" || len(opts.Keep) > 0 || opts.KeepFile != "" || opts.DryRun {
 			return usageErr(errors.New("--restore takes only SESSION (and --force)"))
 		}
-		kept, err := trim.Restore(path)
+		res, err := trim.Restore(path)
 		if err != nil {
 			return lockRefusal(fmt.Errorf("%s: %w", path, err))
 		}
-		opts.log.Info(eventlog.TrimRestore, id, slog.String("path", path))
-		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", termsafe.String(path), termsafe.String(trim.BackupPath(path)))
-		if kept != "" {
-			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", termsafe.String(kept))
+		if res.AlreadyRestored {
+			fmt.Fprintf(opts.IO.Out, "%s already matches its backup %s; nothing to restore\n", termsafe.String(res.Path), termsafe.String(res.Backup))
+			return nil
+		}
+		opts.log.Info(eventlog.TrimRestore, id, slog.String("path", res.Path))
+		fmt.Fprintf(opts.IO.Out, "restored %s from %s\n", termsafe.String(res.Path), termsafe.String(res.Backup))
+		if res.Kept != "" {
+			fmt.Fprintf(opts.IO.Out, "the replaced content is kept as %s\n", termsafe.String(res.Kept))
+		}
+		if res.Added > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: warning: %d records were written after the trim; they are not in the restored transcript, only in %s\n",
+				res.Added, termsafe.String(res.Kept))
 		}
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,6 +123,17 @@ func TestTrimCommand(t *testing.T) {
 	if now, _ := os.ReadFile(path); string(now) != string(orig) {
 		t.Error("restore did not bring the original back")
 	}
+	// A second restore has nothing to do and keeps no identical copy.
+	ta.out.Reset()
+	if code := ta.run("trim", "--restore", id); code != 0 || !strings.Contains(ta.out.String(), "already matches its backup") {
+		t.Fatalf("second restore: exit %d %q %s", code, ta.out, ta.err)
+	}
+	if _, err := os.Stat(path + ".pre-restore.1"); err == nil {
+		t.Error("second restore kept an identical .pre-restore.1")
+	}
+	if _, err := os.Stat(path + ".lock"); err == nil {
+		t.Error("a lock file stayed in projects/")
+	}
 
 	// --reset writes the marker the wrapper takes.
 	ta.out.Reset()
@@ -187,5 +199,57 @@ func TestTrimResolveAndUsage(t *testing.T) {
 	}
 	if code := ta.run("trim", "--keep", "docs", "--allow-unknown", "ee00"); code != 0 {
 		t.Errorf("--allow-unknown: exit %d %q", code, ta.err)
+	}
+}
+
+// startFakeClaude runs a process titled claude (Claude Code 2.0.x leaves
+// no sessions/<pid>.json and overwrites its argv) in dir with configDir.
+func startFakeClaude(t *testing.T, dir, configDir string) int {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	bin := filepath.Join(t.TempDir(), "claude")
+	if err := os.Symlink(sleep, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "60")
+	cmd.Dir = dir
+	cmd.Env = []string{"CLAUDE_CONFIG_DIR=" + configDir}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}
+
+// Issue 13.1: a session Claude Code 2.0.x is running is refused, though
+// it wrote no pid file; --force still trims.
+func TestTrimRefusesLiveSessionWithoutPidFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("no /proc")
+	}
+	ta := newTestApp(t)
+	dir := filepath.Join(ta.home, "src", "proj")
+	os.MkdirAll(dir, 0o755)
+	id := "d9f7843f-07d6-4b50-9048-40676f77f965"
+	path := seedSession(t, ta, id, dir)
+	orig, _ := os.ReadFile(path)
+	pid := startFakeClaude(t, dir, ta.Loc.ClaudeDir)
+
+	code := ta.run("trim", "--keep", "docs", id)
+	if code != 4 || !strings.Contains(ta.err.String(), "may be running") || !strings.Contains(ta.err.String(), fmt.Sprint(pid)) {
+		t.Fatalf("live 2.0.x session: exit %d %q", code, ta.err)
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(orig) {
+		t.Fatal("refused trim changed the file")
+	}
+	if code := ta.run("trim", "--restore", id); code != 4 {
+		t.Errorf("restore of a live session: exit %d", code)
+	}
+	ta.err.Reset()
+	if code := ta.run("trim", "--force", "--keep", "docs", id); code != 0 {
+		t.Fatalf("--force: exit %d %s", code, ta.err)
 	}
 }

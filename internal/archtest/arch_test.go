@@ -139,13 +139,17 @@ func TestFormatGuardCatchesALeak(t *testing.T) {
 
 // forbidden maps a package tree to the trees it must not import.
 var forbidden = map[string][]string{
-	"agent":     {"catalog", "hooks", "trim", "wrap", "shellinit", "state", "internal/app"},
-	"identity":  {"agent", "catalog", "hooks", "trim", "wrap", "state", "internal/app"},
-	"catalog":   {"hooks", "trim", "wrap", "internal/app"},
-	"hooks":     {"catalog", "trim", "wrap", "internal/app"},
-	"trim":      {"catalog", "hooks", "wrap", "internal/app"},
-	"wrap":      {"catalog", "hooks", "trim", "internal/app"},
-	"shellinit": {"catalog", "hooks", "trim", "wrap", "internal/app"},
+	"agent":     {"catalog", "hooks", "trim", "wrap", "shellinit", "state", "summarize", "internal/app"},
+	"identity":  {"agent", "catalog", "hooks", "trim", "wrap", "state", "summarize", "internal/app"},
+	"catalog":   {"hooks", "trim", "wrap", "summarize", "internal/app"},
+	"hooks":     {"catalog", "trim", "wrap", "summarize", "internal/app"},
+	"trim":      {"catalog", "hooks", "wrap", "summarize", "internal/app"},
+	"wrap":      {"catalog", "hooks", "trim", "summarize", "internal/app"},
+	"shellinit": {"catalog", "hooks", "trim", "wrap", "summarize", "internal/app"},
+	// summarize sits on the catalog (its input is the catalog's evidence)
+	// and agent/* (the end of a transcript); the other features never
+	// need it.
+	"summarize": {"hooks", "trim", "wrap", "shellinit", "internal/app"},
 	"internal":  {"internal/app"}, // internal/app itself is exempt below
 }
 

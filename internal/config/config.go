@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -22,6 +23,9 @@ type Config struct {
 	Prompt  Prompt  `toml:"prompt"`
 	// StatusLine chains another statusLine command before tether's.
 	StatusLine StatusLine `toml:"statusline"`
+	Archive    Archive    `toml:"archive"`
+	// Summarize configures session summaries (off until a provider is set).
+	Summarize Summarize `toml:"summarize"`
 
 	// Path is the file the configuration came from ("" when none existed).
 	Path string `toml:"-"`
@@ -72,6 +76,17 @@ type Wrap struct {
 	Handoff bool `toml:"handoff"`
 }
 
+// Archive configures the archive of transcripts (tether archive).
+type Archive struct {
+	// Enabled keeps every transcript in the archive (default true).
+	Enabled bool `toml:"enabled"`
+	// Mode is "link" (hard links, falling back to copies across file
+	// systems) or "copy" (zstd copies).
+	Mode string `toml:"mode"`
+	// Dir overrides $XDG_DATA_HOME/tether/archive; "~/" is expanded.
+	Dir string `toml:"dir"`
+}
+
 // Hooks configures the hook command and the statusLine.
 type Hooks struct {
 	// SelfReport makes the Stop hook parse a "[ctx: ~NN%]" self-report
@@ -103,6 +118,25 @@ type StatusLine struct {
 	Segments []string `toml:"segments"`
 }
 
+// Summarize configures tether sessions summarize.
+type Summarize struct {
+	// Provider is claude, codex, anthropic or command; "" (the default)
+	// means no summaries: they cost money, so the user opts in.
+	Provider string `toml:"provider"`
+	// Model overrides the provider's default (a small model).
+	Model string `toml:"model"`
+	// Command is the argv of the command provider.
+	Command []string `toml:"command"`
+	// Auto summarizes a session in the background after SessionEnd.
+	Auto bool `toml:"auto"`
+	// BudgetTokens bounds the input (about 4 characters a token).
+	BudgetTokens int `toml:"budget_tokens"`
+	// Concurrency is how many sessions are summarized at once.
+	Concurrency int `toml:"concurrency"`
+	// TimeoutSeconds bounds one provider call.
+	TimeoutSeconds int `toml:"timeout_seconds"`
+}
+
 // Default returns the configuration used when no file sets anything.
 func Default() Config {
 	return Config{
@@ -115,6 +149,8 @@ func Default() Config {
 		}},
 		Prompt:     DefaultPrompt(),
 		StatusLine: StatusLine{TimeoutMS: 1000},
+		Archive:    Archive{Enabled: true, Mode: "link"},
+		Summarize:  Summarize{BudgetTokens: 8000, Concurrency: 2, TimeoutSeconds: 300},
 	}
 }
 
@@ -163,6 +199,20 @@ func (c Config) validate() error {
 	}
 	if c.Wrap.Threshold < 0 || c.Wrap.Threshold > 100 || c.Wrap.FitPercent <= 0 || c.Wrap.FitPercent >= 100 {
 		return fmt.Errorf("wrap: threshold must be 0-100 and fit_percent between 0 and 100")
+	}
+	if c.Archive.Mode != "link" && c.Archive.Mode != "copy" {
+		return fmt.Errorf("archive.mode: %q is not link or copy", c.Archive.Mode)
+	}
+	if d := c.Archive.Dir; d != "" && !filepath.IsAbs(d) && !strings.HasPrefix(d, "~/") {
+		return fmt.Errorf("archive.dir: %q is not an absolute path", d)
+	}
+	switch c.Summarize.Provider {
+	case "", "claude", "codex", "anthropic", "command":
+	default:
+		return fmt.Errorf("summarize.provider: %q is not claude, codex, anthropic or command", c.Summarize.Provider)
+	}
+	if c.Summarize.BudgetTokens < 200 || c.Summarize.Concurrency < 1 || c.Summarize.TimeoutSeconds < 1 {
+		return fmt.Errorf("summarize: budget_tokens must be at least 200, concurrency and timeout_seconds at least 1")
 	}
 	if c.Log.MaxSizeMB < 1 {
 		return fmt.Errorf("log.max_size_mb: must be at least 1, got %d", c.Log.MaxSizeMB)

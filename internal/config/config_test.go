@@ -100,3 +100,24 @@ func TestCatalogWorkRefs(t *testing.T) {
 		t.Fatalf("bad pattern: %v", err)
 	}
 }
+
+func TestArchiveSection(t *testing.T) {
+	cfg, err := Load(write(t, "[archive]\nenabled = false\nmode = \"copy\"\ndir = \"/mnt/keep\"\nspeed = 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Archive.Enabled || cfg.Archive.Mode != "copy" || cfg.Archive.Dir != "/mnt/keep" {
+		t.Errorf("archive: %+v", cfg.Archive)
+	}
+	if len(cfg.Unknown) != 1 || cfg.Unknown[0] != "archive.speed" {
+		t.Errorf("unknown: %v", cfg.Unknown)
+	}
+	if d := Default().Archive; !d.Enabled || d.Mode != "link" {
+		t.Errorf("default archive: %+v", d)
+	}
+	for _, body := range []string{"[archive]\nmode = \"move\"\n", "[archive]\ndir = \"rel/dir\"\n"} {
+		if _, err := Load(write(t, body)); err == nil || !strings.Contains(err.Error(), "archive.") {
+			t.Errorf("%q: err = %v", body, err)
+		}
+	}
+}

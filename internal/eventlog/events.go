@@ -57,6 +57,12 @@ const (
 	Resume             = "resume"
 	IdentityFallback   = "identity_fallback"
 	IdentityPinIgnored = "identity_pin_ignored"
+
+	// The archive.
+	Archive              = "archive"
+	ArchiveError         = "archive_error"
+	ArchiveRestore       = "archive_restore"
+	ArchiveRestoreFailed = "archive_restore_failed"
 )
 
 // Event describes one lifecycle event: who writes it and the fields it may
@@ -102,11 +108,15 @@ var Events = []Event{
 	{FreshFallback, "wrapper: started fresh instead", []string{"new_session_id", "reason", "exit_code", "handoff"}},
 	{Trim, "`tether trim` (`source=manual`), the wrapper over its threshold (`source=auto`) or after the API refused a resume as too long (`source=retry`)", TrimFields},
 	{TrimFailed, "a trim that failed (either source)", TrimFailedFields},
-	{TrimSkipped, "wrapper: over its threshold with `TETHER_DISABLE_TRIM`", []string{"source", "reason", "percent"}},
+	{TrimSkipped, "wrapper: over its threshold with `TETHER_DISABLE_TRIM`, or while the session may be running", []string{"source", "reason", "percent", "pid"}},
 	{TrimRestore, "`tether trim --restore`", []string{"path"}},
 	{TrimReset, "`tether trim --reset`", []string{"root"}},
 	{Resume, "`tether sessions resume`", []string{"cwd", "mode", "forced"}},
 	{IdentityFallback, "any command whose identity root fell back (debug)", []string{"raw", "reason"}},
+	{Archive, "hooks: a transcript linked into the archive at SessionStart/SessionEnd (debug)", []string{"action"}},
+	{ArchiveError, "archiving that failed during a listing or a hook (debug)", []string{"failed", "error"}},
+	{ArchiveRestore, "`tether sessions resume`, `archive restore` or the wrapper put a transcript back from the archive", []string{"path", "compressed"}},
+	{ArchiveRestoreFailed, "wrapper: a transcript could not be put back from the archive", []string{"error", "exists"}},
 	{IdentityPinIgnored, "any command given an unusable `TETHER_IDENTITY_ROOT`", []string{"reason", "root"}},
 }
 

@@ -33,6 +33,10 @@ func (l Locations) WindowsFile() string { return filepath.Join(l.StateDir, "wind
 // install.sh --shims.
 func (l Locations) ShimsDir() string { return filepath.Join(l.DataDir, "shims") }
 
+// ArchiveDir is the default archive of transcripts ([archive] dir
+// overrides it).
+func (l Locations) ArchiveDir() string { return filepath.Join(l.DataDir, "archive") }
+
 // ClaudeProjects is where Claude Code keeps transcripts.
 func (l Locations) ClaudeProjects() string { return filepath.Join(l.ClaudeDir, "projects") }
 

@@ -1,0 +1,246 @@
+// Package archive keeps every transcript the agents write, so a session
+// survives Claude Code's cleanupPeriodDays (a plain unlink) and can be put
+// back and resumed.
+//
+// The store mirrors each agent's own layout under Dir/<harness>/ (Claude
+// Code: projects/<project>/<id>.jsonl; Codex: sessions/YYYY/MM/DD/… and
+// archived_sessions/…), so the catalog's readers list archived sessions with
+// the same code that lists live ones, and a restore knows where the file
+// goes back. A stored file is either
+//
+//   - a hard link to the live transcript (mode "link", the default): the
+//     agents append in place, so the link stays current for free, and an
+//     unlink by the agent leaves tether's link holding the data; or
+//   - a zstd stream (mode "copy", or when linking fails with EXDEV): one
+//     frame per refresh, each followed by a skippable trailer frame that
+//     records how many source bytes are in the archive and their SHA-256,
+//     so an append-only refresh can prove the live file still starts with
+//     what was copied before appending only the rest.
+//
+// The archive never writes to, renames or locks a live transcript. Every
+// change to a stored file is a temporary file in the same directory plus a
+// rename (or a single link), so a crash leaves the previous or the complete
+// state.
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
+)
+
+// Modes.
+const (
+	ModeLink = "link"
+	ModeCopy = "copy"
+)
+
+// Actions Archive reports.
+const (
+	Unchanged = "unchanged" // already current
+	Linked    = "linked"    // a new hard link
+	Relinked  = "relinked"  // the live file is a new inode: linked again
+	Copied    = "copied"    // a full compressed copy (new, shrunk or rewritten source)
+	Appended  = "appended"  // what was appended, added as one more frame
+)
+
+// Store is the archive under Dir.
+type Store struct {
+	Dir  string
+	Mode string // ModeLink (default) or ModeCopy
+	// Link makes a hard link (os.Link); tests inject EXDEV.
+	Link func(oldname, newname string) error
+	// Budget, when > 0, caps the source bytes one Store compresses; files
+	// beyond it are left for a later run (Skipped counts them). The catalog
+	// scan sets it so that listing never compresses gigabytes.
+	Budget int64
+
+	// LinkOnly makes Archive do nothing it cannot do with a link (the
+	// hooks: copies are left to listings and sync).
+	LinkOnly bool
+
+	// Batch skips the fsync of each file: many files are written, then
+	// Flush syncs the file system once. A process that dies still leaves
+	// every stored file previous or complete (the rename is atomic); only
+	// a power loss before Flush can lose the new copies.
+	Batch bool
+
+	spent   int64
+	Skipped int
+	enc     *zstd.Encoder
+	dirty   bool // a batch wrote a copy that Flush has not synced
+}
+
+// Flush makes a batch's writes durable (one syncfs of the store's file
+// system); nothing when the batch wrote no copy.
+func (s *Store) Flush() error {
+	if !s.dirty {
+		return nil
+	}
+	s.dirty = false
+	f, err := os.Open(s.Dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Syncfs(int(f.Fd()))
+}
+
+// Source is one live transcript.
+type Source struct {
+	Harness string // catalog harness name (claude-code, codex)
+	ID      string // session id
+	Root    string // the agent's data root (CLAUDE_CONFIG_DIR, CODEX_HOME)
+	Path    string // the live file, under Root
+}
+
+// Result is what Archive did with one source.
+type Result struct {
+	Action string
+	Stored string
+	// Bytes is how many source bytes were compressed (copy mode).
+	Bytes int64
+}
+
+// ErrOutsideRoot is returned for a live path that is not under its root.
+var ErrOutsideRoot = errors.New("transcript is not under the agent's data directory")
+
+// HarnessDir is where one harness's files are stored.
+func (s *Store) HarnessDir(harness string) string { return filepath.Join(s.Dir, harness) }
+
+// StoredPath is where src is (or would be) archived.
+func (s *Store) StoredPath(src Source) (string, error) {
+	rel, err := filepath.Rel(src.Root, src.Path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s: %w (%s)", src.Path, ErrOutsideRoot, src.Root)
+	}
+	if src.Harness == "" || strings.ContainsAny(src.Harness, `/\`) {
+		return "", fmt.Errorf("archive: bad harness name %q", src.Harness)
+	}
+	return filepath.Join(s.HarnessDir(src.Harness), rel), nil
+}
+
+// LivePath is where a stored file goes back to under root.
+func (s *Store) LivePath(harness, stored, root string) (string, error) {
+	rel, err := filepath.Rel(s.HarnessDir(harness), stored)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", fmt.Errorf("%s is not in the %s archive", stored, harness)
+	}
+	return filepath.Join(root, rel), nil
+}
+
+func (s *Store) mode() string {
+	if s.Mode == ModeCopy {
+		return ModeCopy
+	}
+	return ModeLink
+}
+
+func (s *Store) link(oldname, newname string) error {
+	if s.Link != nil {
+		return s.Link(oldname, newname)
+	}
+	return os.Link(oldname, newname)
+}
+
+// Archive brings src's stored file up to date. It is cheap when nothing
+// changed: in link mode two stats (same inode: done), in copy mode a stat
+// and the 68-byte trailer.
+func (s *Store) Archive(src Source) (Result, error) {
+	dst, err := s.StoredPath(src)
+	if err != nil {
+		return Result{}, err
+	}
+	live, err := os.Stat(src.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if !live.Mode().IsRegular() {
+		return Result{}, fmt.Errorf("%s: not a regular file", src.Path)
+	}
+	if s.mode() == ModeLink {
+		res, err := s.archiveLink(src.Path, dst, live)
+		if !isCrossDevice(err) {
+			return res, err
+		}
+		// Another file system: a hard link cannot reach it.
+		if s.LinkOnly {
+			return res, errBudget
+		}
+	} else if s.LinkOnly {
+		return Result{Stored: dst, Action: Unchanged}, errBudget
+	}
+	return s.archiveCopy(src.Path, dst, live)
+}
+
+// isCrossDevice reports a link that cannot be made on this file system
+// pair (EXDEV), or not at all here (EPERM from protected_hardlinks,
+// file systems without hard links): copy instead.
+func isCrossDevice(err error) bool {
+	return errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EMLINK) ||
+		errors.Is(err, syscall.ENOTSUP)
+}
+
+func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, error) {
+	res := Result{Stored: dst}
+	old, err := os.Lstat(dst)
+	if err == nil && os.SameFile(live, old) {
+		res.Action = Unchanged
+		return res, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return res, err
+	}
+	if err := mkdirs(filepath.Dir(dst)); err != nil {
+		return res, err
+	}
+	if old == nil {
+		// New: one link syscall.
+		err := s.link(livePath, dst)
+		if errors.Is(err, fs.ErrExist) {
+			return s.archiveLink(livePath, dst, live) // another process won the race
+		}
+		res.Action = Linked
+		return res, err
+	}
+	// The live file is a new inode (trimmed, rewritten, or the stored file
+	// is a compressed copy): link it under a temporary name, then rename
+	// over the stored file, so the archive is never without it.
+	tmp := tempName(dst)
+	if err := s.link(livePath, tmp); err != nil {
+		return res, err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return res, err
+	}
+	res.Action = Relinked
+	return res, nil
+}
+
+// mkdirs makes dir and its parents 0700.
+func mkdirs(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	return os.MkdirAll(dir, 0o700)
+}
+
+// tempName is a temporary name beside path, hidden and unique enough for
+// one process at a time (the catalog and sync hold the store lock).
+func tempName(path string) string {
+	return filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.tmp-%d-%d", filepath.Base(path), os.Getpid(), time.Now().UnixNano()))
+}
+
+// IsTemp reports a temporary file of the store (a crashed run's leftover).
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}

@@ -1,0 +1,375 @@
+package archive
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+type fixture struct {
+	root, live string
+	store      *Store
+	src        Source
+}
+
+func newFixture(t *testing.T, mode string) *fixture {
+	t.Helper()
+	base := t.TempDir()
+	root := filepath.Join(base, "claude")
+	live := filepath.Join(root, "projects", "-home-example-p", "0b6e1a2c-1111-4222-8333-444455556666.jsonl")
+	if err := os.MkdirAll(filepath.Dir(live), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, live, "{\"a\":1}\n")
+	st := &Store{Dir: filepath.Join(base, "archive"), Mode: mode}
+	return &fixture{root: root, live: live, store: st,
+		src: Source{Harness: "claude-code", ID: "0b6e1a2c", Root: root, Path: live}}
+}
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendFile(t *testing.T, p, s string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func (fx *fixture) archive(t *testing.T, want string) Result {
+	t.Helper()
+	res, err := fx.store.Archive(fx.src)
+	if err != nil {
+		t.Fatalf("archive: %v", err)
+	}
+	if res.Action != want {
+		t.Fatalf("action = %s, want %s", res.Action, want)
+	}
+	return res
+}
+
+func (fx *fixture) stored(t *testing.T) string {
+	t.Helper()
+	var b bytes.Buffer
+	p, _ := fx.store.StoredPath(fx.src)
+	if _, err := Decompress(&b, p); err != nil {
+		t.Fatalf("decompress: %v", err)
+	}
+	return b.String()
+}
+
+func sameInode(t *testing.T, a, b string) bool {
+	t.Helper()
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
+}
+
+func TestLinkMode(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	res := fx.archive(t, Linked)
+	want := filepath.Join(fx.store.Dir, "claude-code", "projects", "-home-example-p", filepath.Base(fx.live))
+	if res.Stored != want || !sameInode(t, fx.live, want) {
+		t.Fatalf("stored %s, want a hard link at %s", res.Stored, want)
+	}
+	fx.archive(t, Unchanged)
+	appendFile(t, fx.live, "{\"b\":2}\n")
+	fx.archive(t, Unchanged) // appended in place: the link is current
+	if got := fx.stored(t); got != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("stored = %q", got)
+	}
+	// A trim replaces the file with a new inode: re-link.
+	tmp := fx.live + ".new"
+	writeFile(t, tmp, "{\"trimmed\":1}\n")
+	if err := os.Rename(tmp, fx.live); err != nil {
+		t.Fatal(err)
+	}
+	fx.archive(t, Relinked)
+	if !sameInode(t, fx.live, want) {
+		t.Fatal("not re-linked to the new inode")
+	}
+	// The cleanup unlinks the live file: the archive keeps the data.
+	os.Remove(fx.live)
+	if got := fx.stored(t); got != "{\"trimmed\":1}\n" {
+		t.Fatalf("after unlink stored = %q", got)
+	}
+}
+
+func TestPermissions(t *testing.T) {
+	for _, mode := range []string{ModeLink, ModeCopy} {
+		fx := newFixture(t, mode)
+		res := fx.archive(t, map[string]string{ModeLink: Linked, ModeCopy: Copied}[mode])
+		for d := filepath.Dir(res.Stored); d != filepath.Dir(fx.store.Dir); d = filepath.Dir(d) {
+			fi, err := os.Stat(d)
+			if err != nil || fi.Mode().Perm() != 0o700 {
+				t.Fatalf("%s: dir %s mode %v, want 0700", mode, d, fi.Mode().Perm())
+			}
+		}
+		if mode == ModeCopy {
+			if fi, _ := os.Stat(res.Stored); fi.Mode().Perm() != 0o600 {
+				t.Fatalf("copy mode %v, want 0600", fi.Mode().Perm())
+			}
+		}
+		// The live file's own mode is never touched.
+		if fi, _ := os.Stat(fx.live); fi.Mode().Perm() != 0o644 {
+			t.Fatalf("live file mode changed to %v", fi.Mode().Perm())
+		}
+	}
+}
+
+func TestCopyAppendShrinkRewrite(t *testing.T) {
+	fx := newFixture(t, ModeCopy)
+	fx.archive(t, Copied)
+	p, _ := fx.store.StoredPath(fx.src)
+	if !IsCompressed(p) || sameInode(t, p, fx.live) {
+		t.Fatal("copy mode stored a link, not a compressed copy")
+	}
+	fx.archive(t, Unchanged)
+	before, _ := os.ReadFile(p)
+	appendFile(t, fx.live, "{\"b\":2}\n")
+	res := fx.archive(t, Appended)
+	if res.Bytes != int64(len("{\"b\":2}\n")) {
+		t.Fatalf("appended %d bytes, want only the new line", res.Bytes)
+	}
+	after, _ := os.ReadFile(p)
+	if !bytes.HasPrefix(after, before) {
+		t.Fatal("append did not keep the earlier frames byte for byte")
+	}
+	if got := fx.stored(t); got != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("after append = %q", got)
+	}
+	// Shrink: a full copy.
+	writeFile(t, fx.live, "{\"c\":3}\n")
+	fx.archive(t, Copied)
+	if got := fx.stored(t); got != "{\"c\":3}\n" {
+		t.Fatalf("after shrink = %q", got)
+	}
+	// Rewrite with the same length and more: prefix hash differs, full copy.
+	writeFile(t, fx.live, "{\"d\":4}\n{\"e\":5}\n")
+	fx.archive(t, Copied)
+	if got := fx.stored(t); got != "{\"d\":4}\n{\"e\":5}\n" {
+		t.Fatalf("after rewrite = %q", got)
+	}
+}
+
+func TestEXDEVFallsBackToCopy(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	fx.store.Link = func(string, string) error { return &os.LinkError{Op: "link", Err: syscall.EXDEV} }
+	fx.archive(t, Copied)
+	p, _ := fx.store.StoredPath(fx.src)
+	if !IsCompressed(p) {
+		t.Fatal("EXDEV did not fall back to a compressed copy")
+	}
+	appendFile(t, fx.live, "{\"b\":2}\n")
+	fx.archive(t, Appended)
+	if got := fx.stored(t); got != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("stored = %q", got)
+	}
+	// A restore from a copy, with links still failing, copies too.
+	os.Remove(fx.live)
+	if err := fx.store.Restore(p, fx.live); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(fx.live); string(b) != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("restored = %q", b)
+	}
+}
+
+func TestOtherLinkErrorsAreReported(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	fx.store.Link = func(string, string) error { return &os.LinkError{Op: "link", Err: syscall.EIO} }
+	if _, err := fx.store.Archive(fx.src); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("err = %v, want EIO", err)
+	}
+}
+
+func TestRestoreRefusesExistingFile(t *testing.T) {
+	for _, mode := range []string{ModeLink, ModeCopy} {
+		fx := newFixture(t, mode)
+		res, err := fx.store.Archive(fx.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = fx.store.Restore(res.Stored, fx.live) // the live file is still there
+		if !errors.Is(err, ErrExists) {
+			t.Fatalf("%s: restore over a live file: err = %v", mode, err)
+		}
+		if b, _ := os.ReadFile(fx.live); string(b) != "{\"a\":1}\n" {
+			t.Fatalf("live file changed: %q", b)
+		}
+		os.Remove(fx.live)
+		os.RemoveAll(filepath.Dir(fx.live)) // the cleanup may leave no project dir
+		if err := fx.store.Restore(res.Stored, fx.live); err != nil {
+			t.Fatalf("%s: restore: %v", mode, err)
+		}
+		if b, _ := os.ReadFile(fx.live); string(b) != "{\"a\":1}\n" {
+			t.Fatalf("%s: restored %q", mode, b)
+		}
+		if mode == ModeLink && !sameInode(t, fx.live, res.Stored) {
+			t.Fatal("link-mode restore should link back")
+		}
+		assertNoTemp(t, filepath.Dir(fx.live))
+	}
+}
+
+func TestStoredPathRefusesOutsideRoot(t *testing.T) {
+	st := &Store{Dir: t.TempDir()}
+	for _, p := range []string{"/elsewhere/x.jsonl", "/root/../x.jsonl", "/root"} {
+		if _, err := st.StoredPath(Source{Harness: "claude-code", Root: "/root", Path: p}); !errors.Is(err, ErrOutsideRoot) {
+			t.Errorf("%s: err = %v", p, err)
+		}
+	}
+}
+
+// failAfter fails every write once n bytes went through, like a full disk.
+type failAfter struct {
+	w   io.Writer
+	n   int
+	err error
+}
+
+func (f *failAfter) Write(b []byte) (int, error) {
+	if len(b) > f.n {
+		n, _ := f.w.Write(b[:f.n])
+		f.n = 0
+		return n, f.err
+	}
+	f.n -= len(b)
+	return f.w.Write(b)
+}
+
+func TestInjectedFaultsLeavePreviousState(t *testing.T) {
+	for _, fault := range []error{syscall.ENOSPC, syscall.EACCES} {
+		fx := newFixture(t, ModeCopy)
+		fx.archive(t, Copied)
+		p, _ := fx.store.StoredPath(fx.src)
+		before, _ := os.ReadFile(p)
+		liveBefore := strings.Repeat("{\"x\":\"yyyyyyyyyy\"}\n", 5000)
+		appendFile(t, fx.live, liveBefore)
+		wrapTemp = func(w io.Writer) io.Writer { return &failAfter{w: w, n: len(before) + 100, err: fault} }
+		_, err := fx.store.Archive(fx.src)
+		wrapTemp = func(w io.Writer) io.Writer { return w }
+		if !errors.Is(err, fault) {
+			t.Fatalf("err = %v, want %v", err, fault)
+		}
+		after, _ := os.ReadFile(p)
+		if !bytes.Equal(before, after) {
+			t.Fatalf("%v: stored file changed after a failed refresh", fault)
+		}
+		assertNoTemp(t, filepath.Dir(p))
+		if b, _ := os.ReadFile(fx.live); string(b) != "{\"a\":1}\n"+liveBefore {
+			t.Fatal("live file changed")
+		}
+		fx.archive(t, Appended) // the next run completes it
+		if got := fx.stored(t); got != "{\"a\":1}\n"+liveBefore {
+			t.Fatal("refresh after the fault is incomplete")
+		}
+	}
+}
+
+func TestRestoreFaultLeavesNothing(t *testing.T) {
+	fx := newFixture(t, ModeCopy)
+	res := fx.archive(t, Copied)
+	os.Remove(fx.live)
+	wrapTemp = func(w io.Writer) io.Writer { return &failAfter{w: w, n: 2, err: syscall.ENOSPC} }
+	err := fx.store.Restore(res.Stored, fx.live)
+	wrapTemp = func(w io.Writer) io.Writer { return w }
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Lstat(fx.live); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a failed restore left a (partial) transcript")
+	}
+	assertNoTemp(t, filepath.Dir(fx.live))
+}
+
+func TestCorruptCopyIsRedone(t *testing.T) {
+	fx := newFixture(t, ModeCopy)
+	res := fx.archive(t, Copied)
+	// A copy whose proof does not match its source prefix is never
+	// extended: change the source's first byte keeping its size, then grow.
+	writeFile(t, fx.live, "{\"A\":1}\n{\"b\":2}\n")
+	fx.archive(t, Copied)
+	if got := fx.stored(t); got != "{\"A\":1}\n{\"b\":2}\n" {
+		t.Fatalf("stored = %q", got)
+	}
+	// A stored file with a broken trailer is not ours to extend: redone.
+	b, _ := os.ReadFile(res.Stored)
+	os.WriteFile(res.Stored, b[:len(b)-3], 0o600)
+	fx.archive(t, Copied)
+	if got := fx.stored(t); got != "{\"A\":1}\n{\"b\":2}\n" {
+		t.Fatalf("stored = %q", got)
+	}
+}
+
+func TestWalkIndexRemove(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	res := fx.archive(t, Linked)
+	os.WriteFile(filepath.Join(filepath.Dir(res.Stored), ".x.jsonl.tmp-1-2"), nil, 0o600)
+	ix, err := fx.store.BuildIndex(map[string]string{"claude-code": fx.root}, map[string]string{res.Stored: "0b6e1a2c"}, nowUTC())
+	if err != nil || len(ix.Entries) != 1 {
+		t.Fatalf("index %+v, %v", ix, err)
+	}
+	e := ix.Entries[0]
+	if e.Live != fx.live || e.ID != "0b6e1a2c" || e.LiveGone || e.DiskBytes != 0 || e.Mode != ModeLink {
+		t.Fatalf("entry %+v", e)
+	}
+	os.Remove(fx.live)
+	ix, _ = fx.store.BuildIndex(map[string]string{"claude-code": fx.root}, nil, nowUTC())
+	if !ix.Entries[0].LiveGone || ix.Entries[0].DiskBytes == 0 {
+		t.Fatalf("after unlink %+v", ix.Entries[0])
+	}
+	if err := fx.store.SaveIndex(ix); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := fx.store.LoadIndex(); err != nil || len(back.Entries) != 1 {
+		t.Fatalf("load %+v %v", back, err)
+	}
+	if err := fx.store.Remove(Entry{Stored: "/etc/passwd"}); err == nil {
+		t.Fatal("Remove outside the store was allowed")
+	}
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if IsTemp(e.Name()) {
+			t.Fatalf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func nowUTC() time.Time { return time.Now().UTC() }
+
+func TestBatchCopiesThenFlush(t *testing.T) {
+	fx := newFixture(t, ModeCopy)
+	fx.store.Batch = true
+	fx.archive(t, Copied)
+	appendFile(t, fx.live, "{\"b\":2}\n")
+	fx.archive(t, Appended)
+	if !fx.store.dirty {
+		t.Fatal("a batch copy did not mark the store for Flush")
+	}
+	if err := fx.store.Flush(); err != nil || fx.store.dirty {
+		t.Fatalf("flush: %v", err)
+	}
+	if got := fx.stored(t); got != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("stored = %q", got)
+	}
+}

@@ -1,0 +1,292 @@
+package archive
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// zstdMagic starts every zstd data frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// The trailer is a zstd skippable frame (magic 0x184D2A5E, ignored by every
+// decoder) written after each data frame: it proves what the archive holds.
+const (
+	trailerTag     = "tthr"
+	trailerPayload = 4 + 8 + 8 + 8 + sha256.Size
+	trailerSize    = 8 + trailerPayload
+)
+
+var trailerMagic = []byte{0x5e, 0x2a, 0x4d, 0x18}
+
+// trailer is the proof of a compressed copy: the first Size bytes of the
+// source, whose SHA-256 is Sum, are in the archive; ModNano and Ino are the
+// source's mtime and inode at that time (a cheap "nothing changed" test).
+type trailer struct {
+	Size    int64
+	ModNano int64
+	Ino     uint64
+	Sum     [sha256.Size]byte
+}
+
+func (t trailer) encode() []byte {
+	b := make([]byte, 0, trailerSize)
+	b = append(b, trailerMagic...)
+	b = binary.LittleEndian.AppendUint32(b, trailerPayload)
+	b = append(b, trailerTag...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(t.Size))
+	b = binary.LittleEndian.AppendUint64(b, uint64(t.ModNano))
+	b = binary.LittleEndian.AppendUint64(b, t.Ino)
+	return append(b, t.Sum[:]...)
+}
+
+func decodeTrailer(b []byte) (trailer, bool) {
+	if len(b) != trailerSize || !bytes.Equal(b[:4], trailerMagic) ||
+		binary.LittleEndian.Uint32(b[4:8]) != trailerPayload || string(b[8:12]) != trailerTag {
+		return trailer{}, false
+	}
+	var t trailer
+	t.Size = int64(binary.LittleEndian.Uint64(b[12:20]))
+	t.ModNano = int64(binary.LittleEndian.Uint64(b[20:28]))
+	t.Ino = binary.LittleEndian.Uint64(b[28:36])
+	copy(t.Sum[:], b[36:])
+	return t, t.Size >= 0
+}
+
+// readTrailer returns the proof at the end of a compressed stored file; ok
+// is false when path is missing, plain (a link) or not one of ours.
+func readTrailer(path string) (t trailer, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return trailer{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < int64(len(zstdMagic))+trailerSize {
+		return trailer{}, false
+	}
+	head := make([]byte, 4)
+	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, zstdMagic) {
+		return trailer{}, false
+	}
+	b := make([]byte, trailerSize)
+	if _, err := f.ReadAt(b, fi.Size()-trailerSize); err != nil {
+		return trailer{}, false
+	}
+	return decodeTrailer(b)
+}
+
+func inode(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+// Test hooks: a writer wrapper for injected disk-full or I/O errors.
+var wrapTemp = func(w io.Writer) io.Writer { return w }
+
+func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, error) {
+	res := Result{Stored: dst}
+	old, haveOld := readTrailer(dst)
+	if haveOld && old.Size == live.Size() && old.ModNano == live.ModTime().UnixNano() && old.Ino == inode(live) {
+		res.Action = Unchanged
+		return res, nil
+	}
+	f, err := os.Open(livePath)
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return res, err
+	}
+	size := fi.Size()
+	h := sha256.New()
+	from := int64(0)
+	if haveOld && size >= old.Size {
+		// Prove the live file still starts with what was copied.
+		if _, err := io.CopyN(h, f, old.Size); err != nil {
+			return res, fmt.Errorf("read %s: %w", livePath, err)
+		}
+		if bytes.Equal(h.Sum(nil), old.Sum[:]) {
+			from = old.Size
+		} else {
+			h.Reset()
+		}
+	}
+	if s.Budget > 0 && s.spent+(size-from) > s.Budget && s.spent > 0 {
+		s.Skipped++
+		res.Action = Unchanged
+		return res, errBudget
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return res, err
+	}
+	t := trailer{Size: size, ModNano: fi.ModTime().UnixNano(), Ino: inode(fi)}
+	err = s.replace(dst, func(w io.Writer) error {
+		if from > 0 {
+			// Keep every earlier frame (and trailer) byte for byte.
+			if err := copyFile(w, dst); err != nil {
+				return err
+			}
+		}
+		if size > from {
+			if err := s.compress(w, io.TeeReader(io.LimitReader(f, size-from), h)); err != nil {
+				return err
+			}
+		}
+		copy(t.Sum[:], h.Sum(nil))
+		_, err := w.Write(t.encode())
+		return err
+	})
+	if err != nil {
+		return res, err
+	}
+	s.spent += size - from
+	res.Bytes = size - from
+	res.Action = Copied
+	if from > 0 {
+		res.Action = Appended
+	}
+	return res, nil
+}
+
+// errBudget marks a file left for a later run (Store.Budget).
+var errBudget = errors.New("compression budget for this run used up")
+
+// IsBudget reports an Archive error that only means "later".
+func IsBudget(err error) bool { return errors.Is(err, errBudget) }
+
+// compress writes r to w as one zstd frame. The encoder (megabytes of
+// tables) is made once per Store and reset for each file.
+func (s *Store) compress(w io.Writer, r io.Reader) error {
+	if s.enc == nil {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		if err != nil {
+			return err
+		}
+		s.enc = enc
+	}
+	s.enc.Reset(w)
+	if _, err := io.Copy(s.enc, r); err != nil {
+		s.enc.Close()
+		return fmt.Errorf("compress: %w", err)
+	}
+	if err := s.enc.Close(); err != nil {
+		return fmt.Errorf("compress: %w", err)
+	}
+	return nil
+}
+
+func copyFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}
+
+// replace writes path through a 0600 temporary file in its directory,
+// fsynced and renamed over it: a crash or an error leaves the previous
+// file (or none) and no temporary file behind.
+func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := mkdirs(dir); err != nil {
+		return err
+	}
+	tmp, err := os.OpenFile(tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = fill(wrapTemp(tmp)); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if !s.Batch {
+		if err = tmp.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+		}
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if s.Batch {
+		s.dirty = true
+		return nil
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// IsCompressed reports whether a stored file is a compressed copy.
+func IsCompressed(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 4)
+	_, err = io.ReadFull(f, b)
+	return err == nil && bytes.Equal(b, zstdMagic)
+}
+
+// Decompress writes the transcript a stored file holds to w: a link is
+// copied as is, a compressed copy is decoded up to its last complete
+// trailer (everything it proves). It returns the number of bytes written.
+func Decompress(w io.Writer, path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	if n < 4 || !bytes.Equal(head, zstdMagic) {
+		return io.Copy(w, f)
+	}
+	t, ok := readTrailer(path)
+	if !ok {
+		return 0, fmt.Errorf("%s: compressed archive copy without a valid trailer", path)
+	}
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+	if err != nil {
+		return 0, err
+	}
+	defer dec.Close()
+	h := sha256.New()
+	n64, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(dec, t.Size))
+	if err != nil {
+		return n64, fmt.Errorf("%s: %w", path, err)
+	}
+	if n64 != t.Size || !bytes.Equal(h.Sum(nil), t.Sum[:]) {
+		return n64, fmt.Errorf("%s: archive copy does not match its recorded size and hash", path)
+	}
+	return n64, nil
+}

@@ -1,0 +1,213 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tether-dev/tether/archive"
+)
+
+// StateArchived is a session whose live transcript is gone and that exists
+// only in tether's archive.
+const StateArchived = "archived"
+
+// ArchiveRef says where an archived session's transcript is kept.
+type ArchiveRef struct {
+	// Path is the stored file (a hard link, or a zstd copy).
+	Path string `json:"path"`
+	// Compressed is set for a zstd copy.
+	Compressed bool `json:"compressed"`
+	// Restore is where the transcript goes back to.
+	Restore string `json:"restore"`
+}
+
+// Archive is what the catalog knows of tether's archive: one source per
+// harness, and a callback that archives what a listing found.
+type Archive struct {
+	Sources []ArchiveSource
+	// Sync, when set, is given every live session a listing found (new
+	// and grown transcripts get archived); it must be cheap when nothing
+	// changed.
+	Sync func(live []Session)
+}
+
+// ArchiveSource is one harness's part of the archive. Stored files mirror
+// the agent's own layout: Dir/<rel> is the archived Root/<rel>.
+type ArchiveSource struct {
+	Dir  string
+	Root string
+	// Reader is a reader of the harness (its Open set to ArchiveOpen, its
+	// Cache a separate file); Dir and Procs are not used.
+	Reader Reader
+}
+
+// ArchiveCacheFiles are the caches of what the archive readers learn.
+func ArchiveCacheFiles(dir string) []string {
+	return []string{filepath.Join(dir, "catalog-archive-claude-code.gob"), filepath.Join(dir, "catalog-archive-codex.gob")}
+}
+
+// listArchived returns the sessions that exist only in the archive. live
+// are the sessions the harness readers found, so files still live are
+// skipped without being opened.
+func (a *Archive) listArchived(ctx context.Context, live []Session) ([]Session, []Diagnostic) {
+	sources := make(map[string]bool, len(live))
+	for _, s := range live {
+		if s.State != StateUnknown {
+			sources[s.Source] = true
+		}
+	}
+	var (
+		out   []Session
+		diags []Diagnostic
+	)
+	for _, src := range a.Sources {
+		_ = filepath.WalkDir(src.Dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || ctx.Err() != nil {
+				return nil
+			}
+			if d.IsDir() || !d.Type().IsRegular() || archive.IsTemp(d.Name()) {
+				return nil
+			}
+			rel, err := filepath.Rel(src.Dir, path)
+			if err != nil {
+				return nil
+			}
+			orig := filepath.Join(src.Root, rel)
+			if sources[orig] {
+				return nil
+			}
+			s, diag := archivedSession(src.Reader, path)
+			if diag != "" {
+				diags = append(diags, Diagnostic{src.Reader.Harness(), path, "archived: " + diag})
+				return nil
+			}
+			s.State, s.Runtime = StateArchived, nil
+			s.Archive = &ArchiveRef{Path: path, Compressed: archive.IsCompressed(path), Restore: orig}
+			out = append(out, s)
+			return nil
+		})
+		if sv, ok := src.Reader.(interface{ saveCache() error }); ok {
+			_ = sv.saveCache()
+		}
+	}
+	return out, diags
+}
+
+// archivedSession describes one stored file with its harness's reader.
+func archivedSession(r Reader, path string) (Session, string) {
+	switch r := r.(type) {
+	case *ClaudeReader:
+		sum, _, err := r.summarize(path)
+		if err != nil {
+			return Session{}, err.Error()
+		}
+		if sum.Problem != "" {
+			return Session{}, sum.Problem
+		}
+		return r.session(path, sum, nil), ""
+	case *CodexReader:
+		t, err := r.readRollout(path)
+		switch {
+		case err != nil:
+			return Session{}, "unreadable: " + err.Error()
+		case t.Size == 0 || t.ID == "" || t.Cwd == "":
+			return Session{}, "no session id and cwd at its head"
+		}
+		s := r.session(codexRow{ID: t.ID, RolloutPath: path, Cwd: t.Cwd, Source: t.Source, GitSHA: t.GitSHA,
+			GitBranch: t.GitBranch, GitOrigin: t.GitOrigin, CLIVersion: t.CLIVersion, Model: t.Model,
+			Created: t.Created, Updated: t.Last})
+		return s, ""
+	}
+	return Session{}, "no archive support for this harness"
+}
+
+func (r *ClaudeReader) saveCache() error { return r.Cache.Save() }
+func (r *CodexReader) saveCache() error  { return r.Cache.Save() }
+
+// mergeArchived adds the archived sessions to the live ones, each session
+// once: a live session whose transcript is gone (a Codex thread the state
+// database still lists) takes the archived file as its source.
+func mergeArchived(live, archived []Session) []Session {
+	byKey := make(map[string]int, len(live))
+	for i, s := range live {
+		byKey[s.Key()] = i
+	}
+	for _, a := range archived {
+		i, ok := byKey[a.Key()]
+		if !ok {
+			byKey[a.Key()] = len(live)
+			live = append(live, a)
+			continue
+		}
+		l := &live[i]
+		if l.State != StateUnknown {
+			continue // the live file is there: listed once, as live
+		}
+		if _, err := os.Stat(l.Source); err == nil {
+			continue
+		}
+		l.State, l.Source, l.Archive = StateArchived, a.Source, a.Archive
+	}
+	return live
+}
+
+// getArchived fully reads an archived session from its stored file.
+func (a *Archive) getArchived(ctx context.Context, s Session) (Session, error) {
+	for _, src := range a.Sources {
+		if src.Reader.Harness() == s.Harness {
+			full, err := src.Reader.Get(ctx, s)
+			full.State, full.Runtime, full.Archive = StateArchived, nil, s.Archive
+			return full, err
+		}
+	}
+	return s, errors.New("no archive reader for " + s.Harness)
+}
+
+// ArchiveOpen opens a file for the readers, decoding a compressed archive
+// copy (zstd) into an unlinked temporary file first, so readers see the
+// transcript whatever way it is stored. Stat reports the transcript's
+// size and the stored file's mtime.
+func ArchiveOpen(name string) (File, error) {
+	if !archive.IsCompressed(name) {
+		return os.Open(name)
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp("", ".tether-archive-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(tmp.Name()) // gone when closed; 0600 while it exists
+	n, err := archive.Decompress(tmp, name)
+	if err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	return &decodedFile{File: tmp, info: sizedInfo{FileInfo: st, size: n}}, nil
+}
+
+type decodedFile struct {
+	*os.File
+	info fs.FileInfo
+}
+
+func (f *decodedFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+
+type sizedInfo struct {
+	fs.FileInfo
+	size int64
+}
+
+func (s sizedInfo) Size() int64        { return s.size }
+func (s sizedInfo) ModTime() time.Time { return s.FileInfo.ModTime() }

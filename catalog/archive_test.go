@@ -1,0 +1,146 @@
+package catalog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tether-dev/tether/archive"
+)
+
+// archiveCatalog builds a catalog over a Claude home and a Codex home (with
+// its state DB) whose every transcript has been archived in mode.
+func archiveCatalog(t *testing.T, mode string) (*Catalog, string, string, string) {
+	t.Helper()
+	claudeDir := claudeHome(t)
+	codexDir, rollout := codexHome(t, true)
+	store := &archive.Store{Dir: filepath.Join(t.TempDir(), "archive"), Mode: mode}
+	cache := t.TempDir()
+	ac := ArchiveCacheFiles(cache)
+	c := &Catalog{
+		Readers: []Reader{&ClaudeReader{Dir: claudeDir}, &CodexReader{Dir: codexDir}},
+		Archive: &Archive{Sources: []ArchiveSource{
+			{Dir: store.HarnessDir(ClaudeCode), Root: claudeDir, Reader: &ClaudeReader{Open: ArchiveOpen, Cache: OpenCache(ac[0])}},
+			{Dir: store.HarnessDir(Codex), Root: codexDir, Reader: &CodexReader{Open: ArchiveOpen, Cache: OpenCache(ac[1])}},
+		}},
+	}
+	roots := map[string]string{ClaudeCode: claudeDir, Codex: codexDir}
+	c.Archive.Sync = func(live []Session) {
+		for _, s := range live {
+			_, err := store.Archive(archive.Source{Harness: s.Harness, ID: s.ID, Root: roots[s.Harness], Path: s.Source})
+			if err != nil && !os.IsNotExist(err) {
+				t.Errorf("archive %s: %v", s.Source, err)
+			}
+		}
+	}
+	return c, claudeDir, codexDir, rollout
+}
+
+func byKey(ss []Session) map[string]Session {
+	m := map[string]Session{}
+	for _, s := range ss {
+		if _, dup := m[s.Key()]; dup {
+			panic("listed twice: " + s.Key())
+		}
+		m[s.Key()] = s
+	}
+	return m
+}
+
+func TestCatalogArchivedState(t *testing.T) {
+	for _, mode := range []string{archive.ModeLink, archive.ModeCopy} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			c, claudeDir, _, rollout := archiveCatalog(t, mode)
+			all, diags, err := c.List(ctx, ListOptions{})
+			if err != nil || len(diags) != 0 {
+				t.Fatalf("list: %v %v", err, diags)
+			}
+			before := byKey(all)
+			if len(before) != 3 {
+				t.Fatalf("want 3 sessions listed once each, got %d", len(all))
+			}
+			for _, s := range all {
+				if s.State == StateArchived {
+					t.Fatalf("%s archived while live", s.Key())
+				}
+			}
+			// The cleanup unlinks both live files.
+			claudeFile := filepath.Join(claudeDir, "projects", "-home-example-src-proj", sample21332+".jsonl")
+			os.Remove(claudeFile)
+			os.Remove(rollout)
+			all, diags, err = c.List(ctx, ListOptions{})
+			if err != nil || len(diags) != 0 {
+				t.Fatalf("list: %v %v", err, diags)
+			}
+			after := byKey(all)
+			if len(after) != 3 {
+				t.Fatalf("after unlink: %d sessions", len(after))
+			}
+			for _, key := range []string{ClaudeCode + ":" + sample21332, Codex + ":" + sampleCodex} {
+				s, b := after[key], before[key]
+				if s.State != StateArchived || s.Archive == nil {
+					t.Fatalf("%s: state %s archive %+v", key, s.State, s.Archive)
+				}
+				if s.Archive.Compressed != (mode == archive.ModeCopy) {
+					t.Errorf("%s: compressed = %v in %s mode", key, s.Archive.Compressed, mode)
+				}
+				if s.Title != b.Title || s.Cwd != b.Cwd || !s.LastActivity.Equal(b.LastActivity) && s.Harness == ClaudeCode {
+					t.Errorf("%s: details differ from the live listing: %q %q vs %q %q", key, s.Title, s.Cwd, b.Title, b.Cwd)
+				}
+				if s.Resume.Argv[len(s.Resume.Argv)-1] != s.ID {
+					t.Errorf("%s: resume %v", key, s.Resume.Argv)
+				}
+				full, err := c.Get(ctx, s)
+				if err != nil || full.Counts == nil || full.Counts.HumanPrompts == 0 || full.State != StateArchived || full.Archive == nil {
+					t.Fatalf("%s: show from the archive: %v %+v", key, err, full.Counts)
+				}
+			}
+			if got := after[ClaudeCode+":"+sample21332].Archive.Restore; got != claudeFile {
+				t.Errorf("restore path %s, want %s", got, claudeFile)
+			}
+			if got := after[Codex+":"+sampleCodex].Archive.Restore; got != rollout {
+				t.Errorf("restore path %s, want %s", got, rollout)
+			}
+			if s := after[ClaudeCode+":"+sample2177]; s.State != StateResumable {
+				t.Errorf("live session state %s", s.State)
+			}
+			// Search reads archived transcripts too.
+			res := Search(ctx, all, "tool_bash", SearchOptions{Open: ArchiveOpen})
+			found := false
+			for _, r := range res {
+				found = found || r.Session.Key() == Codex+":"+sampleCodex
+			}
+			if !found {
+				t.Errorf("search did not find the archived codex session: %d results", len(res))
+			}
+			if _, err := Resolve(all, sample21332[:8]); err != nil {
+				t.Errorf("resolve archived: %v", err)
+			}
+		})
+	}
+}
+
+// A live file its reader cannot list (corrupted) does not hide the good
+// archived copy: the session is listed archived (once), and a restore
+// refuses to replace the file in the way.
+func TestArchivedCopyOfUnlistableLiveFileIsListed(t *testing.T) {
+	c, claudeDir, _, _ := archiveCatalog(t, archive.ModeCopy)
+	junk := filepath.Join(claudeDir, "projects", "-home-example-src-proj", sample21332+".jsonl")
+	if _, _, err := c.List(context.Background(), ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, junk, []byte("not json\n"))
+	all, diags, err := c.List(context.Background(), ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := byKey(all)[ClaudeCode+":"+sample21332]
+	if s.State != StateArchived || s.Archive == nil || s.Archive.Restore != junk {
+		t.Errorf("state %s archive %+v", s.State, s.Archive)
+	}
+	if len(diags) != 1 || diags[0].Path != junk {
+		t.Errorf("diagnostics %v", diags)
+	}
+}

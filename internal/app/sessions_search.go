@@ -1,0 +1,298 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/searchindex"
+)
+
+// searchIndexPath is the full-text index: a cache, rebuilt when missing.
+func searchIndexPath(loc locations.Locations) string {
+	return filepath.Join(loc.CacheDir, "search.db")
+}
+
+type sessionsSearchOptions struct {
+	sessionsBase
+	Query   string
+	JSON    bool
+	AllText bool
+	Limit   int
+	// The filters of list.
+	Harness, Cwd, State string
+	Since               time.Duration
+	// Index is the index file ("": scan the transcripts instead).
+	Index string
+}
+
+func (a *App) sessionsSearchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "full-text search over titles and human prompts (and assistant text, tool calls)",
+		ArgsUsage: "QUERY",
+		Description: "Every word of QUERY must appear in the session's title or human prompts (or,\n" +
+			"with --all-text, assistant text and tool calls: names, paths, commands). Words\n" +
+			"match whole words, case- and accent-insensitively; \"two words\" is a phrase;\n" +
+			"foo* is a prefix. Nothing else is syntax. Ranked by relevance (bm25, title hits\n" +
+			"weighing most), then recency. Archived Codex threads are included.\n\n" +
+			"Answers come from an index in $XDG_CACHE_HOME/tether/search.db, brought up to\n" +
+			"date on each search (only what transcripts gained is read). The first search\n" +
+			"builds it, showing progress on a terminal.\n\n" +
+			"Examples:\n" +
+			"  tether sessions search flaky test\n" +
+			"  tether sessions search '\"connection refused\"' --since 7d\n" +
+			"  tether sessions search --all-text 'migrat*' --harness codex --json",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (see 'tether sessions schema search')"},
+			&cli.BoolFlag{Name: "all-text", Usage: "also search assistant text and tool calls"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "show at most `N` results (0: all)"},
+			&cli.StringFlag{Name: "since", Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
+			&cli.StringFlag{Name: "cwd", Usage: "only sessions whose directory has the same identity root as `DIR`"},
+			&cli.StringFlag{Name: "harness", Usage: "only sessions of `HARNESS` (claude-code or codex)"},
+			&cli.StringFlag{Name: "state", Usage: "only sessions in `STATE` (running, resumable or unknown)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() == 0 {
+				return usageErr(errors.New("search needs a QUERY"))
+			}
+			opts, err := a.searchOptions(cmd)
+			if err != nil {
+				return err
+			}
+			return runSessionsSearch(ctx, opts)
+		},
+	}
+}
+
+func (a *App) searchOptions(cmd *cli.Command) (sessionsSearchOptions, error) {
+	st := cmd.String("state")
+	h, err := parseHarness(cmd.String("harness"))
+	if err != nil {
+		return sessionsSearchOptions{}, err
+	}
+	if st != "" && st != catalog.StateRunning && st != catalog.StateResumable && st != catalog.StateUnknown && st != catalog.StateArchived {
+		return sessionsSearchOptions{}, usageErr(fmt.Errorf("--state: %q is not running, resumable, unknown or archived", st))
+	}
+	// Every harness is listed whatever --harness says: the index follows
+	// the whole listing, and a partial one would drop the other harness.
+	b, err := a.base("")
+	if err != nil {
+		return sessionsSearchOptions{}, err
+	}
+	opts := sessionsSearchOptions{sessionsBase: b, Query: strings.Join(cmd.Args().Slice(), " "),
+		JSON: cmd.Bool("json"), AllText: cmd.Bool("all-text"), Limit: int(cmd.Int("limit")),
+		Harness: h, State: st, Index: searchIndexPath(a.Loc)}
+	if s := cmd.String("since"); s != "" {
+		d, err := parseDuration(s)
+		if err != nil {
+			return opts, usageErr(fmt.Errorf("--since: %w", err))
+		}
+		opts.Since = d
+	}
+	if c := cmd.String("cwd"); c != "" {
+		opts.Cwd = identity.Resolve(c).Path
+	}
+	return opts, nil
+}
+
+func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
+	terms, err := searchindex.ParseQuery(opts.Query)
+	if err != nil {
+		return usageErr(fmt.Errorf("search: %w", err))
+	}
+	all, _, listErr := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
+	if listErr != nil && len(all) == 0 {
+		return listErr
+	}
+	byKey := make(map[string]*catalog.Session, len(all))
+	for i := range all {
+		byKey[all[i].Key()] = &all[i]
+	}
+	now := opts.Now()
+	keep := func(s *catalog.Session) bool {
+		switch {
+		case opts.Harness != "" && s.Harness != opts.Harness:
+		case opts.Since > 0 && s.LastActivity.Before(now.Add(-opts.Since)):
+		case opts.Cwd != "" && s.IdentityRoot != opts.Cwd:
+		case opts.State != "" && s.State != opts.State:
+		default:
+			return true
+		}
+		return false
+	}
+	// A reader that failed (its storage root unreadable for now) has not
+	// deleted its sessions: keep their entries rather than rebuild them.
+	retain := func(string) bool { return listErr != nil }
+	res, engine, err := searchIndexed(ctx, opts, all, terms, byKey, keep, retain)
+	if searchindex.IsCorrupt(err) {
+		// A cache: the next search builds it anew.
+		_ = searchindex.Remove(opts.Index)
+	}
+	if err != nil {
+		// The index is a cache: without it, every transcript is scanned.
+		fmt.Fprintf(opts.IO.ErrOut, "tether: search index unavailable, scanning transcripts instead: %v\n", err)
+		res, engine = searchStreaming(ctx, opts, all, keep), "stream"
+	}
+	if res == nil {
+		res = []catalog.SearchResult{}
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, catalog.SearchOutput{Query: opts.Query, Engine: engine, Results: res})
+	}
+	if len(res) == 0 {
+		return notFound(fmt.Errorf("no session matches %q", opts.Query))
+	}
+	printSearchResults(opts.IO.Out, res, now, opts.IO.ColorOut(), catalog.Abbrev(all))
+	return nil
+}
+
+// searchIndexed updates the index from the listing and queries it.
+func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalog.Session, terms []searchindex.Term,
+	byKey map[string]*catalog.Session, keep func(*catalog.Session) bool, retain func(string) bool) ([]catalog.SearchResult, string, error) {
+	if opts.Index == "" {
+		return nil, "", errors.New("no index file")
+	}
+	ix, err := searchindex.Open(opts.Index)
+	if err != nil {
+		return nil, "", err
+	}
+	defer ix.Close()
+	prog := newProgress(opts.IO.ErrOut, opts.IO.StderrTTY)
+	// Retain is also where archived sessions (kept out of the agents'
+	// directories) will be kept once the catalog knows them.
+	_, err = ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen})
+	prog.done()
+	if err != nil {
+		return nil, "", fmt.Errorf("update %s: %w", opts.Index, err)
+	}
+	hits, err := ix.Search(ctx, searchindex.Query{Terms: terms, AllText: opts.AllText, Limit: opts.Limit,
+		Keep: func(key string) bool { s, ok := byKey[key]; return ok && keep(s) }})
+	if err != nil {
+		return nil, "", err
+	}
+	res := make([]catalog.SearchResult, 0, len(hits))
+	for _, h := range hits {
+		r := catalog.SearchResult{Session: *byKey[h.Key], Score: h.Score, Matches: []string{}, Snippets: h.Snippets}
+		for _, sn := range h.Snippets {
+			r.Matches = append(r.Matches, sn.Text)
+		}
+		res = append(res, r)
+	}
+	return res, "index", nil
+}
+
+// searchStreaming is the fallback: every transcript read per query.
+func searchStreaming(ctx context.Context, opts sessionsSearchOptions, all []catalog.Session, keep func(*catalog.Session) bool) []catalog.SearchResult {
+	var some []catalog.Session
+	for i := range all {
+		if keep(&all[i]) {
+			some = append(some, all[i])
+		}
+	}
+	res := catalog.Search(ctx, some, opts.Query, catalog.SearchOptions{AllText: opts.AllText, Open: catalog.ArchiveOpen})
+	if opts.Limit > 0 && len(res) > opts.Limit {
+		res = res[:opts.Limit]
+	}
+	return res
+}
+
+func printSearchResults(w io.Writer, res []catalog.SearchResult, now time.Time, color bool, ab *identity.Abbreviator) {
+	for _, r := range res {
+		fmt.Fprintf(w, "%s  %-11s  %s  %s  %s\n", cell(ab.Short(r.Session.ID), 40), r.Session.Harness,
+			relTime(now, r.Session.LastActivity), cell(safeLine(filepath.Base(r.Session.Cwd)), 24), cell(safeLine(r.Session.Title), 70))
+		if r.Snippets == nil {
+			for _, m := range r.Matches {
+				fmt.Fprintf(w, "    %s\n", cell(safeLine(m), 120))
+			}
+			continue
+		}
+		for _, sn := range r.Snippets {
+			fmt.Fprintf(w, "    %-9s %s\n", sn.Field+":", highlight(sn, color))
+		}
+	}
+}
+
+// highlight renders a snippet on one line with its matches marked: bold
+// on a colour terminal, **like this** otherwise. Control and bidi
+// characters in the text are replaced, so the text cannot drive the
+// terminal.
+func highlight(sn catalog.Snippet, color bool) string {
+	on, off := "**", "**"
+	if color {
+		on, off = "\x1b[1;4m", "\x1b[0m"
+	}
+	var b strings.Builder
+	at := 0
+	for _, h := range sn.Highlights {
+		if h[0] < at || h[1] > len(sn.Text) || h[0] > h[1] {
+			continue
+		}
+		b.WriteString(safeLine(sn.Text[at:h[0]]))
+		b.WriteString(on + safeLine(sn.Text[h[0]:h[1]]) + off)
+		at = h[1]
+	}
+	b.WriteString(safeLine(sn.Text[at:]))
+	return b.String()
+}
+
+// safeLine folds whitespace runs to one space and escapes what termsafe
+// escapes, so a snippet is one safe line.
+func safeLine(s string) string {
+	return termsafe.String(blankRuns.ReplaceAllString(s, " "))
+}
+
+// blankRuns are runs of white space; the ends are kept, as a snippet is
+// cut into pieces around its highlights.
+var blankRuns = regexp.MustCompile(`\s+`)
+
+// progress shows "indexing N/M transcripts" on a terminal's stderr while
+// a build reads many transcripts; nothing when stderr is not a terminal.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	shown bool
+	last  time.Time
+}
+
+func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty} }
+
+func (p *progress) update(done, total int) {
+	// A handful of grown transcripts is too quick to be worth a line.
+	if !p.tty || total < 50 || time.Since(p.last) < 100*time.Millisecond && done < total {
+		return
+	}
+	p.last, p.shown = time.Now(), true
+	fmt.Fprintf(p.w, "\rtether: indexing transcripts for search: %d/%d", done, total)
+}
+
+func (p *progress) done() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+// searchIndexCheck is doctor's line about the search index.
+func searchIndexCheck(add func(status, name, format string, args ...any), loc locations.Locations) {
+	path := searchIndexPath(loc)
+	n, err := searchindex.Size(path)
+	switch {
+	case err != nil:
+		add("warn", "search", "index %s: %v", path, err)
+	case n == 0:
+		add("ok", "search", "no index yet (the first 'tether sessions search' builds %s)", path)
+	default:
+		add("ok", "search", "index %s, %s", path, humanBytes(n))
+	}
+}

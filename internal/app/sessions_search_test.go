@@ -1,0 +1,228 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/searchindex"
+)
+
+// searchKeys runs a search with --json and returns the engine and the
+// result keys, sorted.
+func searchKeys(t *testing.T, ta *testApp, args ...string) (string, []string) {
+	t.Helper()
+	ta.out.Reset()
+	ta.run(append([]string{"sessions", "search", "--json", "--limit", "0"}, args...)...)
+	m := validate(t, "search", ta.out.Bytes())
+	keys := []string{}
+	for _, r := range m["results"].([]any) {
+		s := r.(map[string]any)["session"].(map[string]any)
+		keys = append(keys, s["harness"].(string)+":"+s["id"].(string))
+	}
+	slices.Sort(keys)
+	return m["engine"].(string), keys
+}
+
+// TestSearchIndexMatchesStreaming: for whole-word queries the index finds
+// exactly the sessions the transcript scan finds.
+func TestSearchIndexMatchesStreaming(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	c, err := ta.catalogFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _, err := c.List(context.Background(), catalog.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"please", "run echo", "RUN", "again", "tool_bash", "tool said", "hi", "echo", "fake model", "proj", "zzz"} {
+		for _, allText := range []bool{false, true} {
+			var stream []string
+			for _, r := range catalog.Search(context.Background(), all, q, catalog.SearchOptions{AllText: allText}) {
+				stream = append(stream, r.Session.Key())
+			}
+			slices.Sort(stream)
+			args := []string{q}
+			if allText {
+				args = append(args, "--all-text")
+			}
+			engine, got := searchKeys(t, ta, args...)
+			if engine != "index" || !slices.Equal(got, append([]string{}, stream...)) {
+				t.Errorf("%q all=%v: index (%s) %v, streaming %v", q, allText, engine, got, stream)
+			}
+		}
+	}
+}
+
+func TestSearchFiltersAndIndexFile(t *testing.T) {
+	ta := newTestApp(t)
+	ta.Now = func() time.Time { return time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }
+	withSessions(t, ta, "")
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"please"}, 3},
+		{[]string{"please", "--harness", "codex"}, 1},
+		{[]string{"please", "--harness", "claude-code"}, 2},
+		{[]string{"please", "--cwd", "/home/example/src/codex-proj/"}, 1},
+		{[]string{"please", "--since", "1h"}, 0},
+		{[]string{"please", "--since", "100000d"}, 3},
+		{[]string{"please", "--state", "running"}, 0},
+		{[]string{"please", "--state", "resumable"}, 3},
+	} {
+		if _, got := searchKeys(t, ta, c.args...); len(got) != c.want {
+			t.Errorf("%v: %v, want %d", c.args, got, c.want)
+		}
+	}
+	// A --harness search does not drop the other harness from the index.
+	if _, got := searchKeys(t, ta, "again"); len(got) != 1 {
+		t.Errorf("codex session lost from the index after --harness claude-code: %v", got)
+	}
+	idx := filepath.Join(ta.env["XDG_CACHE_HOME"], "tether", "search.db")
+	if fi, err := os.Stat(idx); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("index %v %v", fi, err)
+	}
+	if code := ta.run("sessions", "search", "--state", "bogus", "x"); code != 2 {
+		t.Errorf("bad --state: exit %d", code)
+	}
+	if code := ta.run("sessions", "search", `"" ** --`); code != 2 {
+		t.Errorf("query without words: exit %d", code)
+	}
+	ta.out.Reset()
+	ta.run("doctor")
+	if !strings.Contains(ta.out.String(), "search     index "+idx+", ") {
+		t.Errorf("doctor does not report the index size:\n%s", ta.out)
+	}
+}
+
+// TestSearchFallsBackToStreaming: when the index cannot be opened the
+// transcripts are scanned, and stderr says so.
+func TestSearchFallsBackToStreaming(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	// The cache directory is a file: no index can be created.
+	put(t, filepath.Join(ta.env["XDG_CACHE_HOME"], "tether"), []byte("not a directory"))
+	engine, got := searchKeys(t, ta, "please")
+	if engine != "stream" || len(got) != 3 || !strings.Contains(ta.err.String(), "search index unavailable") {
+		t.Errorf("fallback: %s %v, stderr %q", engine, got, ta.err)
+	}
+}
+
+func TestSearchHighlights(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	hostile := `{"type":"user","sessionId":"e1111111-0000-4000-8000-000000000000","cwd":"/home/example/x","timestamp":"2026-11-30T10:00:00Z",` +
+		`"message":{"role":"user","content":"walrus \u001b]0;pwned\u0007 and \u202ereversed\u202c and \u001b[2J"}}` + "\n"
+	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-x", "e1111111-0000-4000-8000-000000000000.jsonl"), []byte(hostile))
+	ta.out.Reset()
+	if code := ta.run("sessions", "search", "run", "echo"); code != 0 {
+		t.Fatalf("exit %d %s", code, ta.err)
+	}
+	if !strings.Contains(ta.out.String(), "prompt:   TOOL_BASH please **run** **echo**") {
+		t.Errorf("plain markers:\n%s", ta.out)
+	}
+	ta.out.Reset()
+	ta.run("sessions", "search", "walrus")
+	if out := ta.out.String(); strings.ContainsAny(out, "\x1b\x07\u202e") || !strings.Contains(out, "**walrus**") {
+		t.Errorf("hostile snippet reached the terminal: %q", out)
+	}
+	// On a colour terminal the match is bold and underlined.
+	ta.IO.StdoutTTY, ta.IO.NoColor = true, false
+	ta.out.Reset()
+	ta.run("sessions", "search", "walrus")
+	if out := ta.out.String(); !strings.Contains(out, "\x1b[1;4mwalrus\x1b[0m") || strings.Contains(out, "\x1b]") || strings.Contains(out, "\x1b[2J") {
+		t.Errorf("tty highlight: %q", out)
+	}
+}
+
+// TestSearchProgressLine: a first build of many transcripts shows a
+// progress line on a terminal's stderr, and nothing otherwise.
+func TestSearchProgressLine(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		ta := newTestApp(t)
+		ta.IO.StderrTTY = tty
+		proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-p")
+		for i := range 60 {
+			id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
+			put(t, filepath.Join(proj, id+".jsonl"), []byte(`{"type":"user","sessionId":"`+id+`","cwd":"/home/example/p","timestamp":"2026-11-30T10:00:00Z","message":{"role":"user","content":"capybara number `+fmt.Sprint(i)+`"}}`+"\n"))
+		}
+		if code := ta.run("sessions", "search", "--json", "--limit", "0", "capybara"); code != 0 {
+			t.Fatalf("exit %d: %s", code, ta.err)
+		}
+		if n := len(validate(t, "search", ta.out.Bytes())["results"].([]any)); n != 60 {
+			t.Errorf("%d results", n)
+		}
+		shown := strings.Contains(ta.err.String(), "indexing transcripts for search: 60/60")
+		if shown != tty || tty && !strings.HasSuffix(ta.err.String(), "\r\x1b[K") {
+			t.Errorf("tty=%v: stderr %q", tty, ta.err)
+		}
+		// Nothing to read the second time: no line.
+		ta.err.Reset()
+		ta.run("sessions", "search", "--json", "capybara")
+		if ta.err.Len() != 0 {
+			t.Errorf("tty=%v, warm: stderr %q", tty, ta.err)
+		}
+	}
+}
+
+// flakyReader fails its listing while fail is set.
+type flakyReader struct {
+	catalog.Reader
+	fail bool
+}
+
+func (f *flakyReader) List(ctx context.Context, o catalog.ListOptions) ([]catalog.Session, []catalog.Diagnostic, error) {
+	if f.fail {
+		return nil, nil, errors.New("storage root unreadable")
+	}
+	return f.Reader.List(ctx, o)
+}
+
+// TestSearchKeepsEntriesOfAFailedReader: a reader that cannot list for a
+// moment does not empty the index of its sessions.
+func TestSearchKeepsEntriesOfAFailedReader(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	c, err := ta.catalogFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaky := &flakyReader{Reader: c.Readers[1]}
+	c.Readers[1] = flaky
+	idx := searchIndexPath(ta.Loc)
+	search := func(q string) {
+		ta.out.Reset()
+		if err := runSessionsSearch(context.Background(), sessionsSearchOptions{
+			sessionsBase: sessionsBase{IO: ta.IO, Catalog: c, Now: time.Now}, Query: q, JSON: true, Index: idx}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		ix, err := searchindex.Open(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		n, _ := ix.Count(context.Background())
+		return n
+	}
+	search("please")
+	if n := count(); n != 3 {
+		t.Fatalf("%d indexed", n)
+	}
+	flaky.fail = true
+	search("please")
+	if n := count(); n != 3 {
+		t.Errorf("after a failed listing: %d indexed, want 3", n)
+	}
+}

@@ -1,0 +1,338 @@
+package picker
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tether-dev/tether/catalog"
+)
+
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func sess(h, id, cwd, title string, age time.Duration) catalog.Session {
+	argv := []string{"claude", "--resume", id}
+	if h == catalog.Codex {
+		argv = []string{"codex", "resume", id}
+	}
+	return catalog.Session{Harness: h, ID: id, Cwd: cwd, IdentityRoot: cwd, Title: title, State: catalog.StateResumable,
+		LastActivity: now.Add(-age), Resume: catalog.ResumeSpec{Argv: argv, Dir: cwd}}
+}
+
+func fixture() []catalog.Session {
+	a := sess(catalog.ClaudeCode, "aaaa1111-0000-4000-8000-000000000001", "/home/example/proj", "fix the flaky login test", time.Minute)
+	a.GitBranch = "main"
+	b := sess(catalog.Codex, "bbbb2222-0000-4000-8000-000000000002", "/home/example/proj", "write release notes", time.Hour)
+	c := sess(catalog.ClaudeCode, "cccc3333-0000-4000-8000-000000000003", "/home/example/other", "refactor the parser", 2*time.Hour)
+	c.FirstPrompt = "please refactor the lexer and parser into packages"
+	c.GitBranch = "parser-split"
+	d := sess(catalog.Codex, "dddd4444-0000-4000-8000-000000000004", "/home/example/other", "benchmark \x1b[31mred\x1b[0m \u202eevil", 3*time.Hour)
+	return []catalog.Session{a, b, c, d}
+}
+
+func newModel(t *testing.T, opts Options) Model {
+	t.Helper()
+	if opts.Sessions == nil {
+		opts.Sessions = fixture()
+	}
+	opts.Now = func() time.Time { return now }
+	opts.Home, opts.Self = "/home/example", "/opt/tether/bin/tether"
+	m := New(opts)
+	return send(m, tea.WindowSizeMsg{Width: 100, Height: 24})
+}
+
+func send(m Model, msgs ...tea.Msg) Model {
+	for _, msg := range msgs {
+		nm, _ := m.Update(msg)
+		m = nm.(Model)
+	}
+	return m
+}
+
+func typeText(m Model, s string) Model {
+	for _, r := range s {
+		m = send(m, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return m
+}
+
+func press(m Model, code rune, mod tea.KeyMod) Model {
+	return send(m, tea.KeyPressMsg{Code: code, Mod: mod})
+}
+
+func ids(m Model) string {
+	var out []string
+	for _, mt := range m.matches {
+		out = append(out, m.rows[mt.row].s.ID[:4])
+	}
+	return strings.Join(out, ",")
+}
+
+func TestScopeStartsAtRootAndWidens(t *testing.T) {
+	m := newModel(t, Options{Root: "/home/example/other"})
+	if m.ScopeAll() || ids(m) != "cccc,dddd" {
+		t.Fatalf("scope all=%v rows %s, want this directory's cccc,dddd", m.ScopeAll(), ids(m))
+	}
+	if v := m.View().Content; !strings.Contains(v, "sessions in ~/other") {
+		t.Errorf("header does not name the scope:\n%s", v)
+	}
+	m = press(m, 's', tea.ModCtrl)
+	if !m.ScopeAll() || ids(m) != "aaaa,bbbb,cccc,dddd" {
+		t.Errorf("after ctrl+s: all=%v rows %s", m.ScopeAll(), ids(m))
+	}
+	// A directory without sessions starts with every directory.
+	m = newModel(t, Options{Root: "/home/example/none"})
+	if !m.ScopeAll() || ids(m) != "aaaa,bbbb,cccc,dddd" {
+		t.Errorf("root without sessions: all=%v rows %s", m.ScopeAll(), ids(m))
+	}
+}
+
+func TestHarnessCycle(t *testing.T) {
+	m := newModel(t, Options{})
+	want := []string{"aaaa,cccc", "bbbb,dddd", "aaaa,bbbb,cccc,dddd"}
+	for i, w := range want {
+		m = press(m, tea.KeyTab, 0)
+		if ids(m) != w {
+			t.Errorf("tab %d: rows %s, want %s (harness %q)", i+1, ids(m), w, m.HarnessFilter())
+		}
+	}
+	m = newModel(t, Options{Harness: catalog.Codex})
+	if ids(m) != "bbbb,dddd" {
+		t.Errorf("--harness codex: rows %s", ids(m))
+	}
+}
+
+func TestFilterFieldsAndNarrowing(t *testing.T) {
+	cases := map[string]string{
+		"flaky":        "aaaa",      // title
+		"lexer":        "cccc",      // first prompt
+		"parser-split": "cccc",      // branch
+		"~/other":      "cccc,dddd", // directory
+		"bbbb2222":     "bbbb",      // id
+		"zzzz":         "",          // nothing
+	}
+	for q, want := range cases {
+		m := typeText(newModel(t, Options{}), q)
+		if ids(m) != want {
+			t.Errorf("query %q: rows %s, want %s", q, ids(m), want)
+		}
+	}
+	// Backspace widens again.
+	m := typeText(newModel(t, Options{}), "flakyx")
+	if ids(m) != "" {
+		t.Fatalf("flakyx: %s", ids(m))
+	}
+	m = press(m, tea.KeyBackspace, 0)
+	if ids(m) != "aaaa" {
+		t.Errorf("after backspace: %s", ids(m))
+	}
+	// --query and --since pre-set the filter.
+	m = newModel(t, Options{Query: "release"})
+	if !strings.HasPrefix(ids(m), "bbbb") {
+		t.Errorf("--query release: %s", ids(m))
+	}
+	m = newModel(t, Options{Since: 90 * time.Minute})
+	if ids(m) != "aaaa,bbbb" {
+		t.Errorf("--since 90m: %s", ids(m))
+	}
+}
+
+func TestMatchesAreHighlightedAndControlCharsNeverDrawn(t *testing.T) {
+	m := typeText(newModel(t, Options{}), "bench")
+	v := m.View().Content
+	if strings.Contains(v, "\x1b[31m") || strings.ContainsRune(v, '\u202e') {
+		t.Errorf("raw control characters from a title reached the screen: %q", v)
+	}
+	if !strings.Contains(v, "red") {
+		t.Errorf("title text missing: %q", v)
+	}
+	r := m.rows[m.matches[0].row]
+	if got := r.fieldPositions(r.positions("bench"), fTitle); fmt.Sprint(got) != "[0 1 2 3 4]" {
+		t.Errorf("title highlight positions %v", got)
+	}
+}
+
+func TestPreviewContent(t *testing.T) {
+	m := newModel(t, Options{Show: func(s catalog.Session) (string, error) {
+		return "session: " + s.Key() + "\ncontext curve: ▁▂▃\nrecent prompts:\n  > hi\x07\n", nil
+	}})
+	m = send(m, tea.WindowSizeMsg{Width: 160, Height: 30})
+	p := m.PreviewText()
+	if !strings.Contains(p, "reading the transcript") {
+		t.Errorf("preview before the full read: %q", p)
+	}
+	m = send(m, previewTickMsg{m.previewSeq})
+	_, cmd := m.Update(previewTickMsg{m.previewSeq})
+	m = send(m, cmd())
+	p = m.PreviewText()
+	for _, want := range []string{"session: claude-code:aaaa1111", "context curve: ▁▂▃", "> hi",
+		"cd /home/example/proj && /opt/tether/bin/tether run claude --resume aaaa1111-0000-4000-8000-000000000001"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("preview lacks %q:\n%s", want, p)
+		}
+	}
+	if v := m.View().Content; strings.ContainsRune(v, '\a') || !strings.Contains(v, "context curve") {
+		t.Errorf("preview pane drawn wrong: %q", v)
+	}
+	// Narrow terminals start without the preview; ctrl+v shows it.
+	n := newModel(t, Options{})
+	n = send(n, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if n.preview {
+		t.Error("preview on at 80 columns")
+	}
+	if n = press(n, 'v', tea.ModCtrl); !n.preview {
+		t.Error("ctrl+v did not show the preview")
+	}
+}
+
+func TestActions(t *testing.T) {
+	self := "/opt/tether/bin/tether"
+	cases := []struct {
+		name  string
+		opts  Options
+		query string
+		key   tea.KeyPressMsg
+		kind  Kind
+		cmd   string
+	}{
+		{"enter resumes claude through the wrapper", Options{}, "flaky", tea.KeyPressMsg{Code: tea.KeyEnter}, Resume,
+			"cd /home/example/proj && /opt/tether/bin/tether run claude --resume aaaa1111-0000-4000-8000-000000000001"},
+		{"enter resumes codex through the wrapper", Options{}, "release", tea.KeyPressMsg{Code: tea.KeyEnter}, Resume,
+			"cd /home/example/proj && /opt/tether/bin/tether run codex resume bbbb2222-0000-4000-8000-000000000002"},
+		{"--print makes enter print", Options{PrintOnly: true}, "parser", tea.KeyPressMsg{Code: tea.KeyEnter}, Print,
+			"cd /home/example/other && /opt/tether/bin/tether run claude --resume cccc3333-0000-4000-8000-000000000003"},
+		{"ctrl+y prints", Options{}, "release", tea.KeyPressMsg{Code: 'y', Mod: tea.ModCtrl}, Print,
+			"cd /home/example/proj && /opt/tether/bin/tether run codex resume bbbb2222-0000-4000-8000-000000000002"},
+		{"ctrl+f forks claude", Options{}, "flaky", tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}, Fork,
+			"cd /home/example/proj && /opt/tether/bin/tether run claude --resume aaaa1111-0000-4000-8000-000000000001 --fork-session"},
+		{"ctrl+f forks codex with codex fork", Options{}, "release", tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}, Fork,
+			"cd /home/example/proj && /opt/tether/bin/tether run codex fork bbbb2222-0000-4000-8000-000000000002"},
+		{"ctrl+t opens a tmux window inside tmux", Options{InTmux: true}, "flaky", tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}, TmuxWindow,
+			"cd /home/example/proj && /opt/tether/bin/tether run claude --resume aaaa1111-0000-4000-8000-000000000001"},
+		{"esc cancels", Options{}, "", tea.KeyPressMsg{Code: tea.KeyEscape}, Cancel, ""},
+		{"ctrl+c cancels", Options{}, "flaky", tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}, Cancel, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := typeText(newModel(t, c.opts), c.query)
+			nm, cmd := m.Update(c.key)
+			m = nm.(Model)
+			if cmd == nil || !m.done {
+				t.Fatalf("the picker did not end")
+			}
+			r := m.Result()
+			if r.Kind != c.kind {
+				t.Fatalf("kind %v, want %v", r.Kind, c.kind)
+			}
+			if c.cmd == "" {
+				return
+			}
+			got := ResumeCommand(self, r.Session, r.Kind == Fork).Shell()
+			if got != c.cmd {
+				t.Errorf("command\n got %s\nwant %s", got, c.cmd)
+			}
+		})
+	}
+}
+
+func TestKeysThatDoNotApplyDoNothing(t *testing.T) {
+	// Trim is Claude Code only; ctrl+t needs tmux; ctrl+a a running pane.
+	m := typeText(newModel(t, Options{}), "release")
+	for _, k := range []rune{'t', 'a', 'x'} {
+		nm, _ := m.Update(tea.KeyPressMsg{Code: k, Mod: tea.ModCtrl})
+		if nm.(Model).done || nm.(Model).trim != nil {
+			t.Errorf("ctrl+%c acted on a codex session outside tmux", k)
+		}
+	}
+	if v := m.View().Content; strings.Contains(v, "ctrl+x trim") || strings.Contains(v, "ctrl+t tmux") {
+		t.Errorf("trim or tmux shown for a codex row outside tmux:\n%s", v)
+	}
+	// A running session is not resumed over itself.
+	ss := fixture()
+	ss[0].State = catalog.StateRunning
+	ss[0].Runtime = &catalog.Runtime{PID: 42, Tmux: "work", TmuxTarget: "work:@1.%3"}
+	m = newModel(t, Options{Sessions: ss})
+	nm, _ := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if nm.(Model).done || !strings.Contains(nm.(Model).status, "running") {
+		t.Errorf("enter on a running session: done=%v status %q", nm.(Model).done, nm.(Model).status)
+	}
+	nm, _ = m.Update(tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
+	if r := nm.(Model).Result(); r.Kind != Attach || tmuxTarget(&r.Session) != "work:@1.%3" {
+		t.Errorf("ctrl+a: %v %q", r.Kind, tmuxTarget(&r.Session))
+	}
+	args := TmuxAttachArgs("work:@1.%3", true)
+	if fmt.Sprint(args[2]) != "[switch-client -t work:@1.%3]" {
+		t.Errorf("attach args %v", args)
+	}
+}
+
+func TestTrimShowsDryRunAndAsks(t *testing.T) {
+	var applied []string
+	m := newModel(t, Options{
+		TrimReport: func(s catalog.Session) (string, error) { return "would drop 40% (dry run)", nil },
+		Trim:       func(s catalog.Session) (string, error) { applied = append(applied, s.ID); return "trimmed", nil },
+	})
+	m = typeText(m, "flaky")
+	nm, cmd := m.Update(tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl})
+	m = send(nm.(Model), cmd())
+	if v := m.View().Content; !strings.Contains(v, "would drop 40%") || !strings.Contains(v, "apply this trim?") {
+		t.Fatalf("no dry-run report and question:\n%s", v)
+	}
+	m = send(m, tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if m.trim != nil || len(applied) != 0 {
+		t.Fatalf("n did not cancel: %v", applied)
+	}
+	nm, cmd = m.Update(tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl})
+	m = send(nm.(Model), cmd())
+	nm, cmd = m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	m = send(nm.(Model), cmd())
+	if len(applied) != 1 || applied[0][:4] != "aaaa" || !strings.Contains(m.View().Content, "trimmed") {
+		t.Errorf("y did not trim the selected session: %v", applied)
+	}
+}
+
+func TestRefreshUpdatesRowsInPlace(t *testing.T) {
+	fresh := append(fixture(), sess(catalog.Codex, "eeee5555-0000-4000-8000-000000000005", "/home/example/proj", "new thread", 0))
+	m := newModel(t, Options{Sessions: []catalog.Session{}, Refresh: func() ([]catalog.Session, error) { return fresh, nil }})
+	m.Init()
+	if !strings.Contains(m.View().Content, "refreshing") {
+		t.Errorf("no spinner while refreshing:\n%s", m.View().Content)
+	}
+	m = typeText(m, "thread")
+	m = send(m, refreshMsg{sessions: fresh})
+	if !strings.HasPrefix(ids(m), "eeee,") || strings.Contains(m.View().Content, "refreshing") {
+		t.Errorf("after refresh rows %s:\n%s", ids(m), m.View().Content)
+	}
+}
+
+func TestViewFitsTheTerminal(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {60, 10}, {200, 50}} {
+		m := send(newModel(t, Options{}), tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(m.View().Content, "\n")
+		if len(lines) != size[1] {
+			t.Errorf("%dx%d: %d lines", size[0], size[1], len(lines))
+		}
+		for i, l := range lines {
+			if w := lipglossWidth(l); w > size[0] {
+				t.Errorf("%dx%d: line %d is %d wide: %q", size[0], size[1], i, w, l)
+			}
+		}
+	}
+}
+
+func TestBackgroundPicksTheStyles(t *testing.T) {
+	m := newModel(t, Options{})
+	dark := m.styles.hl.Render("x")
+	m = send(m, tea.BackgroundColorMsg{Color: color.White})
+	if m.dark || m.styles.hl.Render("x") == dark {
+		t.Errorf("a light background kept the dark styles")
+	}
+	m = send(m, tea.BackgroundColorMsg{Color: color.Black})
+	if !m.dark || m.styles.hl.Render("x") != dark {
+		t.Errorf("a dark background did not give the dark styles")
+	}
+}

@@ -1,0 +1,34 @@
+package picker
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Every quoting must give the shell back the exact bytes, and no raw
+// control character may appear in the printed line.
+func TestQuotersRoundTrip(t *testing.T) {
+	words := []string{"plain", "", "it's", `back\\slash\`, "new\nline", "esc\x1b[31m", "tab\there $HOME `x` *", "=cmd", "del\x7f"}
+	for _, sh := range []string{"bash", "zsh", "fish", "sh"} {
+		bin, err := exec.LookPath(sh)
+		if err != nil {
+			t.Logf("%s not installed", sh)
+			continue
+		}
+		q := QuoterFor(sh)
+		for _, w := range words {
+			quoted := q(w)
+			if hasControl(quoted) {
+				t.Errorf("%s: %q quoted with a raw control character: %q", sh, w, quoted)
+			}
+			if sh == "sh" && strings.HasPrefix(quoted, "$'") {
+				continue // older sh (dash) lacks $'…'
+			}
+			out, err := exec.Command(bin, "-c", "printf '%s' "+quoted).Output()
+			if err != nil || string(out) != w {
+				t.Errorf("%s: %q quoted as %s reads back as %q (%v)", sh, w, quoted, out, err)
+			}
+		}
+	}
+}

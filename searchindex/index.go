@@ -1,0 +1,181 @@
+// Package searchindex is the full-text index behind `tether sessions
+// search`: an SQLite FTS5 table (through the pure-Go modernc driver) with
+// one row per session over its title, human prompts, assistant text and
+// tool calls. It is kept current from the catalog's listing by each
+// transcript's (path, size, mtime): a transcript that only grew has just
+// its new lines read; one that was rewritten or shrank is read again; a
+// session that is gone is dropped. Text comes out of transcripts through
+// catalog.Texts only.
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite with FTS5 compiled in
+)
+
+// schemaVersion is stored in PRAGMA user_version; an index written by
+// another version is dropped and rebuilt (it is a cache).
+const schemaVersion = 1
+
+// The columns of the docs table, in order; bm25 weights follow them.
+const (
+	colTitle = iota
+	colPrompt
+	colAssistant
+	colTool
+	numCols
+)
+
+// colNames name the columns in JSON output (catalog.Snippet.Field).
+var colNames = [numCols]string{"title", "prompt", "assistant", "tool"}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS files(
+	id INTEGER PRIMARY KEY,
+	key TEXT NOT NULL UNIQUE,   -- harness:id
+	path TEXT NOT NULL,         -- transcript ("" when there is none)
+	size INTEGER NOT NULL,      -- size and mtime (ns) when last read
+	mtime INTEGER NOT NULL,
+	off INTEGER NOT NULL,       -- bytes read: up to the last complete line
+	head BLOB, tail BLOB,       -- fingerprints of the bytes before off
+	title TEXT NOT NULL,
+	last INTEGER NOT NULL       -- last activity (ns), the tie breaker
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(
+	title, prompt, assistant, tool,
+	tokenize = "unicode61 remove_diacritics 2"
+);`
+
+// Index is an open search index.
+type Index struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens (creating if needed) the index at path: the directory 0700,
+// the file 0600. An index of another schema version is rebuilt empty.
+func Open(path string) (*Index, error) { return open(path, true) }
+
+func open(path string, retry bool) (*Index, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	// SQLite creates the file with the process umask: create it first
+	// (the journal takes the database file's mode).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	f.Close()
+	// A rollback journal, not WAL: a search that changes nothing then
+	// creates and deletes no file (WAL's -wal and -shm files cost more
+	// than the query), and a first build writes each page once.
+	u := url.URL{Scheme: "file", Path: path, RawQuery: "_pragma=busy_timeout(5000)&_pragma=journal_mode(truncate)&_pragma=synchronous(normal)&_pragma=cache_size(-32000)&_txlock=immediate"}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("search index %s: %w", path, err)
+	}
+	// One connection: the FTS5 writer and readers share the page cache.
+	db.SetMaxOpenConns(1)
+	ix := &Index{db: db, path: path}
+	if err := ix.migrate(); err != nil {
+		db.Close()
+		if !retry || !isCorrupt(err) {
+			return nil, fmt.Errorf("search index %s: %w", path, err)
+		}
+		// The index is tether's own cache: a damaged one is rebuilt.
+		_ = Remove(path)
+		return open(path, false)
+	}
+	return ix, nil
+}
+
+// Remove deletes the index at path (a damaged one: the next Open builds
+// it anew).
+func Remove(path string) error {
+	var errs []error
+	for _, p := range files(path) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// IsCorrupt reports whether err says the index file is damaged.
+func IsCorrupt(err error) bool { return err != nil && isCorrupt(err) }
+
+func isCorrupt(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "not a database") || strings.Contains(s, "malformed")
+}
+
+func (ix *Index) migrate() error {
+	var v int
+	if err := ix.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v != schemaVersion {
+		for _, q := range []string{`DROP TABLE IF EXISTS files`, `DROP TABLE IF EXISTS docs`} {
+			if _, err := ix.db.Exec(q); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := ix.db.Exec(schema); err != nil {
+		return err
+	}
+	if v != schemaVersion {
+		// Buffer 16 MiB of terms before writing a segment (default 1
+		// MiB): a first build writes far fewer, larger segments.
+		if _, err := ix.db.Exec(`INSERT INTO docs(docs, rank) VALUES('hashsize', 16777216)`); err != nil {
+			return err
+		}
+	}
+	_, err := ix.db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
+	return err
+}
+
+// Close closes the index.
+func (ix *Index) Close() error { return ix.db.Close() }
+
+// Path is the index file.
+func (ix *Index) Path() string { return ix.path }
+
+// files are the index's files: the database and its journal (and a WAL's
+// files, should one be left from another journal mode).
+func files(path string) []string {
+	return []string{path, path + "-journal", path + "-wal", path + "-shm"}
+}
+
+// Size is the bytes the index at path takes on disk, its journal
+// included; 0 when there is no index.
+func Size(path string) (int64, error) {
+	var n int64
+	for _, p := range files(path) {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		n += fi.Size()
+	}
+	return n, nil
+}
+
+// Count is the number of sessions indexed.
+func (ix *Index) Count(ctx context.Context) (int, error) {
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM files`).Scan(&n)
+	return n, err
+}

@@ -1,0 +1,403 @@
+package searchindex
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/tether-dev/tether/catalog"
+)
+
+// UpdateOptions tune Update.
+type UpdateOptions struct {
+	// Progress, when set, is called after each transcript read with how
+	// many of the transcripts to read are done.
+	Progress func(done, total int)
+	// Retain, when set, keeps the entry of a session the listing no longer
+	// has (an archived session whose transcript moved out of the agent's
+	// directory) instead of dropping it.
+	Retain func(key string) bool
+	// Open opens transcripts (tests count or fail reads); default os.Open.
+	Open catalog.Opener
+}
+
+// UpdateStats say what an Update did.
+type UpdateStats struct {
+	Added, Appended, Reindexed, Removed, Unchanged int
+	// BytesRead is the transcript bytes read.
+	BytesRead int64
+}
+
+// row is what the files table knows about one session.
+type row struct {
+	id                int64
+	path              string
+	size, mtime, off  int64
+	head, tail, title string
+	last              int64
+}
+
+// job is one transcript to read, from off (0: from the start).
+type job struct {
+	id      int64
+	harness string
+	path    string
+	title   string
+	off     int64
+	// reset: the texts replace the row's; fresh: there is no docs row yet.
+	reset, fresh bool
+	old          row
+}
+
+// result is what reading a job's transcript found.
+type result struct {
+	job
+	size, mtime, end int64
+	head, tail       string
+	cols             [numCols]strings.Builder
+	err              error
+}
+
+// fpLen is how many bytes each fingerprint covers: the first bytes of the
+// file and the last bytes before the read offset. A rewrite (trim, a
+// compaction that rewrites the file) changes them; an append does not.
+const fpLen = 4096
+
+// Update brings the index in line with sessions (every session listed,
+// archived included): new transcripts are read whole, grown ones from
+// where the last read stopped, rewritten or shrunk ones again, and the
+// entries of sessions no longer listed are removed.
+func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts UpdateOptions) (UpdateStats, error) {
+	var st UpdateStats
+	if opts.Open == nil {
+		opts.Open = catalog.OSOpen
+	}
+	old, err := ix.rows(ctx)
+	if err != nil {
+		return st, err
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return st, err
+	}
+	defer tx.Rollback()
+	jobs, err := ix.plan(ctx, tx, sessions, old, opts, &st)
+	if err != nil {
+		return st, err
+	}
+	if err := ix.read(ctx, tx, jobs, opts, &st); err != nil {
+		return st, err
+	}
+	return st, tx.Commit()
+}
+
+func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
+	// Fingerprints are fetched only for the transcripts that grew.
+	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, path, size, mtime, off, title, last FROM files`)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	m := map[string]row{}
+	for rs.Next() {
+		var r row
+		var key string
+		if err := rs.Scan(&r.id, &key, &r.path, &r.size, &r.mtime, &r.off, &r.title, &r.last); err != nil {
+			return nil, err
+		}
+		m[key] = r
+	}
+	return m, rs.Err()
+}
+
+// plan adds and removes entries and returns the transcripts to read.
+func (ix *Index) plan(ctx context.Context, tx *sql.Tx, sessions []catalog.Session, old map[string]row, opts UpdateOptions, st *UpdateStats) ([]job, error) {
+	var jobs []job
+	seen := make(map[string]bool, len(sessions))
+	for i := range sessions {
+		s := &sessions[i]
+		key := s.Key()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		size, mtime := statOf(s.Source)
+		last := s.LastActivity.UnixNano()
+		r, ok := old[key]
+		if !ok {
+			id, err := insert(ctx, tx, key, s, last)
+			if err != nil {
+				return nil, err
+			}
+			st.Added++
+			// The docs row is written once the transcript is read.
+			jobs = append(jobs, job{id: id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, fresh: true})
+			continue
+		}
+		if r.title != s.Title || r.last != last {
+			if err := retitle(ctx, tx, r, s.Title, last); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case r.path == s.Source && r.size == size && r.mtime == mtime:
+			st.Unchanged++
+		case r.path == s.Source && size >= r.off:
+			var head, tail []byte
+			if err := tx.QueryRowContext(ctx, `SELECT head, tail FROM files WHERE id = ?`, r.id).Scan(&head, &tail); err != nil {
+				return nil, err
+			}
+			r.head, r.tail = string(head), string(tail)
+			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, off: r.off, old: r})
+		default:
+			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, old: r})
+		}
+	}
+	for key, r := range old {
+		if seen[key] || opts.Retain != nil && opts.Retain(key) {
+			continue
+		}
+		if err := remove(ctx, tx, r.id); err != nil {
+			return nil, err
+		}
+		st.Removed++
+	}
+	return jobs, nil
+}
+
+func statOf(path string) (size, mtime int64) {
+	if path == "" {
+		return 0, 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return -1, 0
+	}
+	return fi.Size(), fi.ModTime().UnixNano()
+}
+
+func insert(ctx context.Context, tx *sql.Tx, key string, s *catalog.Session, last int64) (int64, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO files(key, path, size, mtime, off, title, last) VALUES(?, ?, -1, 0, 0, ?, ?)`,
+		key, s.Source, s.Title, last)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+func retitle(ctx context.Context, tx *sql.Tx, r row, title string, last int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE files SET title = ?, last = ? WHERE id = ?`, title, last, r.id); err != nil {
+		return err
+	}
+	if r.title == title {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE docs SET title = ? WHERE rowid = ?`, clean(title), r.id)
+	return err
+}
+
+func remove(ctx context.Context, tx *sql.Tx, id int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id)
+	return err
+}
+
+// read reads the jobs' transcripts on every core and writes what they
+// found from this goroutine (SQLite has one writer).
+func (ix *Index) read(ctx context.Context, tx *sql.Tx, jobs []job, opts UpdateOptions, st *UpdateStats) error {
+	work := make(chan job)
+	out := make(chan *result)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				out <- readJob(j, opts.Open)
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, j := range jobs {
+			select {
+			case work <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+	var firstErr error
+	done := 0
+	for r := range out {
+		done++
+		if firstErr == nil {
+			firstErr = write(ctx, tx, r, st)
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, len(jobs))
+		}
+	}
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return firstErr
+}
+
+// readJob reads a transcript from the job's offset, falling back to the
+// start when the bytes already read are not what they were.
+func readJob(j job, open catalog.Opener) *result {
+	r := &result{job: j}
+	if j.path == "" {
+		r.reset, r.size, r.end = true, 0, 0
+		return r
+	}
+	f, err := open(j.path)
+	if err != nil {
+		// Gone between listing and reading: index nothing for it now.
+		r.reset, r.size, r.end = true, -1, 0
+		return r
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.size, r.mtime = fi.Size(), fi.ModTime().UnixNano()
+	if !r.reset {
+		h, t := fingerprints(f, j.off)
+		if h != j.old.head || t != j.old.tail || r.size < j.off {
+			r.reset, r.off = true, 0
+		}
+	}
+	sec := io.NewSectionReader(f, r.off, r.size-r.off)
+	n, err := catalog.Texts(j.harness, sec, func(t catalog.Text) {
+		c := col(t.Kind)
+		if r.cols[c].Len() > 0 {
+			r.cols[c].WriteByte('\n')
+		}
+		r.cols[c].WriteString(clean(t.Text))
+	})
+	if err != nil {
+		r.err = fmt.Errorf("%s: %w", j.path, err)
+		return r
+	}
+	r.end = r.off + n
+	r.head, r.tail = fingerprints(f, r.end)
+	return r
+}
+
+// fingerprints hash the first fpLen bytes and the fpLen bytes before off.
+func fingerprints(f io.ReaderAt, off int64) (head, tail string) {
+	sum := func(from, to int64) string {
+		if to <= from {
+			return ""
+		}
+		b := make([]byte, to-from)
+		if n, _ := f.ReadAt(b, from); int64(n) != to-from {
+			return "short"
+		}
+		h := sha256.Sum256(b)
+		return string(h[:16])
+	}
+	return sum(0, min(off, fpLen)), sum(max(0, off-fpLen), off)
+}
+
+// col is the docs column a text kind goes to. Titles a transcript records
+// go with the prompts: the title column holds the session's current title.
+func col(k catalog.TextKind) int {
+	switch k {
+	case catalog.TextAssistant:
+		return colAssistant
+	case catalog.TextTool:
+		return colTool
+	}
+	return colPrompt
+}
+
+// write stores what a job read: the texts replace the row's (reset) or
+// are appended to them.
+func write(ctx context.Context, tx *sql.Tx, r *result, st *UpdateStats) error {
+	var texts [numCols]string
+	if r.err != nil {
+		// One unreadable transcript does not stop the others: its entry
+		// keeps the title only and is read from the start next time.
+		r.reset, r.size, r.mtime, r.off, r.end = true, -2, 0, 0, 0
+	} else {
+		for i := range texts {
+			texts[i] = r.cols[i].String()
+		}
+	}
+	st.BytesRead += r.end - r.off
+	var err error
+	switch {
+	case r.reset:
+		if !r.fresh {
+			st.Reindexed++
+			if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, r.id); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO docs(rowid, title, prompt, assistant, tool) VALUES(?, ?, ?, ?, ?)`,
+			r.id, clean(r.title), texts[colPrompt], texts[colAssistant], texts[colTool])
+	case texts != [numCols]string{}:
+		st.Appended++
+		// FTS5 re-tokenizes the row: the session's text, not its
+		// transcript, which is mostly tool output that is not indexed.
+		_, err = tx.ExecContext(ctx, `UPDATE docs SET prompt = prompt || ?, assistant = assistant || ?, tool = tool || ? WHERE rowid = ?`,
+			sep(texts[colPrompt]), sep(texts[colAssistant]), sep(texts[colTool]), r.id)
+	default:
+		st.Appended++
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ?, off = ?, head = ?, tail = ? WHERE id = ?`,
+		r.size, r.mtime, r.end, nilIfEmpty(r.head), nilIfEmpty(r.tail), r.id)
+	return err
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
+}
+
+func sep(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\n" + s
+}
+
+// Snippet markers: control characters removed from indexed text, so a
+// marker in a snippet is always one the index put there.
+const (
+	markOpen  = "\x02"
+	markClose = "\x03"
+)
+
+// clean drops the marker bytes from text before it is indexed.
+func clean(s string) string {
+	if !strings.ContainsAny(s, "\x00"+markOpen+markClose) {
+		return s
+	}
+	return string(bytes.Map(func(r rune) rune {
+		if r == 0 || r == 2 || r == 3 {
+			return ' '
+		}
+		return r
+	}, []byte(s)))
+}

@@ -1,0 +1,47 @@
+package wrap
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/tether-dev/tether/archive"
+	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/termsafe"
+)
+
+// restoreFromArchive puts a transcript that is gone back from tether's
+// archive before a resume by id, so the CLI finds it. It returns the
+// transcript as found afterwards (empty when there was nothing to
+// restore). A restore never replaces a file; any failure leaves the
+// resume to go on as it would have (the fresh-start fallback).
+func (o Options) restoreFromArchive(log *eventlog.Log, id string) transcript {
+	if o.Archive == nil {
+		return transcript{}
+	}
+	harness, root := eventlog.ClaudeCode, o.ClaudeDir
+	stored := o
+	stored.ClaudeDir = o.Archive.HarnessDir(eventlog.ClaudeCode)
+	if o.Harness == Codex {
+		harness, root = eventlog.Codex, o.CodexDir
+		stored.CodexDir = o.Archive.HarnessDir(eventlog.Codex)
+	}
+	// The store mirrors the agent's layout: the same lookup finds the
+	// stored file (whatever its content, so only the path is used).
+	found := stored.findTranscript(id)
+	if found.path == "" {
+		return transcript{}
+	}
+	live, err := o.Archive.LivePath(harness, found.path, root)
+	if err == nil {
+		err = o.Archive.Restore(found.path, live)
+	}
+	if err != nil {
+		log.Warn(eventlog.ArchiveRestoreFailed, id, slog.String("error", err.Error()), slog.Bool("exists", errors.Is(err, archive.ErrExists)))
+		return transcript{}
+	}
+	log.Info(eventlog.ArchiveRestore, id, slog.String("path", live))
+	fmt.Fprintf(o.Stderr, "tether: restored session %s from tether's archive to %s\n", identity.ShortID(id), termsafe.String(live))
+	return o.findTranscript(id)
+}
