@@ -69,8 +69,9 @@ trimsrc="$(awk '{print $NF}' "$tmp/trim.txt")"
 bigid="$(basename "$big" .jsonl)"
 projdir="$(find "$tmp/big/src" -mindepth 1 -maxdepth 1 -type d | head -n 1)/"
 
-# measure NAME BENCHRUN-ARGS…: sets med (ms) and rss (KiB).
-med="" rss=""
+# measure NAME BENCHRUN-ARGS…: sets med (ms), rss (KiB) and cpu (median
+# user+system ms, steadier than wall time when the machine is loaded).
+med="" rss="" cpu=""
 measure() {
 	local name="$1" out
 	shift
@@ -80,6 +81,7 @@ measure() {
 	fi
 	med="${out#*median_ms=}" && med="${med%% *}"
 	rss="${out#*rss_kib=}" && rss="${rss%% *}"
+	cpu="${out#*cpu_ms=}" && cpu="${cpu%% *}"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
@@ -135,10 +137,10 @@ row "tether complete (claude --resume, $sessions sessions)" "$med ms" "$(mib "$r
 log "sessions list ($sessions sessions)"
 measure "list cold" -n "$listreps" -pre "'$tether' sessions cache clear" -- "$tether" sessions list --all
 cold="$med"
-row "sessions list cold (cache cleared)" "$med ms" "$(mib "$rss")" "<= 3000 ms, <= 100 MiB" ""
+row "sessions list cold (cache cleared)" "$med ms" "$(mib "$rss")" "<= 3000 ms" "cpu $cpu ms"
 measure "list warm" -n "$reps" -- "$tether" sessions list --all
 warm="$med"
-row "sessions list warm" "$med ms" "$(mib "$rss")" "<= 150 ms, <= 100 MiB" ""
+row "sessions list warm" "$med ms" "$(mib "$rss")" "<= 100 ms, <= 64 MiB" "cpu $cpu ms"
 rchar() { sed -n 's/.*rchar: \([0-9]*\).*/\1/p' "$1"; }
 "$tether" sessions cache clear >/dev/null
 TETHER_DEBUG_IO=1 "$tether" sessions list --all 2>"$tmp/io-cold.txt" >/dev/null
@@ -212,7 +214,7 @@ for policy in fit keep; do
 	keep) args=(--keep internal/file1.go) ;;
 	esac
 	measure "trim $policy" -n "$trimreps" -pre "rm -f '$work'*; cp '$trimsrc' '$work'" -- "$tether" trim "${args[@]}" --force "$work"
-	row "trim ${args[*]}" "$(mbs "$med")" "$(mib "$rss")" ">= 300 MB/s, <= 64 MiB + record" "$(ratio "$med" "$cpms") cp time"
+	row "trim ${args[*]}" "$(mbs "$med")" "$(mib "$rss")" ">= 300 MB/s, <= 64 MiB + record" "$(ratio "$med" "$cpms") cp time, cpu $cpu ms"
 done
 rm -f "$work"*
 

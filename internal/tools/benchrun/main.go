@@ -5,7 +5,9 @@
 //
 //	benchrun [-n 10] [-stdin FILE] [-pre 'shell command'] -- PROG [ARGS…]
 //
-// Output (one line): median_ms=… min_ms=… max_ms=… rss_kib=… runs=…
+// Output (one line): median_ms=… min_ms=… max_ms=… rss_kib=… runs=… cpu_ms=…
+// (cpu_ms: the median user+system CPU time, steadier than wall time on a
+// loaded machine).
 // A run that exits non-zero fails benchrun (exit 1) unless -allow-fail.
 package main
 
@@ -31,7 +33,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: benchrun [-n N] [-stdin FILE] [-pre CMD] -- PROG [ARGS…]")
 		os.Exit(2)
 	}
-	var times []float64
+	var times, cpus []float64
 	var rss int64
 	for i := range *warmup + *n {
 		if *pre != "" {
@@ -64,12 +66,23 @@ func main() {
 		times = append(times, float64(d.Microseconds())/1000)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			rss = max(rss, int64(ru.Maxrss)) // KiB on Linux
+			cpus = append(cpus, float64(ru.Utime.Nano()+ru.Stime.Nano())/1e6)
 		}
 	}
 	slices.Sort(times)
-	med := times[len(times)/2]
-	if len(times)%2 == 0 {
-		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	fmt.Printf("median_ms=%.2f min_ms=%.2f max_ms=%.2f rss_kib=%d runs=%d cpu_ms=%.2f\n",
+		median(times), times[0], times[len(times)-1], rss, len(times), median(cpus))
+}
+
+// median of xs (sorted here); 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	fmt.Printf("median_ms=%.2f min_ms=%.2f max_ms=%.2f rss_kib=%d runs=%d\n", med, times[0], times[len(times)-1], rss, len(times))
+	slices.Sort(xs)
+	m := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return m
 }
