@@ -102,7 +102,7 @@ func (a *Archive) listArchived(ctx context.Context, live []Session) ([]Session, 
 func archivedSession(r Reader, path string) (Session, string) {
 	switch r := r.(type) {
 	case *ClaudeReader:
-		sum, err := r.summarize(path)
+		sum, _, err := r.summarize(path)
 		if err != nil {
 			return Session{}, err.Error()
 		}

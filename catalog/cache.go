@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,15 +18,9 @@ import (
 // meaning; an old cache is then ignored, never misread.
 // 2: gob instead of JSON (a warm list of 10,000 sessions spent 290 ms
 // decoding JSON; gob decodes the whole file in one pass, typed).
-const cacheVersion = 2
-
-// registerGob registers the value types readers store. It runs on first
-// use, not at init: registering builds gob's type descriptions (about 2 ms),
-// which every tether process (hooks, the prompt) would otherwise pay.
-var registerGob = sync.OnceFunc(func() {
-	gob.Register(claudeSummary{})
-	gob.Register(codexTail{})
-})
+// 3: typed values instead of interfaces (gob spent most of a warm list's
+// 40 ms decode on interface type names) and directory records.
+const cacheVersion = 3
 
 // Cache remembers what a reader learned from a file, keyed by (path, size,
 // mtime), so a warm list does one stat per file. It holds prompt-derived
@@ -36,31 +31,79 @@ type Cache struct {
 	mu      sync.Mutex
 	entries map[string]cacheEntry
 	seen    map[string]bool
+	dirs    map[string]dirRecord
+	dirSeen map[string]bool
 	dirty   bool
 }
 
+// cacheEntry holds one of the readers' value types. The fields are typed
+// (not an interface) so gob decodes them without per-entry type names.
 type cacheEntry struct {
 	Size, MTime int64
-	V           any
+	Claude      *claudeSummary
+	Codex       *codexTail
+}
+
+// value returns the stored value as an interface.
+func (e cacheEntry) value() any {
+	switch {
+	case e.Claude != nil:
+		return *e.Claude
+	case e.Codex != nil:
+		return *e.Codex
+	}
+	return nil
+}
+
+// setValue stores v; it reports false for a type the cache does not hold.
+func (e *cacheEntry) setValue(v any) bool {
+	switch v := v.(type) {
+	case claudeSummary:
+		e.Claude = &v
+	case codexTail:
+		e.Codex = &v
+	default:
+		return false
+	}
+	return true
+}
+
+// dirRecord is what a list learned about one directory of transcripts,
+// so the next list can skip listing it and stat-ing its files (see
+// ClaudeReader.List for when it is trusted).
+type dirRecord struct {
+	// MTime is the directory's mtime before it was read: creating,
+	// removing or renaming a file in it changes it.
+	MTime int64
+	// Checked is when the directory was last read and its files stat-ed.
+	Checked int64
+	// Newest is the newest mtime among its transcripts.
+	Newest int64
+	// Files are the transcripts' names.
+	Files []string
 }
 
 type cacheFile struct {
 	Version int
 	Entries map[string]cacheEntry
+	Dirs    map[string]dirRecord
 }
 
 // OpenCache loads the cache at path. A missing, unreadable or outdated
 // file gives an empty cache: the cache is only ever an optimisation.
 func OpenCache(path string) *Cache {
-	c := &Cache{path: path, entries: map[string]cacheEntry{}, seen: map[string]bool{}}
+	c := &Cache{path: path, entries: map[string]cacheEntry{}, seen: map[string]bool{},
+		dirs: map[string]dirRecord{}, dirSeen: map[string]bool{}}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return c
 	}
 	var f cacheFile
-	registerGob()
 	if gob.NewDecoder(bytes.NewReader(data)).Decode(&f) == nil && f.Version == cacheVersion && f.Entries != nil {
 		c.entries = f.Entries
+		if f.Dirs != nil {
+			c.dirs = f.Dirs
+		}
 	}
 	return c
 }
@@ -78,12 +121,76 @@ func (c *Cache) Lookup(path string, size int64, mtime time.Time, v any) bool {
 	if !ok || e.Size != size || e.MTime != mtime.UnixNano() {
 		return false
 	}
-	dst, src := reflect.ValueOf(v), reflect.ValueOf(e.V)
+	return setFrom(v, e)
+}
+
+// LookupAny sets *v to the entry for path whatever the file's size and
+// mtime now, and returns the entry's mtime (UnixNano): for files of a
+// directory the caller has established as unchanged.
+func (c *Cache) LookupAny(path string, v any) (int64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[path]
+	if !ok || !setFrom(v, e) {
+		return 0, false
+	}
+	c.seen[path] = true
+	return e.MTime, true
+}
+
+func setFrom(v any, e cacheEntry) bool {
+	// The common cases without reflection.
+	switch v := v.(type) {
+	case *claudeSummary:
+		if e.Claude != nil {
+			*v = *e.Claude
+		}
+		return e.Claude != nil
+	case *codexTail:
+		if e.Codex != nil {
+			*v = *e.Codex
+		}
+		return e.Codex != nil
+	}
+	dst, src := reflect.ValueOf(v), reflect.ValueOf(e.value())
 	if dst.Kind() != reflect.Pointer || !src.IsValid() || src.Type() != dst.Elem().Type() {
 		return false
 	}
 	dst.Elem().Set(src)
 	return true
+}
+
+// Dir returns the record of directory dir, if any.
+func (c *Cache) Dir(dir string) (dirRecord, bool) {
+	if c == nil {
+		return dirRecord{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.dirs[dir]
+	if ok {
+		c.dirSeen[dir] = true
+	}
+	return d, ok
+}
+
+// StoreDir records what a list learned about directory dir.
+func (c *Cache) StoreDir(dir string, d dirRecord) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dirSeen[dir] = true
+	old, ok := c.dirs[dir]
+	if ok && old.MTime == d.MTime && old.Checked == d.Checked && old.Newest == d.Newest && slices.Equal(old.Files, d.Files) {
+		return
+	}
+	c.dirs[dir] = d
+	c.dirty = true
 }
 
 // Store records v (a value of a registered type, not a pointer) for path
@@ -95,8 +202,11 @@ func (c *Cache) Store(path string, size int64, mtime time.Time, v any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seen[path] = true
-	c.entries[path] = cacheEntry{Size: size, MTime: mtime.UnixNano(), V: v}
-	c.dirty = true
+	e := cacheEntry{Size: size, MTime: mtime.UnixNano()}
+	if e.setValue(v) {
+		c.entries[path] = e
+		c.dirty = true
+	}
 }
 
 // Save drops entries for files not seen since OpenCache (deleted
@@ -113,12 +223,17 @@ func (c *Cache) Save() error {
 			c.dirty = true
 		}
 	}
+	for d := range c.dirs {
+		if !c.dirSeen[d] {
+			delete(c.dirs, d)
+			c.dirty = true
+		}
+	}
 	if !c.dirty {
 		return nil
 	}
 	var buf bytes.Buffer
-	registerGob()
-	if err := gob.NewEncoder(&buf).Encode(cacheFile{Version: cacheVersion, Entries: c.entries}); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(cacheFile{Version: cacheVersion, Entries: c.entries, Dirs: c.dirs}); err != nil {
 		return err
 	}
 	data := buf.Bytes()

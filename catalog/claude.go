@@ -30,6 +30,8 @@ type ClaudeReader struct {
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
 	WorkRules []WorkRule
+	// Now is the clock of the directory skip (nil: time.Now).
+	Now func() time.Time
 	// Live tunes the running check (the zero value inspects this machine).
 	Live claude.LiveOptions
 
@@ -89,10 +91,57 @@ func (s *claudeSummary) clone() {
 	}
 }
 
+// Directory skip. A warm list takes a project directory's file list and
+// its transcripts' cached summaries without listing it or stat-ing them
+// when all of these hold:
+//   - the directory's mtime is the recorded one: no file was created,
+//     removed or renamed in it since (the mtime is read before the listing,
+//     and one within dirRacyWindow of the listing is not trusted, so a
+//     change during the listing is not missed);
+//   - its newest transcript was modified more than dirHotWindow ago:
+//     Claude Code appends to a live transcript in place, which changes the
+//     file's mtime but not the directory's;
+//   - it was fully checked less than dirRecheck ago.
+//
+// A transcript that may be running (claude.LiveSet: its sessions/<pid>.json,
+// a process started for it or holding it open, a Claude Code process in
+// its project) is stat-ed even in a trusted directory. The trade-off: an append to a transcript
+// idle for more than a day, made by a process no longer running, in a
+// directory nothing else changed, shows within dirRecheck (one full
+// stat-ing list an hour) instead of at once.
+const (
+	dirHotWindow  = 24 * time.Hour
+	dirRecheck    = time.Hour
+	dirRacyWindow = 2 * time.Second
+)
+
+// claudeDir is one project directory of a listing: its transcripts are
+// paths[start:end].
+type claudeDir struct {
+	path       string
+	rec        dirRecord
+	trusted    bool
+	start, end int
+}
+
+// dropLosingTitles clears the title candidates session() would not pick,
+// so the cached record holds one title, not four (custom > AI > last
+// prompt > summary; the first prompt is kept, sessions report it).
+func (s *claudeSummary) dropLosingTitles() {
+	switch {
+	case s.CustomTitle != "":
+		s.AITitle, s.LastPrompt, s.Summary = "", "", ""
+	case s.AITitle != "":
+		s.LastPrompt, s.Summary = "", ""
+	case s.LastPrompt != "":
+		s.Summary = ""
+	}
+}
+
 // List implements Reader.
 func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Diagnostic, error) {
 	projects := claude.ProjectsDir(r.Dir)
-	dirs, err := os.ReadDir(projects)
+	entries, err := os.ReadDir(projects)
 	if err != nil {
 		if isNotExist(err) {
 			return nil, nil, nil
@@ -100,57 +149,43 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		return nil, nil, fmt.Errorf("read %s: %w", projects, err)
 	}
 	running := r.running()
+	now := time.Now()
+	if r.Now != nil {
+		now = r.Now()
+	}
 	var (
-		out   []Session
 		diags []Diagnostic
 		paths []string
+		dirs  []claudeDir
 	)
-	for _, d := range dirs {
-		if !d.IsDir() {
+	for _, e := range entries {
+		if !e.IsDir() {
 			continue
 		}
-		dir := filepath.Join(projects, d.Name())
-		entries, err := os.ReadDir(dir)
+		d := claudeDir{path: filepath.Join(projects, e.Name()), start: len(paths)}
+		names, err := r.dirFiles(&d, now)
 		if err != nil {
-			diags = append(diags, Diagnostic{ClaudeCode, dir, "unreadable project directory: " + err.Error()})
+			diags = append(diags, Diagnostic{ClaudeCode, d.path, "unreadable project directory: " + err.Error()})
 			continue
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if e.Type().IsRegular() && claude.IsSessionFile(name) {
-				paths = append(paths, filepath.Join(dir, name))
-			}
+		for _, name := range names {
+			paths = append(paths, filepath.Join(d.path, name))
 		}
+		d.end = len(paths)
+		dirs = append(dirs, d)
 	}
-	// Files are independent: summarise them on every core.
-	type result struct {
-		sum claudeSummary
-		err error
-	}
-	results := make([]result, len(paths))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(1, len(paths))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				results[i].sum, results[i].err = r.summarize(paths[i])
-			}
-		}()
-	}
-	for i := range paths {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	results, err := r.summarizeAll(ctx, paths, dirs, running)
+	if err != nil {
 		return nil, diags, err
 	}
-	out = make([]Session, 0, len(paths))
+	for _, d := range dirs {
+		d.rec.Newest = 0
+		for _, res := range results[d.start:d.end] {
+			d.rec.Newest = max(d.rec.Newest, res.mtime)
+		}
+		r.Cache.StoreDir(d.path, d.rec)
+	}
+	out := make([]Session, 0, len(paths))
 	for i, path := range paths {
 		sum, err := results[i].sum, results[i].err
 		switch {
@@ -168,35 +203,130 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 	return out, diags, nil
 }
 
-func (r *ClaudeReader) summarize(path string) (claudeSummary, error) {
+// dirFiles returns the transcript names of project directory d: the
+// recorded ones when the directory can be trusted (see the directory skip
+// above), else a fresh listing, recorded in d.rec.
+func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time) ([]string, error) {
+	fi, err := os.Stat(d.path)
+	if err != nil {
+		return nil, err
+	}
+	mtime := fi.ModTime().UnixNano()
+	if rec, ok := r.Cache.Dir(d.path); ok && rec.MTime == mtime &&
+		mtime < rec.Checked-int64(dirRacyWindow) &&
+		now.UnixNano()-rec.Checked < int64(dirRecheck) &&
+		now.UnixNano()-rec.Newest > int64(dirHotWindow) {
+		d.rec, d.trusted = rec, true
+		return rec.Files, nil
+	}
+	checked := now.UnixNano()
+	entries, err := os.ReadDir(d.path)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if name := e.Name(); e.Type().IsRegular() && claude.IsSessionFile(name) {
+			names = append(names, name)
+		}
+	}
+	d.rec = dirRecord{MTime: mtime, Checked: checked, Files: names}
+	return names, nil
+}
+
+// summaryResult is what summarizing one transcript gave.
+type summaryResult struct {
+	sum   claudeSummary
+	mtime int64
+	err   error
+}
+
+// summarizeAll summarizes every path on every core: files are independent.
+// A file of a trusted directory is taken from the cache without a stat,
+// unless a live process names it.
+func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []claudeDir, running *claude.LiveSet) ([]summaryResult, error) {
+	results := make([]summaryResult, len(paths))
+	trusted := make([]bool, len(paths))
+	for _, d := range dirs {
+		for i := d.start; i < d.end && d.trusted; i++ {
+			trusted[i] = !running.Check(claude.SessionID(paths[i]), paths[i]).Live()
+		}
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(paths))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				res := &results[i]
+				if trusted[i] {
+					if mt, ok := r.Cache.LookupAny(paths[i], &res.sum); ok {
+						res.mtime = mt
+						continue
+					}
+				}
+				res.sum, res.mtime, res.err = r.summarize(paths[i])
+			}
+		}()
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return results, ctx.Err()
+}
+
+func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
 	var sum claudeSummary
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
 		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
-			return sum, nil
+			return sum, fi.ModTime().UnixNano(), nil
 		}
 	}
 	f, err := r.opener()(path)
 	if err != nil {
-		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
+		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
+		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	h, t := r.budgets()
-	sum, err = r.scan(f, path, h, t)
+	c, release, err := readHeadTail(f, h, t)
+	defer release()
+	if err != nil {
+		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
+	}
+	sum = r.scanChunks(path, c)
 	// With the default budgets, a file that was cut and lacks what only a
-	// wider read can give is read again once with the Max budgets.
-	if err == nil && r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+t && (sum.Cwd == "" || !sum.HasUsage) {
-		sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
+	// wider read can give is read again once with the Max budgets: the
+	// whole of both when the head named no cwd, else only the bytes
+	// before the tail (the head was enough; re-reading it cost bytes).
+	if r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+t {
+		switch {
+		case sum.Cwd == "":
+			sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
+		case !sum.HasUsage:
+			tail, _, werr := widenTail(f, c, MaxTailBytes)
+			if werr != nil {
+				return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", werr)
+			}
+			c.tail = tail
+			sum = r.scanChunks(path, c)
+		}
 	}
 	if err != nil {
-		return claudeSummary{}, err
+		return claudeSummary{}, 0, err
 	}
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), sum)
-	return sum, nil
+	return sum, fi.ModTime().UnixNano(), nil
 }
 
 func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, error) {
@@ -205,11 +335,15 @@ func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, err
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
 	}
+	return r.scanChunks(path, c), nil
+}
+
+func (r *ClaudeReader) scanChunks(path string, c chunks) claudeSummary {
 	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(path), ".jsonl"), nil)
 	eachLine(c.head, sc.line)
 	sc.endHead()
 	eachLine(c.tail, sc.line)
-	return sc.summary(c.size, c.modTime), nil
+	return sc.summary(c.size, c.modTime)
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
@@ -304,12 +438,30 @@ func newContext(tokens, window int64, known bool) *ContextUsage {
 
 // oneLine collapses whitespace and cuts s to max runes, for titles.
 func oneLine(s string, max int) string {
+	if len(s) <= max && singleSpaced(s) {
+		return s // already one line: no allocation (every title, every warm list)
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}
 	r := []rune(s)
 	return string(r[:max-1]) + "…"
+}
+
+// singleSpaced reports whether strings.Fields would find s's words
+// separated by single ASCII spaces, with none around them: ASCII with no
+// other white space, and no Unicode white space either (any non-ASCII
+// byte says no, to stay simple).
+func singleSpaced(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' ||
+			c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // claudeScan extracts a summary from transcript lines in file order. With
@@ -464,6 +616,7 @@ func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
 	s := sc.sum
 	s.Tokens, s.HasUsage = sc.tokens, sc.hasUsage
 	s.Records = sc.valid
+	s.dropLosingTitles()
 	s.clone()
 	if sc.fileID != "" {
 		// The file name is what `claude --resume` looks up; a fork's

@@ -253,14 +253,29 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	if tl <= 0 {
 		tl = DefaultTailBytes
 	}
-	t, err = scanRollout(f, h, tl)
-	// As for Claude: a cut file missing its meta or last usage is read
-	// again once with the Max budgets.
-	if err == nil && r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+tl && (t.ID == "" || !t.HasUsage) {
-		t, err = scanRollout(f, MaxHeadBytes, MaxTailBytes)
-	}
+	c, release, err := readHeadTail(f, h, tl)
+	defer release()
 	if err != nil {
 		return codexTail{}, err
+	}
+	t = scanRolloutChunks(c)
+	// As for Claude: a cut file missing its meta is read again once with
+	// the Max budgets; one missing only its last usage gets the bytes
+	// before its tail, without the head and tail again.
+	if r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+tl {
+		switch {
+		case t.ID == "":
+			if t, err = scanRollout(f, MaxHeadBytes, MaxTailBytes); err != nil {
+				return codexTail{}, err
+			}
+		case !t.HasUsage:
+			tail, _, err := widenTail(f, c, MaxTailBytes)
+			if err != nil {
+				return codexTail{}, err
+			}
+			c.tail = tail
+			t = scanRolloutChunks(c)
+		}
 	}
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), t)
 	return t, nil
@@ -272,13 +287,17 @@ func scanRollout(f File, h, tl int64) (codexTail, error) {
 	if err != nil {
 		return codexTail{}, err
 	}
+	return scanRolloutChunks(c), nil
+}
+
+func scanRolloutChunks(c chunks) codexTail {
 	sc := &codexScan{}
 	eachLine(c.head, sc.line)
 	eachLine(c.tail, sc.line)
 	t := sc.t
 	t.clone()
 	t.Size = c.size
-	return t, nil
+	return t
 }
 
 // codexScan extracts what it can from rollout lines in file order.

@@ -42,8 +42,12 @@ const (
 // and (the tail) start on line boundaries.
 type chunks struct {
 	head, tail []byte
-	size       int64
-	modTime    time.Time
+	// rawTail is the tail as read, its cut first line included; tailAt
+	// is its offset in the file.
+	rawTail []byte
+	tailAt  int64
+	size    int64
+	modTime time.Time
 }
 
 // bufPool recycles read buffers across files: List parses each buffer in
@@ -88,6 +92,7 @@ func readHeadTail(f File, headN, tailN int64) (c chunks, release func(), err err
 		return c, release, err
 	}
 	tail = tail[:m]
+	c.rawTail, c.tailAt = tail, c.size-tailN
 	// The first tail line is almost surely cut; drop it.
 	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
 		tail = tail[i+1:]
@@ -96,6 +101,37 @@ func readHeadTail(f File, headN, tailN int64) (c chunks, release func(), err err
 	}
 	c.head, c.tail = head, tail
 	return c, release, nil
+}
+
+// widenTail returns a tail of c reaching maxTail bytes back from the end,
+// reading only the bytes before c's tail (never the head or the tail
+// again), into a new buffer.
+func widenTail(f File, c chunks, maxTail int64) (tail []byte, release func(), err error) {
+	release = func() {}
+	if c.rawTail == nil {
+		return c.tail, release, nil
+	}
+	start := max(int64(len(c.head)), c.size-maxTail)
+	if start >= c.tailAt {
+		return c.tail, release, nil
+	}
+	buf := make([]byte, c.tailAt-start, c.tailAt-start+int64(len(c.rawTail)))
+	m, err := f.ReadAt(buf, start)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, release, err
+	}
+	if m < len(buf) {
+		return nil, release, io.ErrUnexpectedEOF // the file shrank
+	}
+	tail = append(buf, c.rawTail...)
+	if start == int64(len(c.head)) {
+		// Joined to the head, which ends on a line boundary.
+		return tail, release, nil
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		return tail[i+1:], release, nil
+	}
+	return nil, release, nil
 }
 
 // eachLine calls fn for every non-empty line of b.

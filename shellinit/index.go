@@ -2,6 +2,7 @@ package shellinit
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -50,17 +51,23 @@ func WriteIndex(path string, entries []IndexEntry) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, atomicfile.Options{Perm: 0o600}, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		fmt.Fprintln(bw, indexHeader)
-		for _, e := range entries {
-			if e.ID == "" || e.Harness == "" {
-				continue
-			}
-			fmt.Fprintf(bw, "%s\t%s\t%d\t%s\t%s\n", field(e.Harness), field(e.ID), e.LastActivity.Unix(), field(e.Root), field(e.Title))
+	var buf bytes.Buffer
+	buf.Grow(len(entries) * 128)
+	buf.WriteString(indexHeader + "\n")
+	for _, e := range entries {
+		if e.ID == "" || e.Harness == "" {
+			continue
 		}
-		return bw.Flush()
-	})
+		buf.WriteString(field(e.Harness) + "\t" + field(e.ID) + "\t" + strconv.FormatInt(e.LastActivity.Unix(), 10) +
+			"\t" + field(e.Root) + "\t" + field(e.Title) + "\n")
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
+		// Unchanged (a warm list, most of the time): mark it fresh for
+		// complete's age check instead of rewriting and fsyncing it.
+		now := time.Now()
+		return os.Chtimes(path, now, now)
+	}
+	return atomicfile.WriteBytes(path, buf.Bytes(), atomicfile.Options{Perm: 0o600})
 }
 
 // field keeps a value on one line and in one column: backslash, tab,

@@ -124,3 +124,32 @@ func TestReadIndexMatching(t *testing.T) {
 		t.Fatalf("got %+v %v (all %+v)", got, err, all)
 	}
 }
+
+// Rewriting an unchanged index only refreshes its mtime (complete's age
+// check); a changed one is rewritten.
+func TestWriteIndexUnchangedRefreshesMTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), IndexFile)
+	in := []IndexEntry{{Harness: "claude-code", ID: "a", LastActivity: time.Unix(1764500000, 0), Root: "/r", Title: "t"}}
+	if err := WriteIndex(path, in); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	if err := WriteIndex(path, in); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	if st, err := os.Stat(path); err != nil || !st.ModTime().After(old.Add(time.Minute)) || string(after) != string(before) {
+		t.Errorf("unchanged index: mtime %v (was %v), content changed: %v", st.ModTime(), old, string(after) != string(before))
+	}
+	in[0].Title = "new title"
+	if err := WriteIndex(path, in); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ReadIndex(path); err != nil || len(out) != 1 || out[0].Title != "new title" {
+		t.Errorf("changed index not rewritten: %+v %v", out, err)
+	}
+}

@@ -5,7 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/tether-dev/tether/agent/jsonl"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -115,7 +120,11 @@ func (e *edit) changes() bool {
 }
 
 func applyEdit(line []byte, e *edit, buf []byte) ([]byte, error) {
-	out := append(buf, line...)
+	out, ok := spliceMarkers(line, e, buf)
+	if !ok {
+		// A shape the raw walk does not follow: the general path.
+		out = append(buf, line...)
+	}
 	var err error
 	set := func(path string, raw []byte) {
 		if err == nil {
@@ -137,6 +146,9 @@ func applyEdit(line []byte, e *edit, buf []byte) ([]byte, error) {
 	if e.relinkLeaf {
 		set("leafUuid", uuidRaw(e.leaf))
 	}
+	if ok {
+		return out, err
+	}
 	for _, b := range e.trimBlocks {
 		path := "message.content." + strconv.Itoa(b) + ".content"
 		n := len(gjsonRaw(out, path))
@@ -147,6 +159,94 @@ func applyEdit(line []byte, e *edit, buf []byte) ([]byte, error) {
 		set("toolUseResult", []byte(strconv.Quote(Marker(int64(n)))))
 	}
 	return out, err
+}
+
+// span is a value's byte range in a line.
+type span struct{ start, end int }
+
+// spliceMarkers appends line to buf with the trimmed values (tool_result
+// contents, toolUseResult) replaced by their markers, found by a raw walk
+// that jumps over strings instead of decoding them: gjson and sjson
+// decoded and re-scanned each multi-megabyte value, which was most of the
+// write pass. It reports false, having written nothing, when a value is
+// not where the plan says (the caller then takes the gjson/sjson path,
+// which produces the same bytes for every line this one accepts).
+func spliceMarkers(line []byte, e *edit, buf []byte) ([]byte, bool) {
+	if len(e.trimBlocks) == 0 && !e.trimTUR {
+		return append(buf, line...), true
+	}
+	s := transient(line)
+	n0 := len(buf)
+	var spans []span
+	if e.trimTUR {
+		v, ok := firstKey(s, "toolUseResult")
+		if !ok {
+			return buf, false
+		}
+		spans = append(spans, spanOf(s, v))
+	}
+	if len(e.trimBlocks) > 0 {
+		msg, ok := firstKey(s, "message")
+		if !ok {
+			return buf, false
+		}
+		content, ok := firstKey(msg, "content")
+		if !ok {
+			return buf, false
+		}
+		var blocks []string
+		if !jsonl.EachElem(content, func(v string) bool { blocks = append(blocks, v); return true }) {
+			return buf, false
+		}
+		for _, b := range e.trimBlocks {
+			if b < 0 || b >= len(blocks) {
+				return buf, false
+			}
+			v, ok := firstKey(blocks[b], "content")
+			if !ok {
+				return buf, false
+			}
+			spans = append(spans, spanOf(s, v))
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	at := 0
+	for _, sp := range spans {
+		if sp.start < at {
+			return buf[:n0], false // overlapping: not a shape the plan makes
+		}
+		buf = append(buf, line[at:sp.start]...)
+		buf = strconv.AppendQuote(buf, Marker(int64(sp.end-sp.start)))
+		at = sp.end
+	}
+	return append(buf, line[at:]...), true
+}
+
+// firstKey returns the raw value of the first key named key in the object
+// s (gjson and sjson also take the first of duplicate keys).
+func firstKey(s, key string) (string, bool) {
+	var val string
+	found := false
+	escaped := false
+	ok := jsonl.EachTop(s, func(k, v string) bool {
+		if strings.IndexByte(k, '\\') >= 0 {
+			// An escaped key may spell key: leave it to gjson.
+			escaped = true
+			return false
+		}
+		if k == key {
+			val, found = v, true
+			return false
+		}
+		return true
+	})
+	return val, ok && found && !escaped
+}
+
+// spanOf is the range of v, a substring of s, within s.
+func spanOf(s, v string) span {
+	start := int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(s))))
+	return span{start, start + len(v)}
 }
 
 func gjsonRaw(b []byte, path string) string { return gjson.GetBytes(b, path).Raw }

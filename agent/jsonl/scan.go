@@ -136,3 +136,38 @@ func EachTop(s string, fn func(key, val string) bool) bool {
 		}
 	}
 }
+
+// EachElem calls fn with every raw element of the JSON array s, until fn
+// returns false. It reports whether s is a structurally sound array.
+func EachElem(s string, fn func(val string) bool) bool {
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '[' {
+		return false
+	}
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		return skipSpace(s, i+1) == len(s)
+	}
+	more := true
+	for {
+		vend := skipValue(s, i)
+		if vend < 0 {
+			return false
+		}
+		if more {
+			more = fn(s[i:vend])
+		}
+		i = skipSpace(s, vend)
+		if i >= len(s) {
+			return false
+		}
+		switch s[i] {
+		case ',':
+			i = skipSpace(s, i+1)
+		case ']':
+			return skipSpace(s, i+1) == len(s)
+		default:
+			return false
+		}
+	}
+}

@@ -78,3 +78,23 @@ func FuzzEachTop(f *testing.F) {
 		}
 	})
 }
+
+func TestEachElem(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{`[]`, nil, true},
+		{` [1, "a,]b", {"k":[1,2]}, [3] ,null] `, []string{`1`, `"a,]b"`, `{"k":[1,2]}`, `[3]`, `null`}, true},
+		{`[1,`, []string{`1`}, false},
+		{`{"a":1}`, nil, false},
+		{`[1 2]`, []string{`1`}, false},
+	} {
+		var got []string
+		ok := EachElem(c.in, func(v string) bool { got = append(got, v); return true })
+		if ok != c.ok || strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("EachElem(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/picker"
+	"github.com/tether-dev/tether/summarize"
 )
 
 // exitCancelled is the status of a picker left with Esc or Ctrl-C, as a
@@ -159,13 +160,7 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		if err != nil {
 			return "", err
 		}
-		full, err := c.Get(ctx, s)
-		if err != nil {
-			return "", err
-		}
-		var b bytes.Buffer
-		printSession(&b, full, a.Now())
-		return b.String(), nil
+		return a.sessionPreview(ctx, c, s)
 	}
 	fit := strconv.FormatFloat(cfg.Wrap.FitPercent, 'f', -1, 64) + "%"
 	po.TrimReport = func(s catalog.Session) (string, error) {
@@ -284,4 +279,17 @@ func withPWD(env []string, dir string) []string {
 		}
 	}
 	return append(out, "PWD="+dir)
+}
+
+// sessionPreview is the picker's preview of s: what `tether sessions show`
+// prints, summary included.
+func (a *App) sessionPreview(ctx context.Context, c *catalog.Catalog, s catalog.Session) (string, error) {
+	full, err := c.Get(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	summarize.Attach(a.Loc.DataDir, &full)
+	var b bytes.Buffer
+	printSession(&b, full, a.Now())
+	return b.String(), nil
 }

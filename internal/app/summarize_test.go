@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -71,6 +72,18 @@ func TestSummarizeShowAndList(t *testing.T) {
 	ta.run("sessions", "show", claudeNew[:8])
 	if !strings.Contains(ta.out.String(), "summary:       Run the tools") || !strings.Contains(ta.out.String(), "current work: second turn") {
 		t.Errorf("show:\n%s", ta.out)
+	}
+	// The picker's preview shows it too.
+	c, err := ta.App.catalogFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Resolve(context.Background(), claudeNew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pv, err := ta.App.sessionPreview(context.Background(), c, s); err != nil || !strings.Contains(pv, "summary:       Run the tools") {
+		t.Errorf("picker preview (%v):\n%s", err, pv)
 	}
 	ta.out.Reset()
 	ta.run("sessions", "show", claudeNew[:8], "--json", "--no-content")

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -84,6 +85,7 @@ func (a *App) trimCommand() *cli.Command {
 			&cli.StringFlag{Name: "config-dir", Usage: "Claude Code config `DIR` (default $CLAUDE_CONFIG_DIR or ~/.claude)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			trimGC()
 			if cmd.NArg() > 1 {
 				return usageErr(fmt.Errorf("trim takes one SESSION, got %d arguments", cmd.NArg()))
 			}
@@ -343,4 +345,16 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// trimGC bounds a trim's heap: the plan's per-record index and the
+// validator's maps grow with the record count (55 MiB live for a 1 GB
+// transcript), and at the default GOGC=100 the heap grew to twice that,
+// 120-137 MiB RSS. A 56 MiB soft limit collects earlier instead: 77 MiB
+// RSS for the same trim (the largest record is held once more on top), at
+// no measurable CPU cost. A GOMEMLIMIT set by the user is left alone.
+func trimGC() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(56 << 20)
+	}
 }

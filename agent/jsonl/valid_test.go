@@ -1,0 +1,80 @@
+package jsonl
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+var validCases = []string{
+	``, ` `, `{}`, ` {"a":1} `, `{"a":1,}`, `{"a" 1}`, `{"a":1 "b":2}`, `[1,2,]`, `[`, `]`, `[1 2]`,
+	`"abc"`, `"a\"b"`, `"a\\"`, `"a\q"`, `"\u00e9"`, `"\u00g9"`, `"\u00"`, "\"a\x01b\"", "\"tab\there\"",
+	`"` + strings.Repeat("x", 100) + `"`, `"` + strings.Repeat("x", 17) + `\n` + strings.Repeat("y", 9) + `"`,
+	`"` + strings.Repeat("x", 23), `0`, `-0`, `01`, `-`, `1.`, `1.5`, `1e`, `1e+`, `1e+5`, `1E-2`, `-1.5e10`, `.5`,
+	`true`, `tru`, `false`, `null`, `nul`, `nullx`, `{"a":[true,false,null,{"b":"c"}]}`, "{\"a\":\"é\xff\"}",
+	`{"k":"v"}x`, `[[[[]]]]`, `{"a":{"b":{"c":[1,{"d":"e\/f"}]}}}`, "\t\r\n[]\n",
+}
+
+func TestValidMatchesGJSON(t *testing.T) {
+	for _, c := range validCases {
+		if got, want := Valid([]byte(c)), gjson.ValidBytes([]byte(c)); got != want {
+			t.Errorf("Valid(%q) = %v, gjson says %v", c, got, want)
+		}
+	}
+}
+
+// FuzzValid: Valid and gjson.ValidBytes agree on every input.
+func FuzzValid(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), gjson.ValidBytes(b); got != want {
+			t.Errorf("Valid(%q) = %v, gjson says %v", b, got, want)
+		}
+	})
+}
+
+// benchLine is a 1 MiB tool_result line with an escape every escEvery bytes.
+func benchLine(escEvery int) []byte {
+	var sb strings.Builder
+	sb.WriteString(`{"type":"user","message":{"content":[{"type":"tool_result","content":"`)
+	for sb.Len() < 1<<20 {
+		sb.WriteString(strings.Repeat("x", escEvery))
+		sb.WriteString(`\n`)
+	}
+	sb.WriteString(`"}]}}`)
+	return []byte(sb.String())
+}
+
+func BenchmarkValid(b *testing.B) {
+	for _, every := range []int{14, 40, 1 << 20} {
+		line := benchLine(every)
+		b.Run("jsonl/"+itoa(every), func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for range b.N {
+				if !Valid(line) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+		b.Run("gjson/"+itoa(every), func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for range b.N {
+				if !gjson.ValidBytes(line) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
+
+// itoa names a benchmark by how often its string has an escape.
+func itoa(n int) string {
+	if n >= 1<<20 {
+		return "none"
+	}
+	return strconv.Itoa(n)
+}

@@ -1,0 +1,210 @@
+package catalog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dirSkipHome is a config dir with one project of three sessions, each
+// one human prompt at t0.
+func dirSkipHome(t *testing.T, t0 time.Time) (dir, proj string, ids []string) {
+	t.Helper()
+	dir = t.TempDir()
+	proj = filepath.Join(dir, "projects", "-home-example-src-p")
+	for i := range 3 {
+		id := fmt.Sprintf("%08d-1111-2222-3333-444444444444", i)
+		ids = append(ids, id)
+		writeFile(t, filepath.Join(proj, id+".jsonl"), jsonLines(
+			userRec(id, "/home/example/src/p", t0.Format(time.RFC3339Nano), fmt.Sprintf("first prompt %d", i), nil)))
+	}
+	return dir, proj, ids
+}
+
+// appendPrompt appends a human prompt at ts to a transcript, as Claude
+// Code does: in place, which leaves the directory's mtime alone.
+func appendPrompt(t *testing.T, path, id string, ts time.Time) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(jsonLines(userRec(id, "/home/example/src/p", ts.Format(time.RFC3339Nano), "later prompt", nil))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func setMTime(t *testing.T, path string, mt time.Time) {
+	t.Helper()
+	if err := os.Chtimes(path, mt, mt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// listWith lists with a fresh Cache over cachePath, as a new process would.
+func listWith(t *testing.T, r *ClaudeReader, cachePath string) map[string]Session {
+	t.Helper()
+	r.Cache = OpenCache(cachePath)
+	got, diags := listClaude(t, r)
+	if len(diags) != 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	return got
+}
+
+// Recently active directory (the usual case for a live session): every
+// change is seen at once, appends included.
+func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
+	t0 := time.Now().Add(-time.Hour).UTC()
+	dir, proj, ids := dirSkipHome(t, t0)
+	cachePath := filepath.Join(t.TempDir(), "c.gob")
+	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
+	if got := listWith(t, r, cachePath); len(got) != 3 {
+		t.Fatalf("first list: %d sessions", len(got))
+	}
+	listWith(t, r, cachePath) // now the directory has a record
+
+	later := t0.Add(30 * time.Minute)
+	appendPrompt(t, filepath.Join(proj, ids[0]+".jsonl"), ids[0], later)
+	got := listWith(t, r, cachePath)
+	if s := got[ids[0]]; !s.LastActivity.Equal(later) {
+		t.Errorf("append not seen: last activity %v, want %v", s.LastActivity, later)
+	}
+
+	newID := "99999999-1111-2222-3333-444444444444"
+	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonLines(userRec(newID, "/home/example/src/p", later.Format(time.RFC3339Nano), "new", nil)))
+	if err := os.Remove(filepath.Join(proj, ids[1]+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	got = listWith(t, r, cachePath)
+	if _, ok := got[newID]; !ok {
+		t.Errorf("new transcript not listed: %v", keys(got))
+	}
+	if _, ok := got[ids[1]]; ok {
+		t.Errorf("removed transcript still listed")
+	}
+	if len(got) != 3 {
+		t.Errorf("%d sessions, want 3: %v", len(got), keys(got))
+	}
+}
+
+// A directory idle for days is trusted without stat-ing its files; a
+// created or removed file changes its mtime and is seen, an append to a
+// live session is seen, and any append is seen after dirRecheck.
+func TestClaudeListDirSkipIdleDir(t *testing.T) {
+	old := time.Now().Add(-72 * time.Hour).UTC()
+	dir, proj, ids := dirSkipHome(t, old)
+	for _, id := range ids {
+		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
+	}
+	setMTime(t, proj, old)
+	cachePath := filepath.Join(t.TempDir(), "c.gob")
+	now := time.Now()
+	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{4242: true}, Now: func() time.Time { return now }}
+	listWith(t, r, cachePath)
+
+	// The skip is real: a file removed behind the directory's back (its
+	// mtime put back) is not noticed until the recheck.
+	gone := filepath.Join(proj, ids[2]+".jsonl")
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	setMTime(t, proj, old)
+	if got := listWith(t, r, cachePath); len(got) != 3 {
+		t.Fatalf("trusted directory re-listed: %d sessions", len(got))
+	}
+
+	// A new file changes the directory's mtime: listed, and the removed
+	// one is gone with the fresh listing.
+	newID := "99999999-1111-2222-3333-444444444444"
+	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonLines(userRec(newID, "/home/example/src/p", time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339Nano), "new", nil)))
+	setMTime(t, filepath.Join(proj, newID+".jsonl"), old)
+	setMTime(t, proj, old.Add(time.Second)) // changed, but not racy
+	now = time.Now().Add(3 * time.Second)   // past the racy window of this listing
+	got := listWith(t, r, cachePath)
+	if _, ok := got[newID]; !ok {
+		t.Errorf("new transcript not listed: %v", keys(got))
+	}
+	if _, ok := got[ids[2]]; ok {
+		t.Errorf("removed transcript still listed")
+	}
+
+	// A live session's append is seen (the directory is trusted again).
+	writeFile(t, filepath.Join(dir, "sessions", "4242.json"), []byte(fmt.Sprintf(`{"pid":4242,"sessionId":%q}`, ids[0])))
+	live := time.Now().UTC().Add(-time.Minute)
+	appendPrompt(t, filepath.Join(proj, ids[0]+".jsonl"), ids[0], live)
+	got = listWith(t, r, cachePath)
+	if s := got[ids[0]]; !s.LastActivity.Equal(live) || s.State != StateRunning {
+		t.Errorf("live append not seen: %v %s, want %v", s.LastActivity, s.State, live)
+	}
+
+}
+
+// An append to an idle session by a process that is gone is seen once
+// the directory's record is older than dirRecheck.
+func TestClaudeListDirSkipRecheck(t *testing.T) {
+	old := time.Now().Add(-72 * time.Hour).UTC()
+	dir, proj, ids := dirSkipHome(t, old)
+	for _, id := range ids {
+		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
+	}
+	setMTime(t, proj, old)
+	cachePath := filepath.Join(t.TempDir(), "c.gob")
+	now := time.Now()
+	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Now: func() time.Time { return now }}
+	listWith(t, r, cachePath)
+
+	later := old.Add(time.Hour)
+	appendPrompt(t, filepath.Join(proj, ids[1]+".jsonl"), ids[1], later)
+	now = now.Add(dirRecheck + time.Minute)
+	if s := listWith(t, r, cachePath)[ids[1]]; !s.LastActivity.Equal(later) {
+		t.Errorf("append not seen after the recheck: %v, want %v", s.LastActivity, later)
+	}
+}
+
+func keys(m map[string]Session) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// A transcript whose last record is too big for the default tail is read
+// again only before its tail: the head, which named the cwd, and the tail
+// are not read twice (issue 17: at most 128 KiB a file on average).
+func TestClaudeListWidensTailWithoutRereading(t *testing.T) {
+	for _, pads := range []int{60, 200} { // the widened tail joins the head; it does not
+		dir := t.TempDir()
+		const id = "55555555-1111-2222-3333-444444444444"
+		cwd := "/home/example/src/p"
+		var recs []map[string]any
+		recs = append(recs, userRec(id, cwd, "2026-01-01T00:00:00Z", "first prompt", nil))
+		pad := strings.Repeat("p", 1000)
+		for i := range pads {
+			recs = append(recs, userRec(id, cwd, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60, i%60), []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": pad}}, nil))
+		}
+		recs = append(recs, asstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil))
+		recs = append(recs, userRec(id, cwd, "2026-01-01T01:00:01Z", []any{map[string]any{"type": "tool_result", "tool_use_id": "y", "content": strings.Repeat("z", 150<<10)}}, nil))
+		data := jsonLines(recs...)
+		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
+		var o countingOpener
+		r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open}
+		got, diags := listClaude(t, r)
+		s, ok := got[id]
+		if !ok || len(diags) != 0 {
+			t.Fatalf("sessions %v, diagnostics %v", keys(got), diags)
+		}
+		if s.Context == nil || s.Context.Tokens != 700 || s.Cwd != cwd || s.Title != "first prompt" {
+			t.Errorf("%d pads: usage, cwd or title lost: %+v %+v", pads, s.Context, s)
+		}
+		// Before: the head and tail again with the Max budgets, 32+96+128+256 KiB.
+		if max := int64(DefaultHeadBytes + MaxTailBytes); o.n.Load() > max {
+			t.Errorf("%d pads: read %d bytes of a %d-byte file, want at most %d", pads, o.n.Load(), len(data), max)
+		}
+	}
+}
