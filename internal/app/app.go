@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/state"
 
 	"github.com/urfave/cli/v3"
 
@@ -79,7 +80,7 @@ func (a *App) Config() (config.Config, error) {
 // then the built-in table. A config that does not load gives no table.
 func (a *App) Windows() agent.Windows {
 	cfg, _ := a.Config()
-	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: agent.WindowFile{Path: a.Loc.WindowsFile()}.Cached()}
+	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: state.WindowFile{Path: a.Loc.WindowsFile()}.Cached()}
 }
 
 // Root returns the identity root of this process tree, computed once.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/state"
 
 	"github.com/urfave/cli/v3"
 
@@ -66,7 +67,7 @@ func (a *App) statuslineCommand() *cli.Command {
 			return runStatusline(ctx, statuslineOptions{IO: a.IO, StateDir: a.Loc.StateDir, Getenv: a.Getenv, Now: a.Now, Log: a.Log(), Config: cfg,
 				Chain:        chainCommand(cfg.StatusLine, a.Loc.StateDir, a.Loc.ClaudeDir, a.Getenv),
 				ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
-				Windows:      a.Windows(), Remember: agent.WindowFile{Path: a.Loc.WindowsFile()}.Remember})
+				Windows:      a.Windows(), Remember: state.WindowFile{Path: a.Loc.WindowsFile()}.Remember})
 		},
 	}
 }
