@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/state"
 )
 
 // Deps is what the hot paths need from their process. internal/app fills
@@ -88,7 +89,7 @@ func (b *Base) windows() agent.Windows {
 // window the statusLine last reported per model, then [hooks.windows],
 // then the built-in table.
 func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
-	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: agent.WindowFile{Path: loc.WindowsFile()}.Cached()}
+	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: state.WindowFile{Path: loc.WindowsFile()}.Cached()}
 }
 
 func (b *Base) logOf() *eventlog.Log {

@@ -12,6 +12,7 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/state"
 )
 
 // StatuslineOptions are the inputs of RunStatusline.
@@ -44,7 +45,7 @@ func Statusline(ctx context.Context, d Deps) error {
 	return RunStatusline(ctx, StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
 		Chain:        chainCommand(cfg.StatusLine, d.Loc.StateDir, d.Loc.ClaudeDir, d.Getenv),
 		ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
-		Windows:      d.Windows(), Remember: agent.WindowFile{Path: d.Loc.WindowsFile()}.Remember})
+		Windows:      d.Windows(), Remember: state.WindowFile{Path: d.Loc.WindowsFile()}.Remember})
 }
 
 // RunStatusline never fails: a statusLine that errors shows nothing
