@@ -20,7 +20,7 @@ type SearchResult struct {
 	// Score orders results, higher first: the negated bm25 rank from the
 	// index, the number of hits (title hits weighing 10) when streaming.
 	Score float64 `json:"score"`
-	// Matches are the matching titles, prompts or (with --all-text)
+	// Matches are the matching titles, summaries, prompts or (with --all-text)
 	// assistant texts and tool calls, cut around the first hit.
 	Matches []string `json:"matches"`
 	// Snippets locate the matches in each matching field (index only).
@@ -34,11 +34,11 @@ type SearchOptions struct {
 	Open    Opener
 }
 
-// Search finds the sessions whose title or human prompts (and assistant
-// text and tool calls with AllText) contain every word of query,
-// case-insensitively. Files are streamed; only lines holding a query word
-// are parsed. Results are ranked by score (title hits weigh most), then
-// recency. It is the fallback of `tether sessions search` when its index
+// Search finds the sessions whose title, summary (when attached) or human
+// prompts (and assistant text and tool calls with AllText) contain every
+// word of query, case-insensitively. Files are streamed; only lines
+// holding a query word are parsed. Results are ranked by score (title and
+// summary hits weigh most), then recency. It is the fallback of `tether sessions search` when its index
 // cannot be used.
 func Search(ctx context.Context, sessions []Session, query string, opts SearchOptions) []SearchResult {
 	terms := strings.Fields(strings.ToLower(query))
@@ -108,6 +108,9 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 		}
 	}
 	consider(s.Title, 10)
+	if s.Summary != nil {
+		consider(SummaryText(s.Summary), 10)
+	}
 	if s.Source != "" {
 		if f, err := open(s.Source); err == nil {
 			var low []byte
@@ -141,6 +144,12 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 		matches = []string{}
 	}
 	return &SearchResult{Session: s, Score: score, Matches: matches}
+}
+
+// SummaryText is the searchable text of a summary: its title, objective,
+// completed, current work and likely next, one a line.
+func SummaryText(sum *Summary) string {
+	return strings.Join([]string{sum.Title, sum.Objective, sum.Completed, sum.CurrentWork, sum.LikelyNext}, "\n")
 }
 
 // recordTexts returns the searchable texts of one transcript record:

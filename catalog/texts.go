@@ -106,7 +106,7 @@ func completeLines(r io.Reader, fn func(line []byte)) error {
 // search index returns it.
 type Snippet struct {
 	// Field is where the text is from.
-	Field string `json:"field" jsonschema:"enum=title,enum=prompt,enum=assistant,enum=tool"`
+	Field string `json:"field" jsonschema:"enum=title,enum=summary,enum=prompt,enum=assistant,enum=tool"`
 	// Text is the excerpt, exactly as indexed ("…" where it was cut).
 	Text string `json:"text"`
 	// Highlights are the matches: [start, end) byte offsets into Text

@@ -1,11 +1,13 @@
 // Package searchindex is the full-text index behind `tether sessions
 // search`: an SQLite FTS5 table (through the pure-Go modernc driver) with
-// one row per session over its title, human prompts, assistant text and
-// tool calls. It is kept current from the catalog's listing by each
-// transcript's (path, size, mtime): a transcript that only grew has just
-// its new lines read; one that was rewritten or shrank is read again; a
-// session that is gone is dropped. Text comes out of transcripts through
-// catalog.Texts only.
+// one row per session over its title, stored summary, human prompts,
+// assistant text and tool calls. It is kept current from the catalog's
+// listing by each transcript's (path, size, mtime): a transcript that only
+// grew has just its new lines read; one that was rewritten or shrank is
+// read again; a session that is gone is dropped. Text comes out of
+// transcripts through catalog.Texts only. A summary is written later and
+// on its own, so it is kept current by its own stamp: a new or redone one
+// replaces just that column, an unchanged one is not read.
 package searchindex
 
 import (
@@ -23,11 +25,12 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version; an index written by
 // another version is dropped and rebuilt (it is a cache).
-const schemaVersion = 1
+const schemaVersion = 2
 
 // The columns of the docs table, in order; bm25 weights follow them.
 const (
 	colTitle = iota
+	colSummary
 	colPrompt
 	colAssistant
 	colTool
@@ -35,7 +38,7 @@ const (
 )
 
 // colNames name the columns in JSON output (catalog.Snippet.Field).
-var colNames = [numCols]string{"title", "prompt", "assistant", "tool"}
+var colNames = [numCols]string{"title", "summary", "prompt", "assistant", "tool"}
 
 const schema = `
 CREATE TABLE IF NOT EXISTS files(
@@ -47,10 +50,11 @@ CREATE TABLE IF NOT EXISTS files(
 	off INTEGER NOT NULL,       -- bytes read: up to the last complete line
 	head BLOB, tail BLOB,       -- fingerprints of the bytes before off
 	title TEXT NOT NULL,
-	last INTEGER NOT NULL       -- last activity (ns), the tie breaker
+	last INTEGER NOT NULL,      -- last activity (ns), the tie breaker
+	sumstamp TEXT NOT NULL DEFAULT ''  -- the summary indexed ("" none)
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(
-	title, prompt, assistant, tool,
+	title, summary, prompt, assistant, tool,
 	tokenize = "unicode61 remove_diacritics 2"
 );`
 

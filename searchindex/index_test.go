@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -433,5 +434,140 @@ func TestManyHitsAllHaveSnippets(t *testing.T) {
 		if len(h.Snippets) != 1 || h.Snippets[0].Field != "prompt" {
 			t.Fatalf("%s: snippets %+v", h.Key, h.Snippets)
 		}
+	}
+}
+
+// summaries is a fake summary store: each session's stamp and text, and
+// how many times a text was read.
+type summaries struct {
+	stamp, text map[string]string
+	reads       int
+}
+
+func (s *summaries) opts() UpdateOptions {
+	return UpdateOptions{
+		SummaryStamp: func(ss *catalog.Session) string { return s.stamp[ss.Key()] },
+		SummaryText: func(ss *catalog.Session) (string, error) {
+			s.reads++
+			return s.text[ss.Key()], nil
+		},
+	}
+}
+
+func (f *fixture) updateWith(o UpdateOptions) UpdateStats {
+	f.t.Helper()
+	st, err := f.ix.Update(ctx, f.ss, o)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return st
+}
+
+// TestIndexSummaries: a summary is searched with the titles and prompts;
+// it is read again only when its stamp changes, and leaves the index
+// when it is deleted, whatever the transcript does.
+func TestIndexSummaries(t *testing.T) {
+	f := newFixture(t)
+	path := f.session(catalog.ClaudeCode, "c1", "a title", userLine("please look at the tokenizer"), time.Hour)
+	f.session(catalog.ClaudeCode, "c2", "other", userLine("nothing here"), 2*time.Hour)
+	sum := &summaries{stamp: map[string]string{"claude-code:c1": "s1"},
+		text: map[string]string{"claude-code:c1": "Platypus refactor\nsplit the lexer"}}
+	if st := f.updateWith(sum.opts()); st.Added != 2 || st.Summaries != 1 || sum.reads != 1 {
+		t.Fatalf("first build: stats %+v, %d reads", st, sum.reads)
+	}
+	if got := f.find("platypus", false); !slices.Equal(got, []string{"claude-code:c1"}) {
+		t.Fatalf("platypus: %v", got)
+	}
+	// A word in the summary and one in a prompt: both must match, across columns.
+	if got := f.find("platypus tokenizer", false); !slices.Equal(got, []string{"claude-code:c1"}) {
+		t.Fatalf("platypus tokenizer: %v", got)
+	}
+	terms, _ := ParseQuery("platypus")
+	hits, err := f.ix.Search(ctx, Query{Terms: terms})
+	if err != nil || len(hits) != 1 || len(hits[0].Snippets) != 1 || hits[0].Snippets[0].Field != "summary" ||
+		!strings.Contains(hits[0].Snippets[0].Text, "Platypus refactor") {
+		t.Fatalf("snippets %+v %v", hits, err)
+	}
+	// Unchanged: nothing is read, nothing written.
+	if st := f.updateWith(sum.opts()); st.Summaries != 0 || sum.reads != 1 {
+		t.Fatalf("unchanged: stats %+v, %d reads", st, sum.reads)
+	}
+	// The transcript grows, then is rewritten: the summary stays.
+	appendTo(t, path, userLine("more about the wombat"))
+	f.updateWith(sum.opts())
+	os.WriteFile(path, []byte(userLine("all new echidna")), 0o644)
+	if st := f.updateWith(sum.opts()); st.Reindexed != 1 || sum.reads != 1 {
+		t.Fatalf("rewrite: stats %+v, %d reads", st, sum.reads)
+	}
+	if got := f.find("platypus echidna", false); len(got) != 1 {
+		t.Fatalf("summary lost when the transcript was re-read: %v", got)
+	}
+	// Redone with other words: the new ones match, the old ones do not.
+	sum.stamp["claude-code:c1"], sum.text["claude-code:c1"] = "s2", "Kangaroo migration"
+	if st := f.updateWith(sum.opts()); st.Summaries != 1 || sum.reads != 2 {
+		t.Fatalf("redone: stats %+v, %d reads", st, sum.reads)
+	}
+	if got := f.find("kangaroo", false); len(got) != 1 {
+		t.Errorf("new summary not found: %v", got)
+	}
+	if got := f.find("platypus", true); len(got) != 0 {
+		t.Errorf("old summary still found: %v", got)
+	}
+	// Deleted: it leaves the index, the session stays.
+	delete(sum.stamp, "claude-code:c1")
+	if st := f.updateWith(sum.opts()); st.Summaries != 1 || sum.reads != 2 {
+		t.Fatalf("deleted: stats %+v, %d reads", st, sum.reads)
+	}
+	if got := f.find("kangaroo", true); len(got) != 0 {
+		t.Errorf("deleted summary still found: %v", got)
+	}
+	if got := f.find("echidna", false); len(got) != 1 {
+		t.Errorf("session lost with its summary: %v", got)
+	}
+	// A summary on a session indexed before it had one, then a new session with one.
+	sum.stamp["claude-code:c2"], sum.text["claude-code:c2"] = "s3", "Quokka audit"
+	f.session(catalog.Codex, "x1", "codex", codexLine("event_msg", "user_message", map[string]any{"message": "hello"}), time.Hour)
+	sum.stamp["codex:x1"], sum.text["codex:x1"] = "s4", "Quokka review"
+	if st := f.updateWith(sum.opts()); st.Summaries != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	if got := f.find("quokka", false); len(got) != 2 {
+		t.Errorf("quokka: %v", got)
+	}
+}
+
+// TestOldSchemaIsRebuilt: an index of schema 1 (no summary column) is
+// dropped and rebuilt by Open, and then takes summaries.
+func TestOldSchemaIsRebuilt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "search.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE files(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, path TEXT NOT NULL, size INTEGER NOT NULL,
+			mtime INTEGER NOT NULL, off INTEGER NOT NULL, head BLOB, tail BLOB, title TEXT NOT NULL, last INTEGER NOT NULL)`,
+		`CREATE VIRTUAL TABLE docs USING fts5(title, prompt, assistant, tool)`,
+		`INSERT INTO files(key, path, size, mtime, off, title, last) VALUES('claude-code:a', '', 0, 0, 0, 't', 0)`,
+		`PRAGMA user_version = 1`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	f := &fixture{t: t, dir: t.TempDir()}
+	if f.ix, err = Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer f.ix.Close()
+	if n, err := f.ix.Count(ctx); err != nil || n != 0 {
+		t.Fatalf("old index kept: %d %v", n, err)
+	}
+	f.session(catalog.ClaudeCode, "a", "t", userLine("hello"), time.Hour)
+	sum := &summaries{stamp: map[string]string{"claude-code:a": "s"}, text: map[string]string{"claude-code:a": "Wombat"}}
+	f.updateWith(sum.opts())
+	if got := f.find("wombat", false); len(got) != 1 {
+		t.Errorf("summary after rebuild: %v", got)
 	}
 }

@@ -77,8 +77,8 @@ func ParseQuery(q string) ([]Term, error) {
 }
 
 // ftsMatch is the FTS5 query for terms: each one a quoted string (quotes
-// doubled), all ANDed, limited to the title and prompt columns unless
-// allText.
+// doubled), all ANDed, limited to the title, summary and prompt columns
+// unless allText.
 func ftsMatch(terms []Term, allText bool) string {
 	parts := make([]string, len(terms))
 	for i, t := range terms {
@@ -91,7 +91,7 @@ func ftsMatch(terms []Term, allText bool) string {
 	if allText {
 		return expr
 	}
-	return "{title prompt} : (" + expr + ")"
+	return "{title summary prompt} : (" + expr + ")"
 }
 
 // Query is a search.
@@ -114,9 +114,10 @@ type Hit struct {
 	Snippets []catalog.Snippet
 }
 
-// bm25 weights by column: a title hit counts most, assistant text and
-// tool calls least (there is much more of them).
-const rankExpr = `bm25(docs, 10.0, 1.0, 0.5, 0.5)`
+// bm25 weights by column: a title or summary hit counts most (both say
+// what the session is about), assistant text and tool calls least (there
+// is much more of them).
+const rankExpr = `bm25(docs, 10.0, 10.0, 1.0, 0.5, 0.5)`
 
 // Search returns the sessions matching q, best first (ties: the most
 // recent first), with a snippet of each matching column.
@@ -165,7 +166,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // snippets sets each hit's snippets: one per column that matches. One
 // query for all hits: the MATCH is evaluated once, not once per hit.
 func (ix *Index) snippets(ctx context.Context, match string, hits []Hit, ids []int64, allText bool) error {
-	n := 2
+	n := colPrompt + 1
 	if allText {
 		n = numCols
 	}

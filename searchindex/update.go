@@ -26,11 +26,21 @@ type UpdateOptions struct {
 	Retain func(key string) bool
 	// Open opens transcripts (tests count or fail reads); default os.Open.
 	Open catalog.Opener
+	// SummaryStamp, when set, names the stored summary of a session ("":
+	// none) cheaply, without reading it (its file's identity, size and
+	// mtime), and changes when the summary is redone. SummaryText reads
+	// the summary's text, only for a session whose stamp is not the one
+	// indexed; an error indexes no text under that stamp.
+	SummaryStamp func(*catalog.Session) string
+	SummaryText  func(*catalog.Session) (string, error)
 }
 
 // UpdateStats say what an Update did.
 type UpdateStats struct {
 	Added, Appended, Reindexed, Removed, Unchanged int
+	// Summaries is how many sessions' summary column was written (a
+	// summary new, redone or removed).
+	Summaries int
 	// BytesRead is the transcript bytes read.
 	BytesRead int64
 }
@@ -42,6 +52,7 @@ type row struct {
 	size, mtime, off  int64
 	head, tail, title string
 	last              int64
+	sumstamp          string
 }
 
 // job is one transcript to read, from off (0: from the start).
@@ -50,6 +61,7 @@ type job struct {
 	harness string
 	path    string
 	title   string
+	summary string // a fresh row's summary text
 	off     int64
 	// reset: the texts replace the row's; fresh: there is no docs row yet.
 	reset, fresh bool
@@ -100,7 +112,7 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 
 func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
 	// Fingerprints are fetched only for the transcripts that grew.
-	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, path, size, mtime, off, title, last FROM files`)
+	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, path, size, mtime, off, title, last, sumstamp FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +121,7 @@ func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
 	for rs.Next() {
 		var r row
 		var key string
-		if err := rs.Scan(&r.id, &key, &r.path, &r.size, &r.mtime, &r.off, &r.title, &r.last); err != nil {
+		if err := rs.Scan(&r.id, &key, &r.path, &r.size, &r.mtime, &r.off, &r.title, &r.last, &r.sumstamp); err != nil {
 			return nil, err
 		}
 		m[key] = r
@@ -131,18 +143,27 @@ func (ix *Index) plan(ctx context.Context, tx *sql.Tx, sessions []catalog.Sessio
 		size, mtime := statOf(s.Source)
 		last := s.LastActivity.UnixNano()
 		r, ok := old[key]
+		stamp, text, newSummary := summaryOf(s, r.sumstamp, opts)
+		if newSummary {
+			st.Summaries++
+		}
 		if !ok {
-			id, err := insert(ctx, tx, key, s, last)
+			id, err := insert(ctx, tx, key, s, last, stamp)
 			if err != nil {
 				return nil, err
 			}
 			st.Added++
 			// The docs row is written once the transcript is read.
-			jobs = append(jobs, job{id: id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, fresh: true})
+			jobs = append(jobs, job{id: id, harness: s.Harness, path: s.Source, title: s.Title, summary: text, reset: true, fresh: true})
 			continue
 		}
 		if r.title != s.Title || r.last != last {
 			if err := retitle(ctx, tx, r, s.Title, last); err != nil {
+				return nil, err
+			}
+		}
+		if newSummary {
+			if err := resummarize(ctx, tx, r.id, stamp, text); err != nil {
 				return nil, err
 			}
 		}
@@ -183,9 +204,9 @@ func statOf(path string) (size, mtime int64) {
 	return fi.Size(), fi.ModTime().UnixNano()
 }
 
-func insert(ctx context.Context, tx *sql.Tx, key string, s *catalog.Session, last int64) (int64, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO files(key, path, size, mtime, off, title, last) VALUES(?, ?, -1, 0, 0, ?, ?)`,
-		key, s.Source, s.Title, last)
+func insert(ctx context.Context, tx *sql.Tx, key string, s *catalog.Session, last int64, sumstamp string) (int64, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO files(key, path, size, mtime, off, title, last, sumstamp) VALUES(?, ?, -1, 0, 0, ?, ?, ?)`,
+		key, s.Source, s.Title, last, sumstamp)
 	if err != nil {
 		return 0, err
 	}
@@ -200,6 +221,33 @@ func retitle(ctx context.Context, tx *sql.Tx, r row, title string, last int64) e
 		return nil
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE docs SET title = ? WHERE rowid = ?`, clean(title), r.id)
+	return err
+}
+
+// summaryOf returns the stamp of s's summary and whether it is not the
+// one indexed; then text is the summary's text ("" when it was removed or
+// cannot be read: a broken file is not read again until it changes).
+func summaryOf(s *catalog.Session, indexed string, opts UpdateOptions) (stamp, text string, changed bool) {
+	if opts.SummaryStamp != nil {
+		stamp = opts.SummaryStamp(s)
+	}
+	if stamp == indexed {
+		return stamp, "", false
+	}
+	if stamp != "" && opts.SummaryText != nil {
+		if t, err := opts.SummaryText(s); err == nil {
+			text = clean(t)
+		}
+	}
+	return stamp, text, true
+}
+
+// resummarize replaces the summary column of an indexed session.
+func resummarize(ctx context.Context, tx *sql.Tx, id int64, stamp, text string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE files SET sumstamp = ? WHERE id = ?`, stamp, id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE docs SET summary = ? WHERE rowid = ?`, text, id)
 	return err
 }
 
@@ -342,15 +390,14 @@ func write(ctx context.Context, tx *sql.Tx, r *result, st *UpdateStats) error {
 	st.BytesRead += r.end - r.off
 	var err error
 	switch {
+	case r.fresh:
+		_, err = tx.ExecContext(ctx, `INSERT INTO docs(rowid, title, summary, prompt, assistant, tool) VALUES(?, ?, ?, ?, ?, ?)`,
+			r.id, clean(r.title), r.summary, texts[colPrompt], texts[colAssistant], texts[colTool])
 	case r.reset:
-		if !r.fresh {
-			st.Reindexed++
-			if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, r.id); err != nil {
-				return err
-			}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO docs(rowid, title, prompt, assistant, tool) VALUES(?, ?, ?, ?, ?)`,
-			r.id, clean(r.title), texts[colPrompt], texts[colAssistant], texts[colTool])
+		// The summary column is the summary's, not the transcript's: kept.
+		st.Reindexed++
+		_, err = tx.ExecContext(ctx, `UPDATE docs SET title = ?, prompt = ?, assistant = ?, tool = ? WHERE rowid = ?`,
+			clean(r.title), texts[colPrompt], texts[colAssistant], texts[colTool], r.id)
 	case texts != [numCols]string{}:
 		st.Appended++
 		// FTS5 re-tokenizes the row: the session's text, not its

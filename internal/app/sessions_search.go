@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -17,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/searchindex"
+	"github.com/tether-dev/tether/summarize"
 )
 
 // searchIndexPath is the full-text index: a cache, rebuilt when missing.
@@ -35,18 +38,21 @@ type sessionsSearchOptions struct {
 	Since               time.Duration
 	// Index is the index file ("": scan the transcripts instead).
 	Index string
+	// DataDir holds the stored summaries, searched with the titles.
+	DataDir string
 }
 
 func (a *App) sessionsSearchCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "search",
-		Usage:     "full-text search over titles and human prompts (and assistant text, tool calls)",
+		Usage:     "full-text search over titles, summaries and human prompts (and assistant text, tool calls)",
 		ArgsUsage: "QUERY",
-		Description: "Every word of QUERY must appear in the session's title or human prompts (or,\n" +
-			"with --all-text, assistant text and tool calls: names, paths, commands). Words\n" +
-			"match whole words, case- and accent-insensitively; \"two words\" is a phrase;\n" +
-			"foo* is a prefix. Nothing else is syntax. Ranked by relevance (bm25, title hits\n" +
-			"weighing most), then recency. Archived Codex threads are included.\n\n" +
+		Description: "Every word of QUERY must appear in the session's title, stored summary ('tether\n" +
+			"sessions summarize') or human prompts (or, with --all-text, assistant text and\n" +
+			"tool calls: names, paths, commands). Words match whole words, case- and\n" +
+			"accent-insensitively; \"two words\" is a phrase; foo* is a prefix. Nothing else\n" +
+			"is syntax. Ranked by relevance (bm25, title and summary hits weighing most),\n" +
+			"then recency. Archived Codex threads are included.\n\n" +
 			"Answers come from an index in $XDG_CACHE_HOME/tether/search.db, brought up to\n" +
 			"date on each search (only what transcripts gained is read). The first search\n" +
 			"builds it, showing progress on a terminal.\n\n" +
@@ -93,7 +99,7 @@ func (a *App) searchOptions(cmd *cli.Command) (sessionsSearchOptions, error) {
 	}
 	opts := sessionsSearchOptions{sessionsBase: b, Query: strings.Join(cmd.Args().Slice(), " "),
 		JSON: cmd.Bool("json"), AllText: cmd.Bool("all-text"), Limit: int(cmd.Int("limit")),
-		Harness: h, State: st, Index: searchIndexPath(a.Loc)}
+		Harness: h, State: st, Index: searchIndexPath(a.Loc), DataDir: a.Loc.DataDir}
 	if s := cmd.String("since"); s != "" {
 		d, err := parseDuration(s)
 		if err != nil {
@@ -172,7 +178,10 @@ func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalo
 	prog := newProgress(opts.IO.ErrOut, opts.IO.StderrTTY)
 	// Retain is also where archived sessions (kept out of the agents'
 	// directories) will be kept once the catalog knows them.
-	_, err = ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen})
+	stamps := summaryStamps(opts.DataDir)
+	_, err = ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen,
+		SummaryStamp: func(s *catalog.Session) string { return stamps[s.Key()] },
+		SummaryText:  func(s *catalog.Session) (string, error) { return summaryText(opts.DataDir, s) }})
 	prog.done()
 	if err != nil {
 		return nil, "", fmt.Errorf("update %s: %w", opts.Index, err)
@@ -201,11 +210,61 @@ func searchStreaming(ctx context.Context, opts sessionsSearchOptions, all []cata
 			some = append(some, all[i])
 		}
 	}
+	// Summaries are searched too, but not printed: as from the index.
+	summarize.AttachAll(opts.DataDir, some)
 	res := catalog.Search(ctx, some, opts.Query, catalog.SearchOptions{AllText: opts.AllText, Open: catalog.ArchiveOpen})
 	if opts.Limit > 0 && len(res) > opts.Limit {
 		res = res[:opts.Limit]
 	}
+	for i := range res {
+		res[i].Session.Summary = nil
+	}
 	return res
+}
+
+// summaryStamps are the stored summaries' stamps by session key: each
+// file's inode, size and mtime, from one directory read per harness and a
+// stat per file (none is opened). A summary is saved by renaming a new
+// file into place, so a redone one gets a new inode even within one
+// mtime tick.
+func summaryStamps(dataDir string) map[string]string {
+	m := map[string]string{}
+	if dataDir == "" {
+		return m
+	}
+	for _, h := range []string{catalog.ClaudeCode, catalog.Codex} {
+		dir := filepath.Join(summarize.Dir(dataDir), h)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			id, ok := strings.CutSuffix(e.Name(), ".json")
+			if !ok {
+				continue
+			}
+			// Stat, not the entry's lstat: a linked summary is its target.
+			fi, err := os.Stat(filepath.Join(dir, e.Name()))
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			var ino uint64
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				ino = uint64(st.Ino)
+			}
+			m[h+":"+id] = fmt.Sprintf("%d/%d/%d", ino, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return m
+}
+
+// summaryText is the searchable text of a session's stored summary.
+func summaryText(dataDir string, s *catalog.Session) (string, error) {
+	sum, err := summarize.Load(dataDir, s.Harness, s.ID)
+	if err != nil || sum == nil {
+		return "", err
+	}
+	return catalog.SummaryText(sum), nil
 }
 
 func printSearchResults(w io.Writer, res []catalog.SearchResult, now time.Time, color bool, ab *identity.Abbreviator) {

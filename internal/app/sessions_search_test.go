@@ -13,6 +13,7 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/searchindex"
+	"github.com/tether-dev/tether/summarize"
 )
 
 // searchKeys runs a search with --json and returns the engine and the
@@ -225,4 +226,72 @@ func TestSearchKeepsEntriesOfAFailedReader(t *testing.T) {
 	if n := count(); n != 3 {
 		t.Errorf("after a failed listing: %d indexed, want 3", n)
 	}
+}
+
+// TestSearchFindsSummaries: a word only in a session's stored summary
+// finds it, through the index and through the streaming fallback; a
+// redone summary replaces the old words, a deleted one leaves the index.
+func TestSearchFindsSummaries(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	save := func(title, objective string) {
+		t.Helper()
+		sum := catalog.Summary{Title: title, Objective: objective, Completed: "c", CurrentWork: "w", LikelyNext: "n",
+			Provider: "command", Created: time.Now()}
+		if err := summarize.Save(ta.Loc.DataDir, catalog.Codex, codexID, sum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{catalog.Codex + ":" + codexID}
+	if _, got := searchKeys(t, ta, "platypus"); len(got) != 0 {
+		t.Fatalf("platypus before any summary: %v", got)
+	}
+	save("Platypus refactor", "split the lexer")
+	if engine, got := searchKeys(t, ta, "platypus"); engine != "index" || !slices.Equal(got, want) {
+		t.Fatalf("summary word: %s %v", engine, got)
+	}
+	ta.out.Reset()
+	ta.run("sessions", "search", "lexer")
+	if !strings.Contains(ta.out.String(), "summary:") || !strings.Contains(ta.out.String(), "**lexer**") {
+		t.Errorf("no summary snippet:\n%s", ta.out)
+	}
+	save("Kangaroo migration", "move the tables")
+	if _, got := searchKeys(t, ta, "kangaroo"); !slices.Equal(got, want) {
+		t.Errorf("redone summary not found: %v", got)
+	}
+	if _, got := searchKeys(t, ta, "platypus", "--all-text"); len(got) != 0 {
+		t.Errorf("old summary still found: %v", got)
+	}
+	p, _ := summarize.Path(ta.Loc.DataDir, catalog.Codex, codexID)
+	// The streaming fallback reads summaries too.
+	if got := streamKeys(t, ta, "kangaroo"); !slices.Equal(got, want) {
+		t.Errorf("streaming: %v", got)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := searchKeys(t, ta, "kangaroo", "--all-text"); len(got) != 0 {
+		t.Errorf("deleted summary still found: %v", got)
+	}
+}
+
+// streamKeys runs a search with the index unusable (the cache directory a
+// file), then removes that file.
+func streamKeys(t *testing.T, ta *testApp, args ...string) []string {
+	t.Helper()
+	cache := filepath.Join(ta.env["XDG_CACHE_HOME"], "tether")
+	moved := cache + ".moved"
+	if err := os.Rename(cache, moved); err != nil {
+		t.Fatal(err)
+	}
+	put(t, cache, []byte("not a directory"))
+	engine, got := searchKeys(t, ta, args...)
+	os.Remove(cache)
+	if err := os.Rename(moved, cache); err != nil {
+		t.Fatal(err)
+	}
+	if engine != "stream" {
+		t.Fatalf("engine %s", engine)
+	}
+	return got
 }
