@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/claude/claudetest"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/fakeapi"
 )
@@ -21,26 +22,6 @@ import (
 const hostileName = "x\x1b]0;pwned-title\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x9b31m\u202eevil"
 
 const hostileSession = "0badc0de-07d6-4b50-9048-40676f77f965"
-
-// jsonStr quotes s for JSON, leaving bytes that are not UTF-8 raw, as a
-// transcript can hold them.
-func jsonStr(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
 
 // TestHostileSessionInTmux (issue 13 item 8): a session whose title and
 // directory hold terminal escapes is listed, shown, searched and resolved
@@ -74,11 +55,11 @@ func TestHostileSessionInTmux(t *testing.T) {
 			name, _ := claude.ProjectDirName(cwd)
 			rec := func(kind, extra string) string {
 				return `{"parentUuid":null,"isSidechain":false,"type":"` + kind + `",` + extra + `,"timestamp":"2026-11-30T10:54:17.279Z","cwd":` +
-					jsonStr(cwd) + `,"sessionId":"` + hostileSession + `","version":"2.1.332"}`
+					claudetest.RawJSONString(cwd) + `,"sessionId":"` + hostileSession + `","version":"2.1.332"}`
 			}
 			transcript := strings.Join([]string{
-				rec("user", `"uuid":"u1","message":{"role":"user","content":`+jsonStr("fix parser "+hostileName)+`}`),
-				`{"type":"custom-title","customTitle":` + jsonStr("parser "+hostileName) + `,"sessionId":"` + hostileSession + `"}`,
+				rec("user", `"uuid":"u1","message":{"role":"user","content":`+claudetest.RawJSONString("fix parser "+hostileName)+`}`),
+				`{"type":"custom-title","customTitle":` + claudetest.RawJSONString("parser "+hostileName) + `,"sessionId":"` + hostileSession + `"}`,
 			}, "\n") + "\n"
 			write(t, filepath.Join(env.ClaudeConfigDir, "projects", name, hostileSession+".jsonl"), transcript)
 

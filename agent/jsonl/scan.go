@@ -122,17 +122,9 @@ func EachTop(s string, fn func(key, val string) bool) bool {
 		if more {
 			more = fn(key, s[i:vend])
 		}
-		i = skipSpace(s, vend)
-		if i >= len(s) {
-			return false
-		}
-		switch s[i] {
-		case ',':
-			i = skipSpace(s, i+1)
-		case '}':
-			return skipSpace(s, i+1) == len(s)
-		default:
-			return false
+		var done, ok bool
+		if i, done, ok = afterMember(s, vend, '}'); done {
+			return ok
 		}
 	}
 }
@@ -157,17 +149,25 @@ func EachElem(s string, fn func(val string) bool) bool {
 		if more {
 			more = fn(s[i:vend])
 		}
-		i = skipSpace(s, vend)
-		if i >= len(s) {
-			return false
-		}
-		switch s[i] {
-		case ',':
-			i = skipSpace(s, i+1)
-		case ']':
-			return skipSpace(s, i+1) == len(s)
-		default:
-			return false
+		var done, ok bool
+		if i, done, ok = afterMember(s, vend, ']'); done {
+			return ok
 		}
 	}
+}
+
+// afterMember reads what follows a member or element that ends at vend:
+// a comma (go on at the returned index) or the closing byte, which must end
+// s (done, and ok says whether the container was sound).
+func afterMember(s string, vend int, closing byte) (next int, done, ok bool) {
+	i := skipSpace(s, vend)
+	switch {
+	case i >= len(s):
+		return i, true, false
+	case s[i] == ',':
+		return skipSpace(s, i+1), false, true
+	case s[i] == closing:
+		return i, true, skipSpace(s, i+1) == len(s)
+	}
+	return i, true, false
 }

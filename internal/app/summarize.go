@@ -20,6 +20,7 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/hot"
+	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/summarize"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -270,7 +271,7 @@ func summarizeAll(ctx context.Context, opts sessionsSummarizeOptions, z *summari
 			refused = err
 		case err != nil:
 			failed++
-			fmt.Fprintf(opts.IO.ErrOut, "tether: session %s: %s\n", s.ShortID(), safeText(err.Error()))
+			fmt.Fprintf(opts.IO.ErrOut, "tether: session %s: %s\n", s.ShortID(), termsafe.String(err.Error()))
 			log.Warn(evSummaryFailed, s.ID, append(attrs, slog.String("kind", failureKind(err)))...)
 		case res.Cached:
 			fmt.Fprintf(opts.IO.Out, "%s  current   %s\n", s.ShortID(), safeText(res.Summary.Title))
@@ -358,9 +359,9 @@ func (a *App) autoSummarize(harness, id string) {
 	hot.AutoSummarize(a.hotDeps(), func(args []string) (int, error) { return startBackground(args) })(harness, id)
 }
 
-// safeText is provider or prompt text made safe for a terminal: no
-// control or bidi characters but newlines and tabs.
-func safeText(s string) string { return summarize.Clean(s) }
+// safeText is provider or prompt text made safe for a terminal: termsafe
+// escapes every control and bidi character but newlines and tabs.
+func safeText(s string) string { return termsafe.Text(s) }
 
 // printSummary is the summary block of `sessions show`.
 func printSummary(w io.Writer, sum *catalog.Summary, now time.Time) {

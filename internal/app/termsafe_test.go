@@ -2,7 +2,6 @@ package app
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/claude/claudetest"
 	"github.com/tether-dev/tether/internal/termsafe"
 )
 
@@ -30,7 +30,7 @@ func withHostileSession(t *testing.T, ta *testApp) string {
 		t.Fatal(err)
 	}
 	name, _ := claude.ProjectDirName(cwd)
-	q := jsonRaw
+	q := claudetest.RawJSONString
 	lines := []string{
 		`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":` + q("find parser "+hostile) + `},"uuid":"u1","timestamp":"2026-11-30T10:54:17.279Z","cwd":` + q(cwd) + `,"sessionId":"` + hostileID + `","version":"2.1.332","gitBranch":` + q("br"+hostile) + `}`,
 		`{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"role":"assistant","model":"claude-opus-5","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":2}},"uuid":"a1","timestamp":"2026-11-30T10:54:18.279Z","cwd":` + q(cwd) + `,"sessionId":"` + hostileID + `","version":"2.1.332"}`,
@@ -38,26 +38,6 @@ func withHostileSession(t *testing.T, ta *testApp) string {
 	}
 	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", name, hostileID+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"))
 	return cwd
-}
-
-// jsonRaw quotes s as a JSON string but leaves bytes that are not UTF-8
-// raw, as a transcript can hold them (json.Marshal would replace them).
-func jsonRaw(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // assertTerminalSafe fails when out holds a raw control other than the
@@ -76,7 +56,7 @@ func TestHumanOutputIsTerminalSafe(t *testing.T) {
 	cwd := withHostileSession(t, ta)
 	// A log record with hostile values, as the wrapper writes for a cwd.
 	ta.Log().Info("spawn", hostileID, slog.String("cwd", cwd), slog.String("resume", hostile))
-	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "settings.json"), []byte(`{"statusLine":{"type":"command","command":`+jsonRaw(hostile)+`}}`))
+	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "settings.json"), []byte(`{"statusLine":{"type":"command","command":`+claudetest.RawJSONString(hostile)+`}}`))
 	for _, args := range [][]string{
 		{"sessions", "list"},
 		{"sessions", "show", hostileID[:8]},

@@ -45,3 +45,24 @@ func BigTranscript(t testing.TB, size int64) string {
 	}
 	return p
 }
+
+// RawJSONString quotes s as a JSON string but leaves bytes that are not
+// UTF-8 raw, as a real transcript can hold them (json.Marshal would
+// replace them): hostile-input tests write such titles and directories.
+func RawJSONString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
