@@ -33,7 +33,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 )
 
@@ -75,7 +74,7 @@ type Store struct {
 
 	spent   int64
 	Skipped int
-	enc     *zstd.Encoder
+	enc     Encoder
 	dirty   bool // a batch wrote a copy that Flush has not synced
 }
 

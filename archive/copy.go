@@ -10,10 +10,58 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
-
-	"github.com/klauspost/compress/zstd"
 )
+
+// Codec is the compression of archived copies (zstd). The archive package
+// does not link it itself: tether-hot, which only links transcripts and
+// restores links, must start fast, and the zstd package alone adds a
+// megabyte and ~0.2–0.6 ms of package init to every hook. The full tether
+// links archive/zstdcodec, which registers it (SetCodec); without it a
+// copy or a restore of a compressed copy fails with ErrNoCodec, which
+// tether-hot answers by handing the command to tether.
+type Codec interface {
+	// NewEncoder returns an encoder; Store reuses it (Reset) across files.
+	NewEncoder() (Encoder, error)
+	// NewDecoder reads the frames of r, skippable ones ignored.
+	NewDecoder(r io.Reader) (io.ReadCloser, error)
+}
+
+// Encoder compresses what is written to it into one frame on the writer
+// of its last Reset; Close ends the frame.
+type Encoder interface {
+	io.WriteCloser
+	Reset(w io.Writer)
+}
+
+// ErrNoCodec is returned (wrapped) when a compressed copy must be written
+// or read by a binary that does not link the codec (tether-hot).
+var ErrNoCodec = errors.New("this binary cannot compress or decompress archive copies (only tether can)")
+
+var (
+	codecMu sync.RWMutex
+	codec   Codec
+)
+
+// SetCodec registers the codec of compressed copies (archive/zstdcodec
+// calls it when it is linked) and returns the one it replaces (tests put
+// it back).
+func SetCodec(c Codec) (previous Codec) {
+	codecMu.Lock()
+	defer codecMu.Unlock()
+	previous, codec = codec, c
+	return previous
+}
+
+func currentCodec() (Codec, error) {
+	codecMu.RLock()
+	defer codecMu.RUnlock()
+	if codec == nil {
+		return nil, ErrNoCodec
+	}
+	return codec, nil
+}
 
 // zstdMagic starts every zstd data frame.
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
@@ -102,6 +150,9 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		res.Action = Unchanged
 		return res, nil
 	}
+	if _, err := currentCodec(); err != nil {
+		return res, err
+	}
 	f, err := os.Open(livePath)
 	if err != nil {
 		return res, err
@@ -172,7 +223,11 @@ func IsBudget(err error) bool { return errors.Is(err, errBudget) }
 // tables) is made once per Store and reset for each file.
 func (s *Store) compress(w io.Writer, r io.Reader) error {
 	if s.enc == nil {
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		c, err := currentCodec()
+		if err != nil {
+			return err
+		}
+		enc, err := c.NewEncoder()
 		if err != nil {
 			return err
 		}
@@ -275,7 +330,11 @@ func Decompress(w io.Writer, path string) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("%s: compressed archive copy without a valid trailer", path)
 	}
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<34))
+	c, err := currentCodec()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	dec, err := c.NewDecoder(f)
 	if err != nil {
 		return 0, err
 	}

@@ -27,10 +27,16 @@ func (s *Store) Restore(stored, live string) error {
 	if _, err := os.Stat(stored); err != nil {
 		return fmt.Errorf("restore from %s: %w", stored, err)
 	}
+	compressed := IsCompressed(stored)
+	if _, err := currentCodec(); compressed && err != nil {
+		// Checked before anything is written: the caller can hand the
+		// whole command to a binary that has the codec.
+		return fmt.Errorf("restore from %s: %w", stored, err)
+	}
 	if err := os.MkdirAll(filepath.Dir(live), 0o700); err != nil {
 		return fmt.Errorf("restore %s: %w", live, err)
 	}
-	if !IsCompressed(stored) {
+	if !compressed {
 		err := s.link(stored, live)
 		if err == nil {
 			return nil

@@ -15,10 +15,13 @@ import (
 // archive before a resume by id, so the CLI finds it. It returns the
 // transcript as found afterwards (empty when there was nothing to
 // restore). A restore never replaces a file; any failure leaves the
-// resume to go on as it would have (the fresh-start fallback).
-func (o Options) restoreFromArchive(log *eventlog.Log, id string) transcript {
+// resume to go on as it would have (the fresh-start fallback), except a
+// compressed copy this binary cannot decode (tether-hot): that error
+// (archive.ErrNoCodec) is returned before anything was done, so the
+// caller can hand the whole run to tether.
+func (o Options) restoreFromArchive(log *eventlog.Log, id string) (transcript, error) {
 	if o.Archive == nil {
-		return transcript{}
+		return transcript{}, nil
 	}
 	harness, root := eventlog.ClaudeCode, o.ClaudeDir
 	stored := o
@@ -31,17 +34,20 @@ func (o Options) restoreFromArchive(log *eventlog.Log, id string) transcript {
 	// stored file (whatever its content, so only the path is used).
 	found := stored.findTranscript(id)
 	if found.path == "" {
-		return transcript{}
+		return transcript{}, nil
 	}
 	live, err := o.Archive.LivePath(harness, found.path, root)
 	if err == nil {
 		err = o.Archive.Restore(found.path, live)
 	}
+	if errors.Is(err, archive.ErrNoCodec) {
+		return transcript{}, err
+	}
 	if err != nil {
 		log.Warn(eventlog.ArchiveRestoreFailed, id, slog.String("error", err.Error()), slog.Bool("exists", errors.Is(err, archive.ErrExists)))
-		return transcript{}
+		return transcript{}, nil
 	}
 	log.Info(eventlog.ArchiveRestore, id, slog.String("path", live))
 	fmt.Fprintf(o.Stderr, "tether: restored session %s from tether's archive to %s\n", identity.ShortID(id), termsafe.String(live))
-	return o.findTranscript(id)
+	return o.findTranscript(id), nil
 }

@@ -1,6 +1,7 @@
 package wrap
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,5 +69,39 @@ func TestResumeWithoutArchivedCopyStartsFresh(t *testing.T) {
 	}
 	if strings.Contains(f.stderr.String(), "restored") {
 		t.Errorf("stderr %q", f.stderr.String())
+	}
+}
+
+// TestResumeFromCopyWithoutCodec: a binary without the zstd codec
+// (tether-hot) meets a compressed copy. Run returns archive.ErrNoCodec
+// before it starts, logs or restores anything, so the caller can hand the
+// run to tether.
+func TestResumeFromCopyWithoutCodec(t *testing.T) {
+	f := newFixture(t)
+	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
+	st := &archive.Store{Dir: filepath.Join(f.home, "archive"), Mode: archive.ModeCopy}
+	if _, err := st.Archive(archive.Source{Harness: eventlog.ClaudeCode, Root: f.claude, Path: p}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p)
+	saved := archive.SetCodec(nil)
+	defer archive.SetCodec(saved)
+	_, err := Run(Options{
+		Harness: Claude, Bin: "/usr/bin/claude-real", Args: []string{"--resume", sid}, Root: f.root,
+		Env: []string{"HOME=" + f.home}, ClaudeDir: f.claude, Stderr: &f.stderr, Archive: st,
+		Log: eventlog.Open(eventlog.Options{Path: f.logPath}),
+		Exec: func(c Child) (int, error) {
+			f.calls = append(f.calls, c)
+			return 0, nil
+		},
+	})
+	if !errors.Is(err, archive.ErrNoCodec) {
+		t.Fatalf("err = %v, want ErrNoCodec", err)
+	}
+	if len(f.calls) != 0 || f.stderr.Len() != 0 || len(f.events()) != 0 {
+		t.Errorf("ran %d, stderr %q, events %v: want nothing", len(f.calls), f.stderr.String(), f.events())
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Error("restored without a codec")
 	}
 }

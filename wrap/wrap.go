@@ -86,7 +86,10 @@ func Run(o Options) (int, error) {
 	if res.Kind == "id" {
 		tr = o.findTranscript(res.ID)
 		if tr.path == "" && looksLikeID(res.ID) {
-			tr = o.restoreFromArchive(o.log(harness, root.Path), res.ID)
+			var err error
+			if tr, err = o.restoreFromArchive(o.log(harness, root.Path), res.ID); err != nil {
+				return 0, err
+			}
 		}
 		// A session filed under another spelling of the directory resumes
 		// from the directory it recorded, so it stays one session.

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/archive"
+	_ "github.com/tether-dev/tether/archive/zstdcodec"
 )
 
 // TestHandsOtherCommandsToTether: what tether-hot does not answer itself
@@ -36,5 +39,51 @@ func TestHandsOtherCommandsToTether(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 			t.Errorf("%q: exit %v, want tether's 3", args, err)
 		}
+	}
+}
+
+// TestRunHandsCompressedRestoreToTether: resuming a session whose
+// transcript survives only as a compressed archive copy needs the zstd
+// codec, which tether-hot does not link. It hands the unchanged command
+// line to tether before it starts or restores anything.
+func TestRunHandsCompressedRestoreToTether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	dir := t.TempDir()
+	hot := filepath.Join(dir, "tether-hot")
+	if out, err := exec.Command("go", "build", "-o", hot, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	fake := "#!/bin/sh\nprintf '%s|' \"$@\"\nexit 3\n"
+	os.WriteFile(filepath.Join(dir, "tether"), []byte(fake), 0o755)
+	os.WriteFile(filepath.Join(dir, "claude-real"), []byte("#!/bin/sh\necho ran claude\n"), 0o755)
+	id := "0b6e1a2c-1111-4222-8333-444455556666"
+	claudeDir := filepath.Join(dir, "claude")
+	live := filepath.Join(claudeDir, "projects", "-home-example-p", id+".jsonl")
+	os.MkdirAll(filepath.Dir(live), 0o700)
+	os.WriteFile(live, []byte(`{"type":"user","cwd":"/home/example/p","sessionId":"`+id+`","message":{"role":"user","content":"hi"}}`+"\n"), 0o600)
+	st := &archive.Store{Dir: filepath.Join(dir, "data", "tether", "archive"), Mode: archive.ModeCopy}
+	if _, err := st.Archive(archive.Source{Harness: "claude-code", ID: id, Root: claudeDir, Path: live}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(live)
+
+	args := []string{"run", "claude", "--resume", id, "-p", "go on"}
+	cmd := exec.Command(hot, args...)
+	// Not dir itself: dir/tether is the fake binary, and a config dir
+	// that is a file would be a config error, which tether answers too.
+	xdg := filepath.Join(dir, "xdg")
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+xdg, "XDG_STATE_HOME="+xdg, "XDG_CACHE_HOME="+xdg,
+		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CLAUDE_CONFIG_DIR="+claudeDir, "TETHER_CLAUDE_BIN="+filepath.Join(dir, "claude-real"))
+	out, err := cmd.Output()
+	if want := strings.Join(args, "|") + "|"; string(out) != want {
+		t.Errorf("ran %q, want tether with %q", out, want)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Errorf("exit %v, want tether's 3", err)
+	}
+	if _, err := os.Stat(live); err == nil {
+		t.Error("tether-hot restored the copy itself")
 	}
 }

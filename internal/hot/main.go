@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/shellinit"
 )
@@ -75,7 +76,13 @@ func Main(version string, args []string) int {
 			// the full tether's to report.
 			break
 		}
-		return report(d, RunWrap(d, opts, nil, nil))
+		err = RunWrap(d, opts, nil, nil)
+		if errors.Is(err, archive.ErrNoCodec) {
+			// The session is a compressed archive copy, which only
+			// tether decodes; nothing was started or written yet.
+			break
+		}
+		return report(d, err)
 	case "--version":
 		if len(rest) == 0 {
 			fmt.Fprintf(d.IO.Out, "%s version %s\n", Name, version)
