@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,17 @@ func TestReadPayloadLarge(t *testing.T) {
 	data, err := ReadPayload(r, ReadLimits{Total: time.Minute, Idle: time.Minute, Max: DefaultReadLimits.Max})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The same through a file descriptor (the hook's stdin is read with
+	// poll and a growing buffer).
+	fr, fw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	go func() { fw.Write(payload); fw.Close() }()
+	if fdData, err := ReadPayload(fr, ReadLimits{Total: time.Minute, Idle: time.Minute, Max: DefaultReadLimits.Max}); err != nil || !bytes.Equal(fdData, data) {
+		t.Errorf("from a file: %v, %d bytes, want the %d bytes read from a reader", err, len(fdData), len(data))
 	}
 	if len(data) > 1<<20 {
 		t.Errorf("kept %d bytes of a %d-byte payload", len(data), len(payload))

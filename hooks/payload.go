@@ -12,8 +12,11 @@ package hooks
 import (
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/codex"
@@ -164,7 +167,15 @@ var DefaultReadLimits = ReadLimits{Total: time.Second, Idle: 200 * time.Millisec
 // lim.Total: a read still pending then is abandoned (the process exits
 // soon after). A payload of any size is read: members over
 // MaxPayloadField are streamed past, not kept (see payloadScanner).
+//
+// A file (the hook's stdin) is read on the calling goroutine, waiting in
+// poll(2) with the deadline: a reader goroutine would cost every hook a
+// thread and its stack growth. Other readers (tests' pipes) are read by
+// a goroutine.
 func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		return readPayloadFD(int(f.Fd()), lim)
+	}
 	type chunk struct {
 		b   []byte
 		err error
@@ -203,7 +214,55 @@ func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
 		case <-idle:
 			return sc.payload(), nil
 		case <-total.C:
-			return sc.payload(), errors.New("timed out reading the payload")
+			return sc.payload(), errReadTimeout
+		}
+	}
+}
+
+var errReadTimeout = errors.New("timed out reading the payload")
+
+// readPayloadFD is ReadPayload for a file descriptor: poll(2) for the
+// deadlines, read(2) into a buffer that starts small (a payload is a few
+// hundred bytes) and grows for the large ones.
+func readPayloadFD(fd int, lim ReadLimits) ([]byte, error) {
+	sc := newPayloadScanner(lim.Max)
+	buf := make([]byte, 4<<10)
+	deadline := time.Now().Add(lim.Total)
+	var idleUntil time.Time
+	for {
+		until, expired := deadline, errReadTimeout
+		if !idleUntil.IsZero() && idleUntil.Before(deadline) {
+			until, expired = idleUntil, nil
+		}
+		wait := time.Until(until)
+		if wait <= 0 {
+			return sc.payload(), expired
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		// Round up: a 0 ms poll would spin until the deadline.
+		ready, err := unix.Poll(fds, int((wait+time.Millisecond-1)/time.Millisecond))
+		if err != nil && err != unix.EINTR {
+			return sc.payload(), err
+		}
+		if ready <= 0 {
+			continue
+		}
+		n, err := unix.Read(fd, buf)
+		switch {
+		case err == unix.EINTR || err == unix.EAGAIN:
+			continue
+		case err != nil:
+			return sc.payload(), err
+		case n == 0:
+			return sc.payload(), nil // EOF
+		}
+		sc.feed(buf[:n])
+		if sc.done {
+			return sc.payload(), nil
+		}
+		idleUntil = time.Now().Add(lim.Idle)
+		if n == len(buf) && len(buf) < 256<<10 {
+			buf = make([]byte, 4*len(buf))
 		}
 	}
 }

@@ -28,28 +28,50 @@ func TestSelfReported(t *testing.T) {
 }
 
 // TestReadPayloadOpenStdin: Claude may leave stdin open after SessionEnd's
-// payload; a complete object ends the read at once.
+// payload; a complete object ends the read at once. Both readers: a file
+// (the hook's stdin, polled) and any other io.Reader.
 func TestReadPayloadOpenStdin(t *testing.T) {
-	r, w := io.Pipe()
-	defer w.Close()
-	go w.Write([]byte(`{"session_id":"s","hook_event_name":"SessionEnd"}`))
-	// With hour-long limits, waiting for EOF would hang the test.
-	data, err := ReadPayload(r, ReadLimits{Total: time.Hour, Idle: time.Hour, Max: 1 << 20})
-	if err != nil || !strings.Contains(string(data), "SessionEnd") {
-		t.Fatalf("%q %v", data, err)
+	pipes := map[string]func(t *testing.T) (io.Reader, io.WriteCloser){
+		"io.Pipe": func(t *testing.T) (io.Reader, io.WriteCloser) { return io.Pipe() },
+		"os.Pipe": func(t *testing.T) (io.Reader, io.WriteCloser) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			return r, w
+		},
 	}
-	// Nothing at all: the total deadline ends it.
-	r2, w2 := io.Pipe()
-	defer w2.Close()
-	if _, err := ReadPayload(r2, ReadLimits{Total: 50 * time.Millisecond, Idle: time.Second, Max: 1 << 20}); err == nil {
-		t.Error("no error for a silent stdin")
-	}
-	// A partial object followed by silence: the idle deadline returns it.
-	r3, w3 := io.Pipe()
-	defer w3.Close()
-	go w3.Write([]byte(`{"session_id":`))
-	if data, _ := ReadPayload(r3, ReadLimits{Total: time.Hour, Idle: 20 * time.Millisecond, Max: 1 << 20}); string(data) != `{"session_id":` {
-		t.Errorf("partial: %q", data)
+	for name, pipe := range pipes {
+		t.Run(name, func(t *testing.T) {
+			r, w := pipe(t)
+			defer w.Close()
+			go w.Write([]byte(`{"session_id":"s","hook_event_name":"SessionEnd"}`))
+			// With hour-long limits, waiting for EOF would hang the test.
+			data, err := ReadPayload(r, ReadLimits{Total: time.Hour, Idle: time.Hour, Max: 1 << 20})
+			if err != nil || !strings.Contains(string(data), "SessionEnd") {
+				t.Fatalf("%q %v", data, err)
+			}
+			// Nothing at all: the total deadline ends it.
+			r2, w2 := pipe(t)
+			defer w2.Close()
+			if _, err := ReadPayload(r2, ReadLimits{Total: 50 * time.Millisecond, Idle: time.Second, Max: 1 << 20}); err == nil {
+				t.Error("no error for a silent stdin")
+			}
+			// A partial object followed by silence: the idle deadline returns it.
+			r3, w3 := pipe(t)
+			defer w3.Close()
+			go w3.Write([]byte(`{"session_id":`))
+			if data, _ := ReadPayload(r3, ReadLimits{Total: time.Hour, Idle: 20 * time.Millisecond, Max: 1 << 20}); string(data) != `{"session_id":` {
+				t.Errorf("partial: %q", data)
+			}
+			// EOF ends it, whatever was read.
+			r4, w4 := pipe(t)
+			go func() { w4.Write([]byte(`{"a":`)); w4.Close() }()
+			if data, err := ReadPayload(r4, ReadLimits{Total: time.Hour, Idle: time.Hour, Max: 1 << 20}); err != nil || string(data) != `{"a":` {
+				t.Errorf("at EOF: %q %v", data, err)
+			}
+		})
 	}
 }
 

@@ -14,10 +14,6 @@ const (
 	envSelfReport = hot.EnvSelfReport
 )
 
-type hookOptions = hot.HookOptions
-
-func runHook(ctx context.Context, opts hookOptions) { hot.RunHook(ctx, opts) }
-
 func normalizeHarness(s string) string { return hot.NormalizeHarness(s) }
 
 func (a *App) hookCommand() *cli.Command {

@@ -34,6 +34,9 @@ type Deps struct {
 	Log    func() *eventlog.Log
 	// Windows is the one context-window lookup (see WindowsOf).
 	Windows func() agent.Windows
+	// Exit ends the process (nil: os.Exit). A hook over its time budget
+	// calls it; tests that run many hooks in one process replace it.
+	Exit func(code int)
 }
 
 // Base computes the lazily loaded parts of Deps once, for tether-hot.
