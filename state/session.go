@@ -12,9 +12,10 @@ import (
 )
 
 // Session is what tether knows about one session, kept in
-// <stateDir>/sessions/<id>.json and copied to the identity root's index
-// <stateDir>/roots/<hash>.json, so that a prompt segment reads one small
-// file. It holds metadata only.
+// <stateDir>/sessions/<id>.json; the identity root's index
+// <stateDir>/roots/<hash>.json is a symbolic link to the file of the
+// root's latest session (older tethers wrote a copy there), so that a
+// prompt segment reads one small file. It holds metadata only.
 type Session struct {
 	SessionID      string `json:"session_id"`
 	Harness        string `json:"harness"`
@@ -92,22 +93,24 @@ func readSession(path string) (Session, error) {
 	return s, nil
 }
 
-// Save writes the session's state and, when it has an identity root, the
-// root's index, each atomically. Concurrent writers never leave a torn
-// file; the last one wins. It does not fsync: the state is recomputed
-// from the transcript at the next turn, and a Stop hook should not wait
-// for the disk.
+// Save writes the session's state atomically and, when it has an identity
+// root, points the root's index at it (a symbolic link, rewritten only
+// when the root's latest session changes). Concurrent writers never leave
+// a torn file; the last one wins. It does not fsync: the state is
+// recomputed from the transcript at the next turn, and a Stop hook should
+// not wait for the disk (see replaceNoSync).
 func Save(stateDir string, s Session) error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
 	data = append(data, '\n')
-	if err := write(SessionPath(stateDir, s.SessionID), data, true); err != nil {
+	path := SessionPath(stateDir, s.SessionID)
+	if err := replaceNoSync(path, data); err != nil {
 		return fmt.Errorf("save session state: %w", err)
 	}
 	if s.IdentityRoot != "" {
-		if err := write(RootPath(stateDir, s.IdentityRoot), data, true); err != nil {
+		if err := linkRoot(RootPath(stateDir, s.IdentityRoot), path); err != nil {
 			return fmt.Errorf("save root index: %w", err)
 		}
 	}

@@ -99,6 +99,55 @@ func TestSessionSaveLoadAndIndex(t *testing.T) {
 	if got, _ := LoadSession(base, "s1"); got.Tokens != 700 {
 		t.Errorf("not replaced: %+v", got)
 	}
+	if st, _ := os.Stat(SessionPath(base, "s1")); st.Mode().Perm() != 0o400 {
+		t.Errorf("mode %v after the replacement, want the user's 0400", st.Mode().Perm())
+	}
+}
+
+// The root index is a link to the file of the root's latest session: a
+// session's later saves leave it alone, another session's save in the
+// root repoints it, and an older tether's copy is replaced by the link.
+func TestRootIndexLinksTheLatestSession(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "state")
+	root := "/home/example/src/proj"
+	idx := RootPath(base, root)
+	os.MkdirAll(filepath.Dir(idx), DirMode)
+	os.WriteFile(idx, []byte(`{"session_id":"old","identity_root":"/home/example/src/proj"}`+"\n"), FileMode)
+	save := func(id string, tokens int64) {
+		t.Helper()
+		if err := Save(base, Session{SessionID: id, IdentityRoot: root, Tokens: tokens}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	latest := func() Session {
+		t.Helper()
+		s, err := LatestForRoot(base, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	save("a", 1)
+	link, err := os.Lstat(idx)
+	if err != nil || link.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("root index is not a link: %v %v", link.Mode(), err)
+	}
+	if target, _ := os.Readlink(idx); target != "../sessions/a.json" {
+		t.Errorf("link target %q", target)
+	}
+	save("a", 2)
+	if again, _ := os.Lstat(idx); !os.SameFile(link, again) {
+		t.Error("the link was rewritten for the same session")
+	}
+	if s := latest(); s.SessionID != "a" || s.Tokens != 2 {
+		t.Errorf("latest %+v, want a with 2 tokens", s)
+	}
+	save("b", 3)
+	if s := latest(); s.SessionID != "b" || s.Tokens != 3 {
+		t.Errorf("latest %+v, want b", s)
+	}
+	checkModes(t, base, idx)
+	checkModes(t, base, SessionPath(base, "a"))
 }
 
 // Existing users' files, as an older tether wrote them, are still read.

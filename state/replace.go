@@ -1,0 +1,99 @@
+package state
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// replaceNoSync writes data to path atomically for readers and concurrent
+// writers, without fsync: a temporary file in path's directory, then
+// swapped with path in one renameat2(RENAME_EXCHANGE) and the previous
+// content unlinked (a plain rename when path does not exist yet or the
+// file system cannot swap). It is for the hooks' session state, written on
+// every lifecycle event: on ext4 a rename over an existing file starts the
+// writeback of the new one (auto_da_alloc) and frees the old one's blocks
+// in the same call — about 270 µs of CPU against 160 µs for the swap,
+// measured here. Without that writeback a power loss can leave the file
+// empty; like the missing fsync, that is fine for state the next event
+// recomputes (an unreadable state file is replaced, not trusted). A
+// process killed between the swap and the unlink leaves a hidden
+// temporary file with the previous state.
+func replaceNoSync(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, DirMode); err != nil {
+			return err
+		}
+		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	}
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	// A file a user made more private than FileMode stays so.
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm() != FileMode {
+		err = tmp.Chmod(st.Mode().Perm())
+	}
+	if _, werr := tmp.Write(data); werr != nil && err == nil {
+		err = werr
+	}
+	if cerr := tmp.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return err
+	}
+	err = unix.Renameat2(unix.AT_FDCWD, name, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
+	if err == nil {
+		return os.Remove(name) // now the previous content
+	}
+	if err = os.Rename(name, path); err != nil {
+		os.Remove(name)
+	}
+	return err
+}
+
+// linkRoot makes the root index at rootPath a symbolic link to the
+// session file at sessionPath (relative, so the state directory can
+// move). Nothing is written when it already points there, as it does for
+// every event of a session but the first in its root; otherwise the new
+// link replaces the old one (or an older tether's copy) in one rename.
+func linkRoot(rootPath, sessionPath string) error {
+	dir := filepath.Dir(rootPath)
+	target, err := filepath.Rel(dir, sessionPath)
+	if err != nil {
+		return err
+	}
+	if cur, err := os.Readlink(rootPath); err == nil && cur == target {
+		return nil
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(rootPath)+".tmp-"+randomSuffix())
+	err = os.Symlink(target, tmp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, DirMode); err != nil {
+			return err
+		}
+		err = os.Symlink(target, tmp)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, rootPath); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// randomSuffix names a temporary file that no other writer picks.
+func randomSuffix() string {
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(rand.Uint64(), 36)
+}
