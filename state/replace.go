@@ -3,8 +3,8 @@ package state
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 
