@@ -23,6 +23,13 @@ const EnvInHook = "TETHER_IN_HOOK"
 // self-report parsing for the sessions it starts.
 const EnvSelfReport = "TETHER_SELF_REPORT"
 
+// hookTailInitial is the hook's first read of a transcript's end. At Stop
+// the turn's usage is in the last record or a few before it; the window
+// doubles (up to [hooks] tail_max_kib) when a large record is in the way.
+// 32 KiB rather than jsonl.DefaultTail's 256: every byte of the first read
+// is a fresh page to fault in and copy, ~60 page faults saved per event.
+const hookTailInitial = 32 << 10
+
 // hookTimeout is tether's own budget per hook, well under the timeout it
 // installs for the agents (5 s), so tether gives up before they kill it.
 const hookTimeout = 2 * time.Second
@@ -61,7 +68,7 @@ func Hook(ctx context.Context, d Deps, args []string, summarize func(harness, se
 	os.Setenv(EnvInHook, "1")
 	cfg, err := d.Config()
 	opts.ConfigErr = err
-	tail := jsonl.DefaultTail
+	tail := jsonl.TailLimits{Initial: hookTailInitial, Max: jsonl.DefaultTail.Max}
 	if m := cfg.Hooks.TailMaxKiB << 10; m > 0 {
 		tail.Max = max(m, tail.Initial)
 	}
