@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/tether-dev/tether/agent"
@@ -230,11 +231,15 @@ func (c *call) finish(entries []entry) (Result, error) {
 	return c.res, nil
 }
 
-var selfReportRE = regexp.MustCompile(`\[ctx:\s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\]`)
+// selfReportRE is compiled on first use: only a Stop with self-reports on
+// needs it, and every hook event starts a process.
+var selfReportRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[ctx:\s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\]`)
+})
 
 // SelfReported returns the percentage of the last "[ctx: ~NN%]" in text.
 func SelfReported(text string) (float64, bool) {
-	m := selfReportRE.FindAllStringSubmatch(text, -1)
+	m := selfReportRE().FindAllStringSubmatch(text, -1)
 	if len(m) == 0 {
 		return 0, false
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -39,11 +40,12 @@ var CodexTimeouts = map[string]int64{"SessionEnd": 1, "Interrupt": 1}
 // agent kills the hook after it. tether's own budget is well under it.
 const HookTimeout = 5
 
-var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
+// versionRE is compiled on first use (the hook binary links this file).
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })
 
 // ParseVersion finds a x.y.z version in s (e.g. "2.1.332 (Claude Code)").
 func ParseVersion(s string) ([3]int, bool) {
-	m := versionRE.FindStringSubmatch(s)
+	m := versionRE().FindStringSubmatch(s)
 	if m == nil {
 		return [3]int{}, false
 	}

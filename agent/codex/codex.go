@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -103,7 +104,9 @@ func NewestThread(home string, since time.Time) string {
 	return ""
 }
 
-var stateDBName = regexp.MustCompile(`^state_(\d+)\.sqlite$`)
+// Compiled on first use: the hooks link this package and start on every
+// event, where a regexp compiled at init is paid for nothing.
+var stateDBName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^state_(\d+)\.sqlite$`) })
 
 // StateDB returns the state database with the highest version number under
 // dir, or "" when there is none.
@@ -114,7 +117,7 @@ func StateDB(dir string) string {
 	}
 	best, bestN := "", -1
 	for _, e := range entries {
-		m := stateDBName.FindStringSubmatch(e.Name())
+		m := stateDBName().FindStringSubmatch(e.Name())
 		if m == nil {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -20,8 +21,11 @@ const (
 	ItemLocalShellCall = "local_shell_call"
 )
 
-// patchFile finds the files an apply_patch names.
-var patchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`)
+// patchFile finds the files an apply_patch names (compiled on first use,
+// like stateDBName).
+var patchFile = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`)
+})
 
 // Recent reads the end of a rollout: the last n tool calls (name and
 // paths only) and the last assistant text, scanning a bounded tail
@@ -83,7 +87,7 @@ func callActivity(p gjson.Result) agent.Activity {
 			a.Paths = append(a.Paths, v)
 		}
 	}
-	for _, m := range patchFile.FindAllStringSubmatch(p.Get("input").Str, -1) {
+	for _, m := range patchFile().FindAllStringSubmatch(p.Get("input").Str, -1) {
 		a.Paths = append(a.Paths, strings.TrimSpace(m[1]))
 	}
 	return a
