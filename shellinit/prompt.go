@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -103,8 +104,12 @@ func humanTokens(n int64) string {
 }
 
 // printable turns tabs and line breaks into spaces and drops every other
-// control character.
+// control character. It runs over every completion candidate on each TAB:
+// a string with nothing to change (nearly all) is returned after one scan.
 func printable(s string) string {
+	if !needsPrintable(s) {
+		return s
+	}
 	return strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return ' '
@@ -116,6 +121,27 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// needsPrintable reports whether printable would change s: a control or
+// bidi character (termsafe.Unsafe covers unicode.IsControl), or invalid
+// UTF-8, which strings.Map turns into U+FFFD.
+func needsPrintable(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || termsafe.Unsafe(r) {
+			return true
+		}
+		i += n
+	}
+	return false
 }
 
 // StampPath is the file whose mtime the shell compares with the state

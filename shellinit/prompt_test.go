@@ -1,13 +1,15 @@
 package shellinit
 
 import (
-	"github.com/tether-dev/tether/internal/termsafe"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 func TestSegmentStripsControlCharacters(t *testing.T) {
@@ -151,5 +153,32 @@ func TestWriteIndexUnchangedRefreshesMTime(t *testing.T) {
 	}
 	if out, err := ReadIndex(path); err != nil || len(out) != 1 || out[0].Title != "new title" {
 		t.Errorf("changed index not rewritten: %+v %v", out, err)
+	}
+}
+
+// printable's fast path (nothing to change: return s) must agree with the
+// full mapping for every input: each rune of the BMP's first part alone
+// and inside text, invalid UTF-8, and hostile titles.
+func TestPrintableFastPathAgrees(t *testing.T) {
+	full := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return ' '
+			}
+			if unicode.IsControl(r) || termsafe.Unsafe(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	inputs := []string{"", "plain title", "fix: the login bug (café) 🚀", "a\tb\nc\rd", "\x1b[31mred\x1b[0m",
+		"bad \xff utf8", "\xc3", "rtl \u202e override", "nbsp\u00a0x", "c1 \u0085 next line", "\u2028sep\u2029"}
+	for r := rune(0); r < 0x3000; r++ {
+		inputs = append(inputs, string(r), "x"+string(r)+"y")
+	}
+	for _, s := range inputs {
+		if got, want := printable(s), full(s); got != want {
+			t.Errorf("printable(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
