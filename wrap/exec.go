@@ -6,7 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Child is one run of the wrapped program.
@@ -35,21 +40,70 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, sy
 
 // Exec starts the child on the wrapper's own standard streams (so it keeps
 // the terminal), forwards signals sent to the wrapper, and waits.
+//
+// It forks with syscall.ForkExec and reaps with wait4 rather than through
+// os/exec: os.StartProcess first probes pidfd support by cloning a
+// throw-away child, a third process on every wrapped start, for a pidfd
+// the wrapper has no use for (it waits for one child it never signals
+// after reaping). What os/exec does for a child given a path is kept: the
+// environment (the process's when nil) with later duplicates winning, a
+// pipe and a copy for an Stdout that is not a file, exit status 127 with
+// the error when the program cannot be started.
 func Exec(c Child) (int, error) {
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Args[0] = c.Path
-	cmd.Dir, cmd.Env = c.Dir, c.Env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	path := c.Path
+	if !strings.Contains(path, "/") {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return 127, err
+		}
+		path = p
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env, err := dedupEnv(env)
+	if err != nil {
+		return 127, err
+	}
+	files := []uintptr{0, 1, 2}
+	var pipeW *os.File
+	var copied chan error
 	if c.Stdout != nil {
-		cmd.Stdout = c.Stdout
+		if f, ok := c.Stdout.(*os.File); ok {
+			files[1] = f.Fd()
+		} else {
+			r, w, err := os.Pipe()
+			if err != nil {
+				return 127, err
+			}
+			defer r.Close()
+			pipeW, files[1] = w, w.Fd()
+			copied = make(chan error, 1)
+			go func() {
+				_, err := io.Copy(c.Stdout, r)
+				copied <- err
+			}()
+		}
 	}
 
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		return 127, err
+	argv := append([]string{c.Path}, c.Args...)
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Dir: c.Dir, Env: env, Files: files})
+	if pipeW != nil {
+		// The child has its own copy: the copy ends with its output.
+		pipeW.Close()
 	}
+	if err != nil {
+		if copied != nil {
+			<-copied
+		}
+		return 127, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+	}
+	var mu sync.Mutex
+	exited := false
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -58,27 +112,90 @@ func Exec(c Child) (int, error) {
 				if c.Interactive && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
 					continue // the terminal already delivered it to the child
 				}
-				cmd.Process.Signal(s)
+				mu.Lock()
+				if !exited {
+					syscall.Kill(pid, s.(syscall.Signal))
+				}
+				mu.Unlock()
 			case <-done:
 				return
 			}
 		}
 	}()
-	err := cmd.Wait()
+	code, err := wait(pid, func() {
+		mu.Lock()
+		exited = true
+		mu.Unlock()
+	})
 	close(done)
-	return exitStatus(cmd.ProcessState, err)
+	if copied != nil {
+		if cerr := <-copied; cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return code, err
 }
 
-func exitStatus(ps *os.ProcessState, err error) (int, error) {
-	if ps == nil {
-		return 127, err
+// wait waits for pid to exit, calls exited while it is still a zombie (so
+// a signal forwarded before that cannot reach another process that got
+// its pid), then reaps it and returns its status: 128+N for signal N.
+func wait(pid int, exited func()) (int, error) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err == nil {
+			break
+		}
+		if err != unix.EINTR {
+			return 127, err
+		}
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	exited()
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err == nil {
+			break
+		}
+		if err != syscall.EINTR {
+			return 127, err
+		}
+	}
+	if ws.Signaled() {
 		return 128 + int(ws.Signal()), nil
 	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return 127, err
+	return ws.ExitStatus(), nil
+}
+
+// dedupEnv is os/exec's: the last of duplicate NAME=value entries wins,
+// entries that are not NAME=value are kept, empty ones dropped, and one
+// holding a NUL byte is refused.
+func dedupEnv(env []string) ([]string, error) {
+	var err error
+	out := make([]string, 0, len(env))
+	saw := make(map[string]bool, len(env))
+	for n := len(env); n > 0; n-- {
+		kv := env[n-1]
+		if strings.IndexByte(kv, 0) != -1 {
+			err = errors.New("exec: environment variable contains NUL")
+			continue
+		}
+		i := strings.Index(kv, "=")
+		if i == 0 {
+			i = strings.Index(kv[1:], "=") + 1
+		}
+		if i < 0 {
+			if kv != "" {
+				out = append(out, kv)
+			}
+			continue
+		}
+		if saw[kv[:i]] {
+			continue
+		}
+		saw[kv[:i]] = true
+		out = append(out, kv)
 	}
-	return ps.ExitCode(), nil
+	slices.Reverse(out)
+	return out, err
 }

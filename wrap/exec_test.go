@@ -3,6 +3,7 @@ package wrap
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -52,5 +53,34 @@ func TestExecForwardsSignals(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%v was not forwarded", sig)
 		}
+	}
+}
+
+// What os/exec did for the wrapper, Exec still does: output to a writer
+// that is not a file goes through a pipe and arrives whole; the later of
+// duplicate variables wins; a nil environment is the wrapper's own; the
+// child starts in Dir; a NUL in the environment is refused.
+func TestExecStdoutEnvDir(t *testing.T) {
+	dir := t.TempDir()
+	var out strings.Builder
+	code, err := Exec(Child{Path: "/bin/sh", Args: []string{"-c", `printf '%s|%s|%s' "$A" "$(pwd)" "$(head -c 100000 /dev/zero | wc -c)"`},
+		Dir: dir, Env: []string{"A=first", "PATH=/usr/bin:/bin", "A=last"}, Stdout: &out})
+	if err != nil || code != 0 {
+		t.Fatalf("code %d err %v", code, err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	if want := "last|" + real + "|100000"; out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+	t.Setenv("TETHER_EXEC_TEST", "inherited")
+	out.Reset()
+	if _, err := Exec(Child{Path: "/bin/sh", Args: []string{"-c", `printf %s "$TETHER_EXEC_TEST"`}, Stdout: &out}); err != nil || out.String() != "inherited" {
+		t.Errorf("nil env: %q %v", out.String(), err)
+	}
+	if code, err := Exec(Child{Path: "/bin/sh", Args: []string{"-c", "exit 0"}, Env: []string{"A=a\x00b"}}); err == nil || code != 127 {
+		t.Errorf("NUL in env: code %d err %v", code, err)
+	}
+	if code, err := Exec(Child{Path: "sh", Args: []string{"-c", "exit 7"}}); err != nil || code != 7 {
+		t.Errorf("program looked up on PATH: code %d err %v", code, err)
 	}
 }
