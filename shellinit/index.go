@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -107,7 +109,53 @@ func ReadIndexMatching(path string, keep func(harness, id string) bool) ([]Index
 		return nil, err
 	}
 	// The bytes are never written again: share them instead of copying.
-	text := unsafe.String(unsafe.SliceData(data), len(data))
+	return parseIndex(path, unsafe.String(unsafe.SliceData(data), len(data)), keep)
+}
+
+// MapIndexMatching is ReadIndexMatching over a read-only mapping of the
+// file instead of a copy of it: a TAB then faults in a few pages of the
+// page cache instead of copying the whole index (1.7 MB at 10,000
+// sessions) into fresh memory. The entries' strings point into the
+// mapping: use them only before calling unmap. The index is replaced by
+// rename, never rewritten in place, so the mapped file does not change;
+// a file truncated under it by something else fails the read with an
+// error instead of crashing (SetPanicOnFault).
+func MapIndexMatching(path string, keep func(harness, id string) bool) (entries []IndexEntry, unmap func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Size() == 0 || st.Size() > 1<<30 || !st.Mode().IsRegular() {
+		entries, err := ReadIndexMatching(path, keep)
+		return entries, func() {}, err
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		entries, err := ReadIndexMatching(path, keep)
+		return entries, func() {}, err
+	}
+	unmap = func() { syscall.Munmap(data) }
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			unmap()
+			entries, unmap, err = nil, nil, fmt.Errorf("%s: changed while read: %v", path, r)
+		}
+	}()
+	entries, err = parseIndex(path, unsafe.String(unsafe.SliceData(data), len(data)), keep)
+	if err != nil {
+		unmap()
+		return nil, nil, err
+	}
+	return entries, unmap, nil
+}
+
+func parseIndex(path, text string, keep func(harness, id string) bool) ([]IndexEntry, error) {
 	head, rest, _ := strings.Cut(text, "\n")
 	if head != indexHeader {
 		return nil, fmt.Errorf("%s: not a tether completion index", path)

@@ -108,16 +108,24 @@ func sessionCandidates(opts CompleteOptions, harnesses []string, prefix string) 
 		return nil
 	}
 	// Only the ids that can be offered are decoded: a TAB after a few
-	// characters of an id skips nearly the whole index.
-	entries, err := shellinit.ReadIndexMatching(opts.IndexPath, func(harness, id string) bool {
+	// characters of an id skips nearly the whole index, which is mapped,
+	// not copied.
+	entries, unmap, err := shellinit.MapIndexMatching(opts.IndexPath, func(harness, id string) bool {
 		return strings.HasPrefix(id, prefix) && slices.Contains(harnesses, harness)
 	})
 	if err != nil {
 		return nil
 	}
-	return shellinit.SessionCandidates(entries, shellinit.SessionQuery{
+	defer unmap()
+	cands := shellinit.SessionCandidates(entries, shellinit.SessionQuery{
 		Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit,
 	})
+	// The descriptions are new strings; the values still point into the
+	// mapping, which goes when this returns.
+	for i := range cands {
+		cands[i].Value = strings.Clone(cands[i].Value)
+	}
+	return cands
 }
 
 // SplitLine splits a command line as the shell would for completion: on
