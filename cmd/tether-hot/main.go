@@ -17,8 +17,5 @@ import (
 var version = ""
 
 func main() {
-	if version == "" {
-		version = hot.DefaultVersion()
-	}
 	os.Exit(hot.Main(version, os.Args))
 }

@@ -22,7 +22,9 @@ const Name = "tether-hot"
 // Main is tether-hot: it runs the hot commands it fully understands and
 // hands every other command line, unchanged, to the full tether (exec, so
 // output, exit status and signals are tether's own). Invoked as claude or
-// codex (a shim) it is `tether run claude|codex`.
+// codex (a shim) it is `tether run claude|codex`. version is the -ldflags
+// stamp; "" (a plain build) makes --version read the build info, which
+// no other command pays for.
 func Main(version string, args []string) int {
 	args = MultiCall(args)
 	if len(args) < 2 {
@@ -85,6 +87,9 @@ func Main(version string, args []string) int {
 		return report(d, err)
 	case "--version":
 		if len(rest) == 0 {
+			if version == "" {
+				version = DefaultVersion()
+			}
 			fmt.Fprintf(d.IO.Out, "%s version %s\n", Name, version)
 			return 0
 		}
