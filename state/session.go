@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -82,12 +81,12 @@ func LatestForRoot(stateDir, root string) (Session, error) {
 }
 
 func readSession(path string) (Session, error) {
-	var s Session
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return s, err
+		return Session{}, err
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
+	s, err := decodeSession(data)
+	if err != nil {
 		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
@@ -100,7 +99,7 @@ func readSession(path string) (Session, error) {
 // recomputed from the transcript at the next turn, and a Stop hook should
 // not wait for the disk (see replaceNoSync).
 func Save(stateDir string, s Session) error {
-	data, err := json.Marshal(s)
+	data, err := encodeSession(s)
 	if err != nil {
 		return err
 	}
