@@ -9,12 +9,12 @@
 package shellinit
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
-	"text/template"
 )
 
 //go:embed bash.sh zsh.zsh fish.fish
@@ -137,12 +137,7 @@ func Render(sh Shell, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tmpl, err := template.New(sh.file()).Delims("#{{", "}}").Option("missingkey=error").Parse(string(src))
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", sh.file(), err)
-	}
-	var b bytes.Buffer
-	err = tmpl.Execute(&b, templateData{
+	out, err := render(sh.file(), string(src), templateData{
 		Bin:        sh.Quote(opts.Bin),
 		Features:   sh.Quote(opts.Features()),
 		EvalLine:   sh.EvalLine(opts.initArgs()),
@@ -154,7 +149,90 @@ func Render(sh Shell, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return squeezeBlank(b.String()), nil
+	return squeezeBlank(out), nil
+}
+
+// render expands the scripts' directives: #{{.Name}} (a field's value),
+// #{{if .Name}} … #{{end}} (kept when the field is true or non-empty,
+// nestable) and #{{/* comments */}}, which is all they use of
+// text/template. A template engine is not linked for that: tether-hot
+// links this package, and text/template brings net/url and its package
+// init to every hook. TestRenderMatchesTextTemplate holds render to
+// text/template's output for every script and option.
+func render(name, src string, d templateData) (string, error) {
+	var b strings.Builder
+	var conds []bool // the enclosing ifs
+	on := func() bool { return !slices.Contains(conds, false) }
+	for {
+		i := strings.Index(src, "#{{")
+		if i < 0 {
+			break
+		}
+		if on() {
+			b.WriteString(src[:i])
+		}
+		closing := "}}"
+		if strings.HasPrefix(src[i+3:], "/*") {
+			closing = "*/}}" // a comment may hold "}}"
+		}
+		end := strings.Index(src[i+3:], closing)
+		if end < 0 {
+			return "", fmt.Errorf("%s: unclosed action", name)
+		}
+		action := src[i+3 : i+3+end+len(closing)-2]
+		src = src[i+3+end+len(closing):]
+		switch {
+		case strings.HasPrefix(action, "/*") && strings.HasSuffix(action, "*/"):
+		case action == "end":
+			if len(conds) == 0 {
+				return "", fmt.Errorf("%s: unexpected {{end}}", name)
+			}
+			conds = conds[:len(conds)-1]
+		case strings.HasPrefix(action, "if "):
+			_, truth, err := d.field(strings.TrimPrefix(action, "if "))
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", name, err)
+			}
+			conds = append(conds, truth)
+		default:
+			v, _, err := d.field(action)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", name, err)
+			}
+			if on() {
+				b.WriteString(v)
+			}
+		}
+	}
+	if len(conds) != 0 {
+		return "", fmt.Errorf("%s: unexpected EOF (an {{if}} without {{end}})", name)
+	}
+	b.WriteString(src)
+	return b.String(), nil
+}
+
+// field is the value of .Name as text/template prints it, and whether
+// {{if}} takes it as true (a true bool, a non-empty string).
+func (d templateData) field(name string) (value string, truth bool, err error) {
+	str := func(s string) (string, bool, error) { return s, s != "", nil }
+	flag := func(b bool) (string, bool, error) { return strconv.FormatBool(b), b, nil }
+	switch name {
+	case ".Bin":
+		return str(d.Bin)
+	case ".Features":
+		return str(d.Features)
+	case ".EvalLine":
+		return str(d.EvalLine)
+	case ".Bind":
+		return str(d.Bind)
+	case ".Wrap":
+		return flag(d.Wrap)
+	case ".Prompt":
+		return flag(d.Prompt)
+	case ".Completion":
+		return flag(d.Completion)
+	}
+	return "", false, fmt.Errorf("unknown template action %q", name)
 }
 
 // squeezeBlank drops the runs of blank lines that template directives leave
