@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-
-	"golang.org/x/sys/unix"
 )
 
 // replaceNoSync writes data to path atomically for readers and concurrent
@@ -51,8 +49,7 @@ func replaceNoSync(path string, data []byte) error {
 		os.Remove(name)
 		return err
 	}
-	err = unix.Renameat2(unix.AT_FDCWD, name, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
-	if err == nil {
+	if err = exchange(name, path); err == nil {
 		return os.Remove(name) // now the previous content
 	}
 	if err = os.Rename(name, path); err != nil {
