@@ -231,7 +231,7 @@ func TestActions(t *testing.T) {
 			if c.cmd == "" {
 				return
 			}
-			got := ResumeCommand(self, r.Session, r.Kind == Fork).Shell()
+			got := ResumeCommand(self, r.Session, r.Kind == Fork).ShellCommand()
 			if got != c.cmd {
 				t.Errorf("command\n got %s\nwant %s", got, c.cmd)
 			}

@@ -344,7 +344,7 @@ func (m *Model) previewText(s *catalog.Session) string {
 			b.WriteString("(reading the transcript …)\n")
 		}
 	}
-	b.WriteString("\nenter runs:\n  " + ResumeCommand(m.opts.Self, *s, false).Shell() + "\n")
+	b.WriteString("\nenter runs:\n  " + ResumeCommand(m.opts.Self, *s, false).ShellCommand() + "\n")
 	return b.String()
 }
 

@@ -756,7 +756,7 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	if opts.Logged != nil {
 		opts.Logged(s, "exec", opts.Force)
 	}
-	return opts.Exec(spec.Dir, wrappedResume(opts.Self, spec, opts.Force), env)
+	return opts.Exec(spec.Dir, viaWrapper(opts.Self, spec, opts.Force).Argv, env)
 }
 
 func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) error {
@@ -777,7 +777,7 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	for k, v := range s.Resume.Env {
 		extra = append(extra, k+"="+v)
 	}
-	if err := opts.Tmux.NewSession(name, s.Resume.Dir, wrappedResume(opts.Self, s.Resume, opts.Force), extra); err != nil {
+	if err := opts.Tmux.NewSession(name, s.Resume.Dir, viaWrapper(opts.Self, s.Resume, opts.Force).Argv, extra); err != nil {
 		return err
 	}
 	b.Sessions[s.Key()] = state.Binding{Tmux: name, Dir: s.Resume.Dir, Updated: opts.Now().UTC()}
