@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -372,16 +371,11 @@ func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, err
 func (r *ClaudeReader) scanChunks(path string, c chunks, count bool) (claudeSummary, MessageCount) {
 	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(path), ".jsonl"), nil)
 	var mc MessageCount
-	head := c.head
 	if count {
-		end := bytes.LastIndexByte(head, '\n') + 1
-		sc.count = &mc
-		eachLine(head[:end], sc.line)
-		sc.count = nil
-		mc.Off = int64(end)
-		head = head[end:]
+		scanCounting(c.head, &mc, &sc.count, sc.line)
+	} else {
+		eachLine(c.head, sc.line)
 	}
-	eachLine(head, sc.line)
 	sc.endHead()
 	eachLine(c.tail, sc.line)
 	return sc.summary(c.size, c.modTime), mc

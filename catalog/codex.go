@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -326,16 +325,11 @@ func scanRollout(f File, h, tl int64) (codexTail, error) {
 func scanRolloutChunks(c chunks, count bool) (codexTail, MessageCount) {
 	sc := &codexScan{}
 	var mc MessageCount
-	head := c.head
 	if count {
-		end := bytes.LastIndexByte(head, '\n') + 1
-		sc.count = &mc
-		eachLine(head[:end], sc.line)
-		sc.count = nil
-		mc.Off = int64(end)
-		head = head[end:]
+		scanCounting(c.head, &mc, &sc.count, sc.line)
+	} else {
+		eachLine(c.head, sc.line)
 	}
-	eachLine(head, sc.line)
 	eachLine(c.tail, sc.line)
 	t := sc.t
 	t.clone()

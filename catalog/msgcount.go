@@ -117,6 +117,19 @@ func (m *MessageCount) countComplete(harness string, b []byte) {
 	m.Off += int64(end + 1)
 }
 
+// scanCounting feeds the lines of b (a whole file) to line, with *counter
+// set to mc for its complete lines, so the scan counts them in the same
+// parse; mc.Off ends up after them. A last line still being written is
+// scanned but not counted.
+func scanCounting(b []byte, mc *MessageCount, counter **MessageCount, line func([]byte)) {
+	end := bytes.LastIndexByte(b, '\n') + 1
+	*counter = mc
+	eachLine(b[:end], line)
+	*counter = nil
+	mc.Off = int64(end)
+	eachLine(b[end:], line)
+}
+
 // msgState is what a list keeps to know a transcript's message count
 // exactly and cheaply: the count (Known) and the identity of the file it
 // is of. A file read whole is counted by the list's own scan; one that

@@ -98,6 +98,20 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 	return c, nil
 }
 
+// withoutCounts makes c's listing leave the search index's message counts
+// alone: for search and index, which list and then update the index (the
+// next list takes the counts from it, once).
+func withoutCounts(c *catalog.Catalog) {
+	for _, r := range c.Readers {
+		switch r := r.(type) {
+		case *catalog.ClaudeReader:
+			r.Counts = nil
+		case *catalog.CodexReader:
+			r.Counts = nil
+		}
+	}
+}
+
 func (a *App) base(harness string) (sessionsBase, error) {
 	c, err := a.catalogFor(harness)
 	return sessionsBase{IO: a.IO, Catalog: c, Now: a.Now}, err

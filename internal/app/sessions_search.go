@@ -98,6 +98,7 @@ func (a *App) searchOptions(cmd *cli.Command) (sessionsSearchOptions, error) {
 	if err != nil {
 		return sessionsSearchOptions{}, err
 	}
+	withoutCounts(b.Catalog)
 	opts := sessionsSearchOptions{sessionsBase: b, Query: strings.Join(cmd.Args().Slice(), " "),
 		JSON: cmd.Bool("json"), AllText: cmd.Bool("all-text"), Limit: int(cmd.Int("limit")),
 		Harness: h, State: st, Index: searchIndexPath(a.Loc), DataDir: a.Loc.DataDir}
@@ -243,6 +244,7 @@ func (a *App) sessionsIndexCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			withoutCounts(b.Catalog)
 			return runSessionsIndex(ctx, sessionsIndexOptions{sessionsBase: b, Index: searchIndexPath(a.Loc), DataDir: a.Loc.DataDir})
 		},
 	}
