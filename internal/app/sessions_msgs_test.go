@@ -104,9 +104,12 @@ func TestSessionsListMessageCounts(t *testing.T) {
 	ta.IO.StdoutTTY, ta.IO.StderrTTY = false, false
 	// `sessions index` builds the search index, which counts every
 	// transcript; the list takes the counts from it.
+	if code := ta.run("sessions", "index", "extra"); code != 2 {
+		t.Errorf("index with an argument: exit %d, want 2", code)
+	}
 	ta.out.Reset()
-	if code := ta.run("sessions", "index"); code != 0 {
-		t.Fatalf("index: exit %d %s", code, ta.err)
+	if code := ta.run("sessions", "index"); code != 0 || !strings.Contains(ta.out.String(), "indexed 4 sessions") {
+		t.Fatalf("index: exit %d %s %s", code, ta.out, ta.err)
 	}
 	got = listMessages(t, ta)
 	if want := showMessages(t, ta, "claude-code:"+bigID); got["claude-code:"+bigID] != want || want != "80" {

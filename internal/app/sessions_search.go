@@ -423,7 +423,7 @@ func searchIndexCheck(add func(status, name, format string, args ...any), loc lo
 	case err != nil:
 		add("warn", "search", "index %s: %v", path, err)
 	case n == 0:
-		add("ok", "search", "no index yet (the first 'tether sessions search' builds %s)", path)
+		add("ok", "search", "no index yet (the first 'tether sessions search' or 'tether sessions index' builds %s)", path)
 	default:
 		add("ok", "search", "index %s, %s", path, humanBytes(n))
 	}
