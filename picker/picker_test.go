@@ -336,3 +336,16 @@ func TestBackgroundPicksTheStyles(t *testing.T) {
 		t.Errorf("a dark background did not give the dark styles")
 	}
 }
+
+// The preview shows the listing's message count until the full read
+// arrives, when the listing knows it.
+func TestPreviewMessageCount(t *testing.T) {
+	ss := fixture()
+	n := 42
+	ss[0].Messages = &n
+	m := newModel(t, Options{Sessions: ss})
+	m = send(m, tea.WindowSizeMsg{Width: 160, Height: 30})
+	if p := m.PreviewText(); !strings.Contains(p, "messages:      42\n") {
+		t.Errorf("preview lacks the message count:\n%s", p)
+	}
+}

@@ -340,6 +340,9 @@ func (m *Model) previewText(s *catalog.Session) string {
 		if s.Context != nil {
 			fmt.Fprintf(&b, "context:       %.1f%%\n", s.Context.Percent)
 		}
+		if s.Messages != nil {
+			fmt.Fprintf(&b, "messages:      %d\n", *s.Messages)
+		}
 		if m.opts.Show != nil {
 			b.WriteString("(reading the transcript …)\n")
 		}
