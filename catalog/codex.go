@@ -35,6 +35,9 @@ type CodexReader struct {
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
 	WorkRules []WorkRule
+	// Counts gives the message counts a list cannot compute cheaply (nil:
+	// such counts stay unknown).
+	Counts CountIndex
 
 	roots rootMemo
 }
@@ -102,6 +105,7 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		s := r.session(row)
 		out = append(out, s)
 	}
+	r.fillCounts(out)
 	if r.Procs != nil {
 		paths := map[string]bool{}
 		for _, s := range out {
@@ -220,6 +224,7 @@ type codexTail struct {
 	HasUsage                                                         bool
 	Valid                                                            int
 	Size                                                             int64
+	Msgs                                                             msgState
 }
 
 // clone copies the strings so they no longer pin the read buffer.
@@ -229,13 +234,33 @@ func (t *codexTail) clone() {
 	}
 }
 
+// fillCounts takes the message counts the listing lacks from r.Counts.
+func (r *CodexReader) fillCounts(out []Session) {
+	var missing []string
+	for _, s := range out {
+		if s.Messages == nil && s.Source != "" && s.State == StateResumable {
+			missing = append(missing, s.Source)
+		}
+	}
+	got := r.Cache.fillCounts(r.Counts, missing)
+	for i := range out {
+		if mc, ok := got[out[i].Source]; ok && out[i].Messages == nil {
+			n := mc.N
+			out[i].Messages = &n
+		}
+	}
+}
+
 func (r *CodexReader) readRollout(path string) (codexTail, error) {
-	var t codexTail
+	var t, prev codexTail
+	hadPrev := false
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
 		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
 			return t, nil
 		}
+		// What the last read knew: a count to go on from.
+		_, hadPrev = r.Cache.LookupAny(path, &prev)
 	}
 	f, err := r.opener()(path)
 	if err != nil {
@@ -258,7 +283,9 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	if err != nil {
 		return codexTail{}, err
 	}
-	t = scanRolloutChunks(c)
+	whole := c.tail == nil && c.rawTail == nil
+	t, counted := scanRolloutChunks(c, whole)
+	msgs := nextMsgState(Codex, f, fi, c, whole, counted, prev.Msgs, hadPrev)
 	// As for Claude: a cut file missing its meta is read again once with
 	// the Max budgets; one missing only its last usage gets the bytes
 	// before its tail, without the head and tail again.
@@ -274,9 +301,10 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 				return codexTail{}, err
 			}
 			c.tail = tail
-			t = scanRolloutChunks(c)
+			t, _ = scanRolloutChunks(c, false)
 		}
 	}
+	t.Msgs = msgs
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), t)
 	return t, nil
 }
@@ -287,22 +315,34 @@ func scanRollout(f File, h, tl int64) (codexTail, error) {
 	if err != nil {
 		return codexTail{}, err
 	}
-	return scanRolloutChunks(c), nil
+	t, _ := scanRolloutChunks(c, false)
+	return t, nil
 }
 
-func scanRolloutChunks(c chunks) codexTail {
+// scanRolloutChunks summarizes what was read; with count (the file was
+// read whole, in c.head) it also counts the messages of its complete
+// lines.
+func scanRolloutChunks(c chunks, count bool) (codexTail, MessageCount) {
 	sc := &codexScan{}
-	eachLine(c.head, sc.line)
+	var mc MessageCount
+	if count {
+		scanCounting(c.head, &mc, &sc.count, sc.line)
+	} else {
+		eachLine(c.head, sc.line)
+	}
 	eachLine(c.tail, sc.line)
 	t := sc.t
 	t.clone()
 	t.Size = c.size
-	return t
+	return t, mc
 }
 
 // codexScan extracts what it can from rollout lines in file order.
 type codexScan struct {
 	t codexTail
+	// count, when set, counts messages (a full read, or a list's read of
+	// a whole rollout).
+	count *MessageCount
 	// full read only
 	full    bool
 	prompts []string // from response_item user messages
@@ -335,6 +375,9 @@ func (sc *codexScan) line(b []byte) {
 		return
 	}
 	sc.t.Valid++
+	if sc.count != nil {
+		sc.count.codex(typ, p)
+	}
 	ts, _ := time.Parse(time.RFC3339Nano, tsRaw)
 	if !ts.IsZero() {
 		if sc.t.Created.IsZero() || ts.Before(sc.t.Created) {
@@ -390,9 +433,6 @@ func (sc *codexScan) line(b []byte) {
 				if text, ok := codexHumanText(p); ok {
 					sc.human(ts, text, false)
 				}
-			}
-			if sc.full && (role == "assistant" || role == "user") {
-				sc.counts.Messages++
 			}
 		case "function_call", "custom_tool_call", "local_shell_call":
 			if sc.full {
@@ -506,6 +546,10 @@ func (r *CodexReader) session(row codexRow) Session {
 				// told apart.
 				s.State = StateResumable
 			}
+			if t.Msgs.Known {
+				n := t.Msgs.Count.N
+				s.Messages = &n
+			}
 		}
 	}
 	if s.Created.IsZero() {
@@ -604,7 +648,7 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
 	}
 	defer f.Close()
-	sc := &codexScan{full: true, ev: newEvidenceCollector(r.WorkRules)}
+	sc := &codexScan{full: true, count: &MessageCount{}, ev: newEvidenceCollector(r.WorkRules)}
 	sc.t.Cwd = s.Cwd
 	if err := streamLines(f, sc.line); err != nil {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
@@ -617,7 +661,10 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 		sc.ev.prompt(p)
 	}
 	sc.counts.HumanPrompts = len(prompts)
+	sc.counts.Messages = sc.count.N
+	n := sc.count.N
 	full := s
+	full.Messages = &n
 	if sc.t.HasUsage {
 		w, src := r.Windows.For(full.Model, 0, sc.t.Window)
 		full.Context = newContext(sc.t.Tokens, w, agent.Known(src))
