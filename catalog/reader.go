@@ -82,10 +82,7 @@ func (c *Catalog) List(ctx context.Context, opts ListOptions) ([]Session, []Diag
 	}
 	wg.Wait()
 	if c.Archive != nil && ctx.Err() == nil {
-		if c.Archive.Sync != nil {
-			c.Archive.Sync(all)
-		}
-		arch, d := c.Archive.listArchived(ctx, all)
+		arch, d := c.Archive.list(ctx, all)
 		all = mergeArchived(all, arch)
 		diags = append(diags, d...)
 	}
