@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,9 +198,12 @@ type syncGroup struct {
 // nameHash is an order-independent hash of a set of names: the sum of
 // each name's FNV-1a.
 func nameHash(name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return h.Sum64()
+	h := uint64(14695981039346656037) // FNV-1a, without hash/fnv's allocations
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // groupByDir groups the live sessions each source archives by their live
