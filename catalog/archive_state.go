@@ -319,7 +319,14 @@ func (st *archiveState) record(g *syncGroup, res []Synced, pos map[int]int, star
 	rec.Stored = stored
 	st.seen["s\x00"+g.live] = true
 	hs := st.harness(g.harness)
-	if hs.Synced[g.live] != rec {
+	old, ok := hs.Synced[g.live]
+	if ok && !rec.Linked && start.UnixNano()-rec.Newest <= int64(dirHotWindow) {
+		// A directory of copies written in the last day is synced by
+		// every listing whatever its record says: a new Checked alone is
+		// not worth rewriting the file.
+		old.Checked = rec.Checked
+	}
+	if !ok || old != rec {
 		hs.Synced[g.live] = rec
 		st.dirty = true
 	}

@@ -35,6 +35,8 @@ type CodexReader struct {
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
 	WorkRules []WorkRule
+	// Now is the clock of the day-directory skip (nil: time.Now).
+	Now func() time.Time
 
 	roots rootMemo
 }
@@ -90,33 +92,47 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		rows, d = r.scanRollouts(ctx, opts)
 		diags = append(diags, d...)
 	}
-	var out []Session
+	days := r.newCodexDays(fromDB)
+	var keep []codexRow
 	for _, row := range rows {
 		if row.Archived && !opts.All {
+			days.keep(row) // its cache entry stays for the next --all
 			continue
 		}
 		if row.ID == "" || row.Cwd == "" {
 			diags = append(diags, Diagnostic{Codex, row.RolloutPath, "thread without id or cwd"})
 			continue
 		}
-		s := r.session(row)
-		out = append(out, s)
+		keep = append(keep, row)
 	}
+	// Running threads first: the day-directory skip stats their rollouts.
+	var open map[string]int
 	if r.Procs != nil {
 		paths := map[string]bool{}
-		for _, s := range out {
-			if s.Source != "" && !s.Archived {
-				paths[s.Source] = true
+		for _, row := range keep {
+			if row.RolloutPath != "" && !row.Archived {
+				paths[row.RolloutPath] = true
 			}
 		}
-		open := r.Procs.OpenBy(paths)
-		for i, s := range out {
-			if pid, ok := open[s.Source]; ok {
-				out[i].State = StateRunning
-				out[i].Runtime = &Runtime{PID: pid}
-			}
-		}
+		open = r.Procs.OpenBy(paths)
 	}
+	out := make([]Session, 0, len(keep))
+	for _, row := range keep {
+		var (
+			tail codexTail
+			ok   bool
+		)
+		if row.RolloutPath != "" {
+			tail, ok = days.tail(row, open[row.RolloutPath] != 0)
+		}
+		s := r.sessionFrom(row, tail, ok)
+		if pid, running := open[s.Source]; running {
+			s.State = StateRunning
+			s.Runtime = &Runtime{PID: pid}
+		}
+		out = append(out, s)
+	}
+	days.store()
 	if err := r.Cache.Save(); err != nil {
 		diags = append(diags, Diagnostic{Codex, r.Cache.path, "cache not saved: " + err.Error()})
 	}
@@ -230,21 +246,36 @@ func (t *codexTail) clone() {
 }
 
 func (r *CodexReader) readRollout(path string) (codexTail, error) {
+	t, _, err := r.readRolloutMTime(path)
+	return t, err
+}
+
+// readRolloutMTime is readRollout that also returns the rollout's mtime
+// (UnixNano), for the day-directory records.
+func (r *CodexReader) readRolloutMTime(path string) (codexTail, int64, error) {
+	t, fi, err := r.readRolloutInfo(path)
+	if err != nil {
+		return t, 0, err
+	}
+	return t, fi.ModTime().UnixNano(), nil
+}
+
+func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, error) {
 	var t codexTail
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
 		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
-			return t, nil
+			return t, fi, nil
 		}
 	}
 	f, err := r.opener()(path)
 	if err != nil {
-		return codexTail{}, err
+		return codexTail{}, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return codexTail{}, err
+		return codexTail{}, nil, err
 	}
 	h, tl := r.HeadBytes, r.TailBytes
 	if h <= 0 {
@@ -256,7 +287,7 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	c, release, err := readHeadTail(f, h, tl)
 	defer release()
 	if err != nil {
-		return codexTail{}, err
+		return codexTail{}, nil, err
 	}
 	t = scanRolloutChunks(c)
 	// As for Claude: a cut file missing its meta is read again once with
@@ -266,19 +297,19 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 		switch {
 		case t.ID == "":
 			if t, err = scanRollout(f, MaxHeadBytes, MaxTailBytes); err != nil {
-				return codexTail{}, err
+				return codexTail{}, nil, err
 			}
 		case !t.HasUsage:
 			tail, _, err := widenTail(f, c, MaxTailBytes)
 			if err != nil {
-				return codexTail{}, err
+				return codexTail{}, nil, err
 			}
 			c.tail = tail
 			t = scanRolloutChunks(c)
 		}
 	}
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), t)
-	return t, nil
+	return t, fi, nil
 }
 
 func scanRollout(f File, h, tl int64) (codexTail, error) {
@@ -476,6 +507,20 @@ func codexHumanText(p gjson.Result) (string, bool) {
 }
 
 func (r *CodexReader) session(row codexRow) Session {
+	var (
+		tail codexTail
+		ok   bool
+	)
+	if row.RolloutPath != "" {
+		t, err := r.readRollout(row.RolloutPath)
+		tail, ok = t, err == nil
+	}
+	return r.sessionFrom(row, tail, ok)
+}
+
+// sessionFrom is the session of row, with what its rollout's head and
+// tail gave when ok.
+func (r *CodexReader) sessionFrom(row codexRow, t codexTail, ok bool) Session {
 	s := Session{
 		Harness:      Codex,
 		ID:           row.ID,
@@ -497,15 +542,13 @@ func (r *CodexReader) session(row codexRow) Session {
 		s.GitOrigin = RemoteID(row.GitOrigin)
 	}
 	var tail codexTail
-	if row.RolloutPath != "" {
-		if t, err := r.readRollout(row.RolloutPath); err == nil {
-			tail = t
-			if t.Size > 0 {
-				// A rollout that exists and has records can be resumed.
-				// Codex leaves no pid file, so a running thread is not
-				// told apart.
-				s.State = StateResumable
-			}
+	if ok {
+		tail = t
+		if t.Size > 0 {
+			// A rollout that exists and has records can be resumed.
+			// Codex leaves no pid file: a thread is running while a
+			// process holds its rollout open (List).
+			s.State = StateResumable
 		}
 	}
 	if s.Created.IsZero() {
