@@ -177,14 +177,19 @@ func (r *CodexReader) saveCache() error  { return r.Cache.Save() }
 // once: a live session whose transcript is gone (a Codex thread the state
 // database still lists) takes the archived file as its source.
 func mergeArchived(live, archived []Session) []Session {
-	byKey := make(map[string]int, len(live))
-	for i, s := range live {
-		byKey[s.Key()] = i
+	if len(archived) == 0 {
+		return live
+	}
+	type key struct{ harness, id string } // Key() without its allocation
+	byKey := make(map[key]int, len(live))
+	for i := range live {
+		byKey[key{live[i].Harness, live[i].ID}] = i
 	}
 	for _, a := range archived {
-		i, ok := byKey[a.Key()]
+		k := key{a.Harness, a.ID}
+		i, ok := byKey[k]
 		if !ok {
-			byKey[a.Key()] = len(live)
+			byKey[k] = len(live)
 			live = append(live, a)
 			continue
 		}

@@ -210,21 +210,22 @@ func nameHash(name string) uint64 {
 // directory; the rest (an unknown harness, a file outside its root) are
 // returned as loose indexes, for Sync to see every time.
 func (a *Archive) groupByDir(live []Session) (groups []*syncGroup, loose []int) {
-	byDir := map[string]*syncGroup{}
+	type key struct{ harness, dir string } // substrings: no allocation
+	byDir := map[key]*syncGroup{}
 	for i := range live {
 		s := &live[i]
 		if s.State == StateArchived || s.Source == "" {
 			continue
 		}
-		dir := filepath.Dir(s.Source)
-		g := byDir[s.Harness+"\x00"+dir]
+		k := key{s.Harness, filepath.Dir(s.Source)}
+		g := byDir[k]
 		if g == nil {
-			g = a.newGroup(s.Harness, dir)
+			g = a.newGroup(k.harness, k.dir)
 			if g == nil {
 				loose = append(loose, i)
 				continue
 			}
-			byDir[s.Harness+"\x00"+dir] = g
+			byDir[k] = g
 			groups = append(groups, g)
 		}
 		g.idx = append(g.idx, i)

@@ -191,17 +191,18 @@ func queryThreads(ctx context.Context, path string) ([]codexRow, error) {
 		return nil, fmt.Errorf("query threads: %w", err)
 	}
 	defer rs.Close()
-	var out []codexRow
+	var (
+		out                     []codexRow
+		s                       [12]sql.NullString
+		ca, ua, cams, uams, arc sql.NullInt64
+	)
+	dst := make([]any, 0, len(s)+5) // one set of destinations for every row
+	for i := range s {
+		dst = append(dst, &s[i])
+	}
+	dst = append(dst, &ca, &ua, &cams, &uams, &arc)
 	for rs.Next() {
-		var (
-			s                       [12]sql.NullString
-			ca, ua, cams, uams, arc sql.NullInt64
-		)
-		dst := []any{}
-		for i := range s {
-			dst = append(dst, &s[i])
-		}
-		dst = append(dst, &ca, &ua, &cams, &uams, &arc)
+		// Scan sets every destination (a NULL resets a Null* value).
 		if err := rs.Scan(dst...); err != nil {
 			return nil, fmt.Errorf("read threads: %w", err)
 		}
