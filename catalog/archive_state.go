@@ -131,21 +131,30 @@ func (st *archiveState) harness(h string) *harnessState {
 	return hs
 }
 
-// save drops the records of the listed harnesses' directories not seen
-// in this listing and writes the file when something changed (0600: it
-// names project directories). It is a cache: no fsync.
+// syncedKeep is how long the record of a live directory no listing has
+// shown is kept: a listing without --all does not show Codex's archived
+// threads, and the next one with it should not sync them all again.
+const syncedKeep = 7 * 24 * time.Hour
+
+// save drops the records of archive directories the walk no longer found
+// and of live directories no listing showed for syncedKeep, and writes the
+// file when something changed (0600: it names project directories). It is
+// a cache: no fsync.
 func (st *archiveState) save(listed []string) error {
 	if st.path == "" {
 		return nil
 	}
-	for _, h := range listed {
-		hs := st.harness(h)
-		for d := range hs.Synced {
-			if st.syncing && !st.seen["s\x00"+d] {
+	now := time.Now().UnixNano()
+	for _, hs := range st.Harness {
+		for d, rec := range hs.Synced {
+			if !st.seen["s\x00"+d] && now-rec.Checked > int64(syncedKeep) {
 				delete(hs.Synced, d)
 				st.dirty = true
 			}
 		}
+	}
+	for _, h := range listed {
+		hs := st.harness(h)
 		for d := range hs.Walked {
 			if !st.seen["w\x00"+d] {
 				delete(hs.Walked, d)

@@ -284,3 +284,18 @@ func TestArchiveWalkSeesNewStoredFiles(t *testing.T) {
 		t.Fatalf("hook-archived session: state %q", s.State)
 	}
 }
+
+// A listing that does not show a directory's sessions (Codex's archived
+// threads without --all) keeps its record: the next listing that shows
+// them does not sync them all again.
+func TestArchiveSyncKeepsRecordsOfUnlistedDirs(t *testing.T) {
+	rg := newSkipRig(t, archive.ModeLink, time.Now().Add(-time.Hour).UTC())
+	rg.settle()
+	readers := rg.c.Readers
+	rg.c.Readers = nil
+	rg.list()
+	rg.c.Readers = readers
+	if rg.list(); rg.synced != 0 {
+		t.Errorf("after a listing without them, Sync got %d sessions", rg.synced)
+	}
+}
