@@ -20,7 +20,9 @@ import (
 // decoding JSON; gob decodes the whole file in one pass, typed).
 // 3: typed values instead of interfaces (gob spent most of a warm list's
 // 40 ms decode on interface type names) and directory records.
-const cacheVersion = 3
+// 4: message counts (msgState) in the summaries, and the search index's
+// stamp they were last filled from.
+const cacheVersion = 4
 
 // Cache remembers what a reader learned from a file, keyed by (path, size,
 // mtime), so a warm list does one stat per file. It holds prompt-derived
@@ -33,7 +35,9 @@ type Cache struct {
 	seen    map[string]bool
 	dirs    map[string]dirRecord
 	dirSeen map[string]bool
-	dirty   bool
+	// stamp is the CountIndex stamp counts were last taken at.
+	stamp string
+	dirty bool
 }
 
 // cacheEntry holds one of the readers' value types. The fields are typed
@@ -87,6 +91,8 @@ type cacheFile struct {
 	Version int
 	Entries map[string]cacheEntry
 	Dirs    map[string]dirRecord
+	// CountStamp is the CountIndex stamp counts were last taken at.
+	CountStamp string
 }
 
 // OpenCache loads the cache at path. A missing, unreadable or outdated
@@ -104,6 +110,7 @@ func OpenCache(path string) *Cache {
 		if f.Dirs != nil {
 			c.dirs = f.Dirs
 		}
+		c.stamp = f.CountStamp
 	}
 	return c
 }
@@ -161,6 +168,50 @@ func setFrom(v any, e cacheEntry) bool {
 	}
 	dst.Elem().Set(src)
 	return true
+}
+
+func (c *Cache) countStamp() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stamp
+}
+
+func (c *Cache) setCountStamp(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s != c.stamp {
+		c.stamp, c.dirty = s, true
+	}
+}
+
+// withMsgState asks look for the count of path's file at the size and
+// mtime of its entry and records it there.
+func (c *Cache) withMsgState(path string, look CountLookup) (MessageCount, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[path]
+	if !ok {
+		return MessageCount{}, false
+	}
+	mc, ok := look(path, e.Size, e.MTime)
+	if !ok {
+		return MessageCount{}, false
+	}
+	switch {
+	case e.Claude != nil:
+		v := *e.Claude
+		v.Msgs.Known, v.Msgs.Count = true, mc
+		e.Claude = &v
+	case e.Codex != nil:
+		v := *e.Codex
+		v.Msgs.Known, v.Msgs.Count = true, mc
+		e.Codex = &v
+	default:
+		return MessageCount{}, false
+	}
+	c.entries[path] = e
+	c.dirty = true
+	return mc, true
 }
 
 // Dir returns the record of directory dir, if any.
@@ -233,7 +284,7 @@ func (c *Cache) Save() error {
 		return nil
 	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(cacheFile{Version: cacheVersion, Entries: c.entries, Dirs: c.dirs}); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(cacheFile{Version: cacheVersion, Entries: c.entries, Dirs: c.dirs, CountStamp: c.stamp}); err != nil {
 		return err
 	}
 	data := buf.Bytes()

@@ -34,6 +34,9 @@ type ClaudeReader struct {
 	Now func() time.Time
 	// Live tunes the running check (the zero value inspects this machine).
 	Live claude.LiveOptions
+	// Counts gives the message counts a list cannot compute cheaply (nil:
+	// such counts stay unknown).
+	Counts CountIndex
 
 	roots rootMemo
 }
@@ -79,6 +82,7 @@ type claudeSummary struct {
 	HasUsage     bool      `json:"hasUsage"`
 	Records      int       `json:"records"`
 	Problem      string    `json:"problem,omitempty"`
+	Msgs         msgState  `json:"-"`
 }
 
 // clone copies every string so the summary no longer pins the lines (or
@@ -178,6 +182,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 	if err != nil {
 		return nil, diags, err
 	}
+	r.fillCounts(paths, results)
 	for _, d := range dirs {
 		d.rec.Newest = 0
 		for _, res := range results[d.start:d.end] {
@@ -281,13 +286,32 @@ func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []
 	return results, ctx.Err()
 }
 
+// fillCounts takes the message counts the listing lacks from r.Counts.
+func (r *ClaudeReader) fillCounts(paths []string, results []summaryResult) {
+	var missing []string
+	for i := range results {
+		if res := &results[i]; res.err == nil && res.sum.Problem == "" && !res.sum.Msgs.Known {
+			missing = append(missing, paths[i])
+		}
+	}
+	got := r.Cache.fillCounts(r.Counts, missing)
+	for i := range results {
+		if mc, ok := got[paths[i]]; ok {
+			results[i].sum.Msgs.Known, results[i].sum.Msgs.Count = true, mc
+		}
+	}
+}
+
 func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
-	var sum claudeSummary
+	var sum, prev claudeSummary
+	hadPrev := false
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
 		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
 			return sum, fi.ModTime().UnixNano(), nil
 		}
+		// What the last read knew: a count to go on from.
+		_, hadPrev = r.Cache.LookupAny(path, &prev)
 	}
 	f, err := r.opener()(path)
 	if err != nil {
@@ -304,7 +328,9 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
 	if err != nil {
 		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
 	}
-	sum = r.scanChunks(path, c)
+	whole := c.tail == nil && c.rawTail == nil
+	sum, counted := r.scanChunks(path, c, whole)
+	msgs := nextMsgState(ClaudeCode, f, fi, c, whole, counted, prev.Msgs, hadPrev)
 	// With the default budgets, a file that was cut and lacks what only a
 	// wider read can give is read again once with the Max budgets: the
 	// whole of both when the head named no cwd, else only the bytes
@@ -319,12 +345,13 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
 				return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", werr)
 			}
 			c.tail = tail
-			sum = r.scanChunks(path, c)
+			sum, _ = r.scanChunks(path, c, false)
 		}
 	}
 	if err != nil {
 		return claudeSummary{}, 0, err
 	}
+	sum.Msgs = msgs
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), sum)
 	return sum, fi.ModTime().UnixNano(), nil
 }
@@ -335,15 +362,23 @@ func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, err
 	if err != nil {
 		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
 	}
-	return r.scanChunks(path, c), nil
+	sum, _ := r.scanChunks(path, c, false)
+	return sum, nil
 }
 
-func (r *ClaudeReader) scanChunks(path string, c chunks) claudeSummary {
+// scanChunks summarizes what was read; with count (the file was read
+// whole, in c.head) it also counts the messages of its complete lines.
+func (r *ClaudeReader) scanChunks(path string, c chunks, count bool) (claudeSummary, MessageCount) {
 	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(path), ".jsonl"), nil)
-	eachLine(c.head, sc.line)
+	var mc MessageCount
+	if count {
+		scanCounting(c.head, &mc, &sc.count, sc.line)
+	} else {
+		eachLine(c.head, sc.line)
+	}
 	sc.endHead()
 	eachLine(c.tail, sc.line)
-	return sc.summary(c.size, c.modTime)
+	return sc.summary(c.size, c.modTime), mc
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
@@ -363,6 +398,10 @@ func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.L
 		Origin:       sum.Entrypoint,
 		Model:        sum.Model,
 		Resume:       ResumeSpec{Argv: []string{"claude", "--resume", sum.ID}, Dir: sum.Cwd},
+	}
+	if sum.Msgs.Known {
+		n := sum.Msgs.Count.N
+		s.Messages = &n
 	}
 	if s.GitBranch == "HEAD" {
 		// Claude records "HEAD" outside a branch (and outside git).
@@ -477,16 +516,23 @@ type claudeScan struct {
 	tokens   int64
 	hasUsage bool
 
+	// count, when set, counts messages (a full read, or a list's read of
+	// a whole file).
+	count *MessageCount
+
 	// full read only
 	prompts []string
 	counts  Counts
 	curve   []int64
-	lastMsg string
 	ev      *evidenceCollector
 }
 
 func newClaudeScan(fileID string, ev *evidenceCollector) *claudeScan {
-	return &claudeScan{fileID: fileID, full: ev != nil, ev: ev}
+	sc := &claudeScan{fileID: fileID, full: ev != nil, ev: ev}
+	if sc.full {
+		sc.count = &MessageCount{}
+	}
+	return sc
 }
 
 func (sc *claudeScan) endHead() { sc.inTail = true }
@@ -525,6 +571,10 @@ func (sc *claudeScan) line(b []byte) {
 	if rec.HasBranch && !rec.Sidechain {
 		sc.sum.Branch = rec.GitBranch
 	}
+	var counted, newMsg bool
+	if sc.count != nil {
+		counted, newMsg = sc.count.claude(rec)
+	}
 	switch rec.Type {
 	case claude.TypeCustomTitle:
 		sc.sum.CustomTitle = rec.CustomTitle
@@ -557,7 +607,6 @@ func (sc *claudeScan) line(b []byte) {
 			}
 		}
 		if sc.full && !rec.Sidechain {
-			sc.counts.Messages++
 			rec.Message.Get("content").ForEach(func(_, blk gjson.Result) bool {
 				if blk.Get("type").String() == "tool_result" {
 					sc.ev.toolResult(blk.Get("tool_use_id").String(), toolResultText(blk.Get("content")))
@@ -567,22 +616,16 @@ func (sc *claudeScan) line(b []byte) {
 		}
 	case claude.TypeAssistant:
 		model, u, ok := rec.MainChainUsage()
-		if !ok && (rec.Sidechain || rec.APIError || model == claude.SyntheticModel) {
-			return
-		}
 		if ok {
 			sc.tokens = claude.ContextTokens(u)
 			sc.hasUsage = true
 			sc.sum.Model = model
 		}
-		if sc.full {
-			msgID := rec.Message.Get("id").String()
-			if msgID != sc.lastMsg {
+		if sc.full && counted {
+			if newMsg {
 				// One content block per record: records sharing a message
 				// id are one message and one turn of the curve.
-				sc.counts.Messages++
 				sc.curve = append(sc.curve, sc.tokens)
-				sc.lastMsg = msgID
 			} else if n := len(sc.curve); n > 0 {
 				sc.curve[n-1] = sc.tokens
 			}
@@ -661,7 +704,9 @@ func (r *ClaudeReader) Get(ctx context.Context, s Session) (Session, error) {
 	}
 	full := r.session(s.Source, sum, nil)
 	full.State, full.Runtime = s.State, s.Runtime
-	full.Counts = &sc.counts
+	sc.counts.Messages = sc.count.N
+	n := sc.count.N
+	full.Counts, full.Messages = &sc.counts, &n
 	full.RecentPrompts = lastN(sc.prompts, 5)
 	full.ContextCurve = sc.curve
 	full.Evidence = sc.ev.finish(ctx, full)

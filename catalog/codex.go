@@ -35,6 +35,9 @@ type CodexReader struct {
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
 	WorkRules []WorkRule
+	// Counts gives the message counts a list cannot compute cheaply (nil:
+	// such counts stay unknown).
+	Counts CountIndex
 	// Now is the clock of the day-directory skip (nil: time.Now).
 	Now func() time.Time
 
@@ -125,14 +128,16 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		if row.RolloutPath != "" {
 			tail, ok = days.tail(row, open[row.RolloutPath] != 0)
 		}
-		s := r.sessionFrom(row, tail, ok)
-		if pid, running := open[s.Source]; running {
-			s.State = StateRunning
-			s.Runtime = &Runtime{PID: pid}
-		}
-		out = append(out, s)
+		out = append(out, r.sessionFrom(row, tail, ok))
 	}
 	days.store()
+	r.fillCounts(out)
+	for i := range out {
+		if pid, running := open[out[i].Source]; running {
+			out[i].State = StateRunning
+			out[i].Runtime = &Runtime{PID: pid}
+		}
+	}
 	if err := r.Cache.Save(); err != nil {
 		diags = append(diags, Diagnostic{Codex, r.Cache.path, "cache not saved: " + err.Error()})
 	}
@@ -237,12 +242,30 @@ type codexTail struct {
 	HasUsage                                                         bool
 	Valid                                                            int
 	Size                                                             int64
+	Msgs                                                             msgState
 }
 
 // clone copies the strings so they no longer pin the read buffer.
 func (t *codexTail) clone() {
 	for _, p := range []*string{&t.ID, &t.Cwd, &t.Source, &t.CLIVersion, &t.Model, &t.GitBranch, &t.GitSHA, &t.GitOrigin, &t.FirstPrompt} {
 		*p = strings.Clone(*p)
+	}
+}
+
+// fillCounts takes the message counts the listing lacks from r.Counts.
+func (r *CodexReader) fillCounts(out []Session) {
+	var missing []string
+	for _, s := range out {
+		if s.Messages == nil && s.Source != "" && s.State == StateResumable {
+			missing = append(missing, s.Source)
+		}
+	}
+	got := r.Cache.fillCounts(r.Counts, missing)
+	for i := range out {
+		if mc, ok := got[out[i].Source]; ok && out[i].Messages == nil {
+			n := mc.N
+			out[i].Messages = &n
+		}
 	}
 }
 
@@ -262,12 +285,15 @@ func (r *CodexReader) readRolloutMTime(path string) (codexTail, int64, error) {
 }
 
 func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, error) {
-	var t codexTail
+	var t, prev codexTail
+	hadPrev := false
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
 		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
 			return t, fi, nil
 		}
+		// What the last read knew: a count to go on from.
+		_, hadPrev = r.Cache.LookupAny(path, &prev)
 	}
 	f, err := r.opener()(path)
 	if err != nil {
@@ -290,7 +316,9 @@ func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, erro
 	if err != nil {
 		return codexTail{}, nil, err
 	}
-	t = scanRolloutChunks(c)
+	whole := c.tail == nil && c.rawTail == nil
+	t, counted := scanRolloutChunks(c, whole)
+	msgs := nextMsgState(Codex, f, fi, c, whole, counted, prev.Msgs, hadPrev)
 	// As for Claude: a cut file missing its meta is read again once with
 	// the Max budgets; one missing only its last usage gets the bytes
 	// before its tail, without the head and tail again.
@@ -306,9 +334,10 @@ func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, erro
 				return codexTail{}, nil, err
 			}
 			c.tail = tail
-			t = scanRolloutChunks(c)
+			t, _ = scanRolloutChunks(c, false)
 		}
 	}
+	t.Msgs = msgs
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), t)
 	return t, fi, nil
 }
@@ -319,22 +348,34 @@ func scanRollout(f File, h, tl int64) (codexTail, error) {
 	if err != nil {
 		return codexTail{}, err
 	}
-	return scanRolloutChunks(c), nil
+	t, _ := scanRolloutChunks(c, false)
+	return t, nil
 }
 
-func scanRolloutChunks(c chunks) codexTail {
+// scanRolloutChunks summarizes what was read; with count (the file was
+// read whole, in c.head) it also counts the messages of its complete
+// lines.
+func scanRolloutChunks(c chunks, count bool) (codexTail, MessageCount) {
 	sc := &codexScan{}
-	eachLine(c.head, sc.line)
+	var mc MessageCount
+	if count {
+		scanCounting(c.head, &mc, &sc.count, sc.line)
+	} else {
+		eachLine(c.head, sc.line)
+	}
 	eachLine(c.tail, sc.line)
 	t := sc.t
 	t.clone()
 	t.Size = c.size
-	return t
+	return t, mc
 }
 
 // codexScan extracts what it can from rollout lines in file order.
 type codexScan struct {
 	t codexTail
+	// count, when set, counts messages (a full read, or a list's read of
+	// a whole rollout).
+	count *MessageCount
 	// full read only
 	full    bool
 	prompts []string // from response_item user messages
@@ -367,6 +408,9 @@ func (sc *codexScan) line(b []byte) {
 		return
 	}
 	sc.t.Valid++
+	if sc.count != nil {
+		sc.count.codex(typ, p)
+	}
 	ts, _ := time.Parse(time.RFC3339Nano, tsRaw)
 	if !ts.IsZero() {
 		if sc.t.Created.IsZero() || ts.Before(sc.t.Created) {
@@ -422,9 +466,6 @@ func (sc *codexScan) line(b []byte) {
 				if text, ok := codexHumanText(p); ok {
 					sc.human(ts, text, false)
 				}
-			}
-			if sc.full && (role == "assistant" || role == "user") {
-				sc.counts.Messages++
 			}
 		case "function_call", "custom_tool_call", "local_shell_call":
 			if sc.full {
@@ -551,6 +592,10 @@ func (r *CodexReader) sessionFrom(row codexRow, t codexTail, ok bool) Session {
 			// process holds its rollout open (List).
 			s.State = StateResumable
 		}
+		if t.Msgs.Known {
+			n := t.Msgs.Count.N
+			s.Messages = &n
+		}
 	}
 	if s.Created.IsZero() {
 		s.Created = tail.Created
@@ -648,7 +693,7 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
 	}
 	defer f.Close()
-	sc := &codexScan{full: true, ev: newEvidenceCollector(r.WorkRules)}
+	sc := &codexScan{full: true, count: &MessageCount{}, ev: newEvidenceCollector(r.WorkRules)}
 	sc.t.Cwd = s.Cwd
 	if err := streamLines(f, sc.line); err != nil {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
@@ -661,7 +706,10 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 		sc.ev.prompt(p)
 	}
 	sc.counts.HumanPrompts = len(prompts)
+	sc.counts.Messages = sc.count.N
+	n := sc.count.N
 	full := s
+	full.Messages = &n
 	if sc.t.HasUsage {
 		w, src := r.Windows.For(full.Model, 0, sc.t.Window)
 		full.Context = newContext(sc.t.Tokens, w, agent.Known(src))

@@ -42,8 +42,10 @@ const (
 // and (the tail) start on line boundaries.
 type chunks struct {
 	head, tail []byte
-	// rawTail is the tail as read, its cut first line included; tailAt
-	// is its offset in the file.
+	// rawHead is the head as read, its cut last line included; rawTail
+	// is the tail as read, its cut first line included; tailAt is its
+	// offset in the file.
+	rawHead []byte
 	rawTail []byte
 	tailAt  int64
 	size    int64
@@ -76,6 +78,7 @@ func readHeadTail(f File, headN, tailN int64) (c chunks, release func(), err err
 			return c, release, err
 		}
 		c.head = buf[:m]
+		c.rawHead = c.head
 		return c, release, nil
 	}
 	head, tail := buf[:headN], buf[headN:]
@@ -84,6 +87,7 @@ func readHeadTail(f File, headN, tailN int64) (c chunks, release func(), err err
 		return c, release, err
 	}
 	head = head[:m]
+	c.rawHead = head
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 		head = head[:i+1]
 	}

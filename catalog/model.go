@@ -68,6 +68,10 @@ type Session struct {
 
 	// Counts are known only after a full read (show).
 	Counts *Counts `json:"counts,omitempty"`
+	// Messages is the number of messages (Counts.Messages' rule), when
+	// known: show always knows it; a list knows it for transcripts it read
+	// whole, grew from a known count, or the search index counted.
+	Messages *int `json:"messages,omitempty" jsonschema:"minimum=0"`
 
 	Archived bool     `json:"archived"`
 	State    string   `json:"state" jsonschema:"enum=running,enum=resumable,enum=unknown,enum=archived"`

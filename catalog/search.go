@@ -130,7 +130,7 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 				if !any {
 					return
 				}
-				for _, t := range recordTexts(s.Harness, line, allText, false) {
+				for _, t := range recordTexts(s.Harness, line, allText, false, nil) {
 					consider(t.Text, 1)
 				}
 			})
@@ -154,21 +154,25 @@ func SummaryText(sum *Summary) string {
 
 // recordTexts returns the searchable texts of one transcript record:
 // titles and human prompts, and with all assistant text and tool calls.
-// With zeroCopy the texts may alias line.
-func recordTexts(harness string, line []byte, all, zeroCopy bool) []Text {
+// With zeroCopy the texts may alias line. With mc set, the record is
+// also counted (MessageCount's rule) from the same parse.
+func recordTexts(harness string, line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 	switch harness {
 	case ClaudeCode:
-		return claudeTexts(line, all, zeroCopy)
+		return claudeTexts(line, all, zeroCopy, mc)
 	case Codex:
-		return codexTexts(line, all, zeroCopy)
+		return codexTexts(line, all, zeroCopy, mc)
 	}
 	return nil
 }
 
-func claudeTexts(line []byte, all, zeroCopy bool) []Text {
+func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 	rec, ok := claude.ParseRec(bytesString(line, zeroCopy))
 	if !ok {
 		return nil
+	}
+	if mc != nil {
+		mc.claude(rec)
 	}
 	switch rec.Type {
 	case claude.TypeUser:
@@ -196,7 +200,7 @@ func claudeTexts(line []byte, all, zeroCopy bool) []Text {
 	return nil
 }
 
-func codexTexts(line []byte, all, zeroCopy bool) []Text {
+func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 	// Only the envelope is scanned; the payload (a tool's whole output,
 	// for function_call_output) is decoded only as far as needed.
 	var typ string
@@ -211,6 +215,9 @@ func codexTexts(line []byte, all, zeroCopy bool) []Text {
 		return true
 	}) {
 		return nil
+	}
+	if mc != nil {
+		mc.codex(typ, p)
 	}
 	if typ != "event_msg" && typ != "response_item" {
 		return nil

@@ -38,15 +38,26 @@ type Text struct {
 // file grows. This is the one place search (streaming or indexed) gets
 // text out of a transcript.
 func Texts(harness string, r io.Reader, fn func(Text)) (int64, error) {
+	return TextsCounted(harness, r, nil, fn)
+}
+
+// TextsCounted is Texts that also counts messages into mc (when not
+// nil), with the one rule (see MessageCount), from the same parse of
+// each line: mc must be the count of the bytes before r's start, and its
+// Off moves past the lines read.
+func TextsCounted(harness string, r io.Reader, mc *MessageCount, fn func(Text)) (int64, error) {
 	var used int64
 	err := completeLines(r, func(line []byte) {
 		used += int64(len(line))
 		if l := bytes.TrimSpace(line); len(l) > 0 {
-			for _, t := range recordTexts(harness, l, true, true) {
+			for _, t := range recordTexts(harness, l, true, true, mc) {
 				fn(t)
 			}
 		}
 	})
+	if mc != nil {
+		mc.Off += used
+	}
 	return used, err
 }
 

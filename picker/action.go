@@ -2,7 +2,6 @@ package picker
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/tether-dev/tether/catalog"
 )
@@ -26,12 +25,8 @@ type Result struct {
 	Session catalog.Session
 }
 
-// Command is a command line to run in a directory.
-type Command struct {
-	Dir  string
-	Argv []string
-	Env  map[string]string
-}
+// Command is a command line to run in a directory: a resume spec.
+type Command = catalog.ResumeSpec
 
 // ResumeCommand is the command that continues s through tether's wrapper
 // (self is tether's executable): `tether run claude --resume ID` or
@@ -44,11 +39,10 @@ func ResumeCommand(self string, s catalog.Session, fork bool) Command {
 	if fork && s.Harness == catalog.Codex && len(resume) == 3 && resume[1] == "resume" {
 		resume = []string{resume[0], "fork", resume[2]}
 	}
-	argv := append([]string{self, "run"}, resume...)
 	if fork && s.Harness == catalog.ClaudeCode {
-		argv = append(argv, "--fork-session")
+		resume = append(slices.Clip(resume), "--fork-session")
 	}
-	return Command{Dir: s.Resume.Dir, Argv: argv, Env: s.Resume.Env}
+	return Command{Dir: s.Resume.Dir, Argv: resume, Env: s.Resume.Env}.Via(self)
 }
 
 // CanFork reports whether s's harness can branch a session: Claude Code
@@ -67,39 +61,6 @@ func CanFork(s catalog.Session) bool {
 
 // CanTrim reports whether tether can trim s (Claude Code transcripts only).
 func CanTrim(s catalog.Session) bool { return s.Harness == catalog.ClaudeCode }
-
-// Shell is the command as one POSIX shell line: cd DIR && [ENV=…] ARGV…,
-// every word quoted, control characters escaped.
-func (c Command) Shell() string { return c.ShellFor(ansiCQuote) }
-
-// ShellFor is Shell with words quoted by q (see QuoterFor). In fish,
-// `cd DIR && VAR=value cmd` is valid too (fish 3.1+).
-func (c Command) ShellFor(q Quoter) string {
-	var b strings.Builder
-	b.WriteString("cd " + q(c.Dir) + " &&")
-	keys := make([]string, 0, len(c.Env))
-	for k := range c.Env {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		b.WriteString(" " + k + "=" + q(c.Env[k]))
-	}
-	for _, a := range c.Argv {
-		b.WriteString(" " + q(a))
-	}
-	return b.String()
-}
-
-// EnvList is c.Env as KEY=VALUE entries, sorted.
-func (c Command) EnvList() []string {
-	var out []string
-	for k, v := range c.Env {
-		out = append(out, k+"="+v)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // TmuxWindowArgs are the tmux arguments that run c in a new window of the
 // current tmux session, named name.

@@ -231,7 +231,7 @@ func TestActions(t *testing.T) {
 			if c.cmd == "" {
 				return
 			}
-			got := ResumeCommand(self, r.Session, r.Kind == Fork).Shell()
+			got := ResumeCommand(self, r.Session, r.Kind == Fork).ShellCommand()
 			if got != c.cmd {
 				t.Errorf("command\n got %s\nwant %s", got, c.cmd)
 			}
@@ -334,5 +334,18 @@ func TestBackgroundPicksTheStyles(t *testing.T) {
 	m = send(m, tea.BackgroundColorMsg{Color: color.Black})
 	if !m.dark || m.styles.hl.Render("x") != dark {
 		t.Errorf("a dark background did not give the dark styles")
+	}
+}
+
+// The preview shows the listing's message count until the full read
+// arrives, when the listing knows it.
+func TestPreviewMessageCount(t *testing.T) {
+	ss := fixture()
+	n := 42
+	ss[0].Messages = &n
+	m := newModel(t, Options{Sessions: ss})
+	m = send(m, tea.WindowSizeMsg{Width: 160, Height: 30})
+	if p := m.PreviewText(); !strings.Contains(p, "messages:      42\n") {
+		t.Errorf("preview lacks the message count:\n%s", p)
 	}
 }

@@ -340,11 +340,14 @@ func (m *Model) previewText(s *catalog.Session) string {
 		if s.Context != nil {
 			fmt.Fprintf(&b, "context:       %.1f%%\n", s.Context.Percent)
 		}
+		if s.Messages != nil {
+			fmt.Fprintf(&b, "messages:      %d\n", *s.Messages)
+		}
 		if m.opts.Show != nil {
 			b.WriteString("(reading the transcript …)\n")
 		}
 	}
-	b.WriteString("\nenter runs:\n  " + ResumeCommand(m.opts.Self, *s, false).Shell() + "\n")
+	b.WriteString("\nenter runs:\n  " + ResumeCommand(m.opts.Self, *s, false).ShellCommand() + "\n")
 	return b.String()
 }
 

@@ -25,7 +25,8 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version; an index written by
 // another version is dropped and rebuilt (it is a cache).
-const schemaVersion = 2
+// 3: message counts (msgs, carry).
+const schemaVersion = 3
 
 // The columns of the docs table, in order; bm25 weights follow them.
 const (
@@ -51,7 +52,9 @@ CREATE TABLE IF NOT EXISTS files(
 	head BLOB, tail BLOB,       -- fingerprints of the bytes before off
 	title TEXT NOT NULL,
 	last INTEGER NOT NULL,      -- last activity (ns), the tie breaker
-	sumstamp TEXT NOT NULL DEFAULT ''  -- the summary indexed ("" none)
+	sumstamp TEXT NOT NULL DEFAULT '', -- the summary indexed ("" none)
+	msgs INTEGER NOT NULL DEFAULT 0,   -- messages in the bytes before off
+	carry INTEGER NOT NULL DEFAULT 0   -- the count's carry (catalog.MessageCount.Last)
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(
 	title, summary, prompt, assistant, tool,

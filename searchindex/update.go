@@ -53,6 +53,7 @@ type row struct {
 	head, tail, title string
 	last              int64
 	sumstamp          string
+	msgs              catalog.MessageCount
 }
 
 // job is one transcript to read, from off (0: from the start).
@@ -74,7 +75,9 @@ type result struct {
 	size, mtime, end int64
 	head, tail       string
 	cols             [numCols]strings.Builder
-	err              error
+	// msgs counts the messages of the bytes before end.
+	msgs catalog.MessageCount
+	err  error
 }
 
 // fpLen is how many bytes each fingerprint covers: the first bytes of the
@@ -112,7 +115,7 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 
 func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
 	// Fingerprints are fetched only for the transcripts that grew.
-	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, path, size, mtime, off, title, last, sumstamp FROM files`)
+	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, path, size, mtime, off, title, last, sumstamp, msgs, carry FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +124,11 @@ func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
 	for rs.Next() {
 		var r row
 		var key string
-		if err := rs.Scan(&r.id, &key, &r.path, &r.size, &r.mtime, &r.off, &r.title, &r.last, &r.sumstamp); err != nil {
+		var carry int64
+		if err := rs.Scan(&r.id, &key, &r.path, &r.size, &r.mtime, &r.off, &r.title, &r.last, &r.sumstamp, &r.msgs.N, &carry); err != nil {
 			return nil, err
 		}
+		r.msgs.Off, r.msgs.Last = r.off, uint64(carry)
 		m[key] = r
 	}
 	return m, rs.Err()
@@ -329,8 +334,11 @@ func readJob(j job, open catalog.Opener) *result {
 			r.reset, r.off = true, 0
 		}
 	}
+	if !r.reset {
+		r.msgs = j.old.msgs // go on counting from off
+	}
 	sec := io.NewSectionReader(f, r.off, r.size-r.off)
-	n, err := catalog.Texts(j.harness, sec, func(t catalog.Text) {
+	n, err := catalog.TextsCounted(j.harness, sec, &r.msgs, func(t catalog.Text) {
 		c := col(t.Kind)
 		if r.cols[c].Len() > 0 {
 			r.cols[c].WriteByte('\n')
@@ -382,6 +390,7 @@ func write(ctx context.Context, tx *sql.Tx, r *result, st *UpdateStats) error {
 		// One unreadable transcript does not stop the others: its entry
 		// keeps the title only and is read from the start next time.
 		r.reset, r.size, r.mtime, r.off, r.end = true, -2, 0, 0, 0
+		r.msgs = catalog.MessageCount{}
 	} else {
 		for i := range texts {
 			texts[i] = r.cols[i].String()
@@ -410,8 +419,8 @@ func write(ctx context.Context, tx *sql.Tx, r *result, st *UpdateStats) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ?, off = ?, head = ?, tail = ? WHERE id = ?`,
-		r.size, r.mtime, r.end, nilIfEmpty(r.head), nilIfEmpty(r.tail), r.id)
+	_, err = tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ?, off = ?, head = ?, tail = ?, msgs = ?, carry = ? WHERE id = ?`,
+		r.size, r.mtime, r.end, nilIfEmpty(r.head), nilIfEmpty(r.tail), r.msgs.N, int64(r.msgs.Last), r.id)
 	return err
 }
 

@@ -242,7 +242,7 @@ func pickAct(opts pickOptions, r picker.Result) error {
 	case picker.Cancel:
 		return exitcode.Silent{Code: exitCancelled}
 	case picker.Print:
-		_, err := fmt.Fprintln(opts.IO.Out, c.ShellFor(picker.QuoterFor(opts.Shell)))
+		_, err := fmt.Fprintln(opts.IO.Out, c.ShellWith(picker.QuoterFor(opts.Shell)))
 		return err
 	case picker.Attach:
 		target := s.Runtime.TmuxTarget

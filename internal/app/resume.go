@@ -9,24 +9,13 @@ import (
 	"github.com/tether-dev/tether/internal/termsafe"
 )
 
-// wrappedResume is the one way tether resumes a session it found: through
-// its own wrapper ("tether run claude --resume ID", "tether run codex
-// resume ID"), so the preflight (running, reset, size) and the fallback
-// (missing, stale, prompt too long) apply exactly as they do to a resume
-// typed in a shell with the shims. sessions resume execs it, --tmux runs
-// it in the tmux window, and the picker is to use it too.
-func wrappedResume(self string, spec catalog.ResumeSpec, force bool) []string {
-	if self == "" || len(spec.Argv) == 0 {
-		return spec.Argv
-	}
-	if _, ok := shimNames[spec.Argv[0]]; !ok {
-		return spec.Argv
-	}
-	argv := []string{self, "run"}
+// viaWrapper is the session's resume command run through tether's
+// wrapper (catalog.ResumeSpec.Via), with --force when asked.
+func viaWrapper(self string, spec catalog.ResumeSpec, force bool) catalog.ResumeSpec {
 	if force {
-		argv = append(argv, "--force")
+		return spec.Via(self, "--force")
 	}
-	return append(argv, spec.Argv...)
+	return spec.Via(self)
 }
 
 // attachable is implemented by a Tmux that can tell, before trying,

@@ -28,6 +28,7 @@ import (
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/searchindex"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/summarize"
 )
@@ -76,19 +77,39 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 		rules = append(rules, catalog.WorkRule{Name: r.Name, Pattern: re})
 	}
 	cache := catalog.CacheFiles(a.Loc.CacheDir)
+	// The search index counts the messages of transcripts a list reads
+	// only the ends of (opened only when a count is missing and the index
+	// changed since it was last asked).
+	counts := searchindex.Counts(searchIndexPath(a.Loc))
 	c := &catalog.Catalog{}
 	if harness == "" || harness == catalog.ClaudeCode {
 		c.Readers = append(c.Readers, &catalog.ClaudeReader{
 			Dir: claudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules, Windows: a.Windows(),
+			Counts: counts,
 		})
 	}
 	if harness == "" || harness == catalog.Codex {
 		c.Readers = append(c.Readers, &catalog.CodexReader{
 			Dir: codexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules, Windows: a.Windows(),
+			Counts: counts,
 		})
 	}
 	c.Archive = a.catalogArchive(harness, rules)
 	return c, nil
+}
+
+// withoutCounts makes c's listing leave the search index's message counts
+// alone: for search and index, which list and then update the index (the
+// next list takes the counts from it, once).
+func withoutCounts(c *catalog.Catalog) {
+	for _, r := range c.Readers {
+		switch r := r.(type) {
+		case *catalog.ClaudeReader:
+			r.Counts = nil
+		case *catalog.CodexReader:
+			r.Counts = nil
+		}
+	}
 }
 
 func (a *App) base(harness string) (sessionsBase, error) {
@@ -126,6 +147,7 @@ func (a *App) sessionsCommand() *cli.Command {
 			a.sessionsShowCommand(),
 			a.sessionsResumeCommand(),
 			a.sessionsSearchCommand(),
+			a.sessionsIndexCommand(),
 			a.sessionsSummarizeCommand(),
 			a.sessionsSchemaCommand(),
 			a.sessionsCacheCommand(),
@@ -155,6 +177,9 @@ type sessionsListOptions struct {
 	Marks map[string]state.StaleMark
 	// Style is the table's terminal width and colour.
 	Style tableStyle
+	// Index is the search index file: while there is none, a terminal
+	// is told how to fill unknown message counts.
+	Index string
 }
 
 func (a *App) sessionsListCommand() *cli.Command {
@@ -188,7 +213,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 			}
 			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
 				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle(),
-				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir}
+				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir, Index: searchIndexPath(a.Loc)}
 			if h == "" {
 				// A listing of every harness is the completion index too.
 				opts.Listed = a.writeCompletionIndex
@@ -284,6 +309,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	}
 	if len(out) > 0 {
 		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, catalog.Abbrev(all), opts.Summary)
+		countsHint(opts, out)
 	} else {
 		// No header over an empty table: one line that says why.
 		if len(all) == 0 {
@@ -298,6 +324,34 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 			len(diags), plural(len(diags), "file", "files"))
 	}
 	return err
+}
+
+// countsHint tells a terminal once per list how unknown message counts
+// ("-" in MSGS) get filled, while no search index exists (once one does,
+// counts are unknown only for sessions that grew a lot since it was last
+// brought up to date, which the next search or index does).
+func countsHint(opts sessionsListOptions, out []catalog.Session) {
+	if opts.Style.Width == 0 || !opts.IO.StderrTTY || opts.Index == "" {
+		return
+	}
+	unknown := 0
+	for i := range out {
+		if out[i].Messages == nil {
+			unknown++
+		}
+	}
+	if unknown == 0 {
+		return
+	}
+	if n, err := searchindex.Size(opts.Index); err != nil || n > 0 {
+		return
+	}
+	msg := fmt.Sprintf("tether: %s in MSGS: the messages of %d %s are not counted yet; 'tether sessions index' counts them",
+		unknownCount, unknown, plural(unknown, "session", "sessions"))
+	if opts.IO.ColorErr() {
+		msg = "\x1b[2m" + msg + "\x1b[0m"
+	}
+	fmt.Fprintln(opts.IO.ErrOut, msg)
 }
 
 // storageDirs names where the catalog's readers look, for a message that
@@ -756,7 +810,7 @@ func runSessionsResume(ctx context.Context, opts sessionsResumeOptions) error {
 	if opts.Logged != nil {
 		opts.Logged(s, "exec", opts.Force)
 	}
-	return opts.Exec(spec.Dir, wrappedResume(opts.Self, spec, opts.Force), env)
+	return opts.Exec(spec.Dir, viaWrapper(opts.Self, spec, opts.Force).Argv, env)
 }
 
 func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) error {
@@ -777,7 +831,7 @@ func resumeInTmux(opts sessionsResumeOptions, s catalog.Session, env []string) e
 	for k, v := range s.Resume.Env {
 		extra = append(extra, k+"="+v)
 	}
-	if err := opts.Tmux.NewSession(name, s.Resume.Dir, wrappedResume(opts.Self, s.Resume, opts.Force), extra); err != nil {
+	if err := opts.Tmux.NewSession(name, s.Resume.Dir, viaWrapper(opts.Self, s.Resume, opts.Force).Argv, extra); err != nil {
 		return err
 	}
 	b.Sessions[s.Key()] = state.Binding{Tmux: name, Dir: s.Resume.Dir, Updated: opts.Now().UTC()}

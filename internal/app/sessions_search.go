@@ -16,6 +16,7 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/searchindex"
@@ -97,6 +98,7 @@ func (a *App) searchOptions(cmd *cli.Command) (sessionsSearchOptions, error) {
 	if err != nil {
 		return sessionsSearchOptions{}, err
 	}
+	withoutCounts(b.Catalog)
 	opts := sessionsSearchOptions{sessionsBase: b, Query: strings.Join(cmd.Args().Slice(), " "),
 		JSON: cmd.Bool("json"), AllText: cmd.Bool("all-text"), Limit: int(cmd.Int("limit")),
 		Harness: h, State: st, Index: searchIndexPath(a.Loc), DataDir: a.Loc.DataDir}
@@ -170,22 +172,11 @@ func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalo
 	if opts.Index == "" {
 		return nil, "", errors.New("no index file")
 	}
-	ix, err := searchindex.Open(opts.Index)
+	ix, _, err := updateSearchIndex(ctx, opts.IO, opts.Index, opts.DataDir, all, retain)
 	if err != nil {
 		return nil, "", err
 	}
 	defer ix.Close()
-	prog := newProgress(opts.IO.ErrOut, opts.IO.StderrTTY)
-	// Retain is also where archived sessions (kept out of the agents'
-	// directories) will be kept once the catalog knows them.
-	stamps := summaryStamps(opts.DataDir)
-	_, err = ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen,
-		SummaryStamp: func(s *catalog.Session) string { return stamps[s.Key()] },
-		SummaryText:  func(s *catalog.Session) (string, error) { return summaryText(opts.DataDir, s) }})
-	prog.done()
-	if err != nil {
-		return nil, "", fmt.Errorf("update %s: %w", opts.Index, err)
-	}
 	hits, err := ix.Search(ctx, searchindex.Query{Terms: terms, AllText: opts.AllText, Limit: opts.Limit,
 		Keep: func(key string) bool { s, ok := byKey[key]; return ok && keep(s) }})
 	if err != nil {
@@ -200,6 +191,88 @@ func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalo
 		res = append(res, r)
 	}
 	return res, "index", nil
+}
+
+// updateSearchIndex opens the index and brings it in line with the
+// listing all (every session, archived included), with a progress line
+// on a terminal; the caller closes the index.
+func updateSearchIndex(ctx context.Context, ios *iostreams.IOStreams, path, dataDir string, all []catalog.Session,
+	retain func(string) bool) (*searchindex.Index, searchindex.UpdateStats, error) {
+	ix, err := searchindex.Open(path)
+	if err != nil {
+		return nil, searchindex.UpdateStats{}, err
+	}
+	prog := newProgress(ios.ErrOut, ios.StderrTTY)
+	// Retain is also where archived sessions (kept out of the agents'
+	// directories) will be kept once the catalog knows them.
+	stamps := summaryStamps(dataDir)
+	st, err := ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen,
+		SummaryStamp: func(s *catalog.Session) string { return stamps[s.Key()] },
+		SummaryText:  func(s *catalog.Session) (string, error) { return summaryText(dataDir, s) }})
+	prog.done()
+	if err != nil {
+		ix.Close()
+		return nil, st, fmt.Errorf("update %s: %w", path, err)
+	}
+	return ix, st, nil
+}
+
+// ---- index
+
+type sessionsIndexOptions struct {
+	sessionsBase
+	Index, DataDir string
+}
+
+func (a *App) sessionsIndexCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "index",
+		Usage: "bring the search index up to date, and with it the list's message counts",
+		Description: "Does what every 'tether sessions search' does first, without a query: reads what\n" +
+			"transcripts gained since the last search or index (all of them the first time,\n" +
+			"with progress on a terminal) into $XDG_CACHE_HOME/tether/search.db. The index\n" +
+			"counts each transcript's messages as it reads it, so the next 'tether sessions\n" +
+			"list' shows the MSGS of sessions too long for a list to count (\"-\" before).\n\n" +
+			"Examples:\n" +
+			"  tether sessions index\n" +
+			"  tether sessions index && tether sessions list",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usageErr(fmt.Errorf("index takes no arguments, got %q", cmd.Args().First()))
+			}
+			b, err := a.base("")
+			if err != nil {
+				return err
+			}
+			withoutCounts(b.Catalog)
+			return runSessionsIndex(ctx, sessionsIndexOptions{sessionsBase: b, Index: searchIndexPath(a.Loc), DataDir: a.Loc.DataDir})
+		},
+	}
+}
+
+func runSessionsIndex(ctx context.Context, opts sessionsIndexOptions) error {
+	all, _, listErr := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
+	if listErr != nil && len(all) == 0 {
+		return listErr
+	}
+	retain := func(string) bool { return listErr != nil }
+	ix, st, err := updateSearchIndex(ctx, opts.IO, opts.Index, opts.DataDir, all, retain)
+	if searchindex.IsCorrupt(err) {
+		// A cache: removed, the next index or search builds it anew.
+		_ = searchindex.Remove(opts.Index)
+	}
+	if err != nil {
+		return err
+	}
+	n, err := ix.Count(ctx)
+	ix.Close()
+	if err != nil {
+		return err
+	}
+	size, _ := searchindex.Size(opts.Index)
+	fmt.Fprintf(opts.IO.Out, "indexed %d %s in %s (%s): %d new, %d grown, %d reread, %d removed, %s of transcripts read\n",
+		n, plural(n, "session", "sessions"), opts.Index, humanBytes(size), st.Added, st.Appended, st.Reindexed, st.Removed, humanBytes(st.BytesRead))
+	return listErr
 }
 
 // searchStreaming is the fallback: every transcript read per query.
@@ -350,7 +423,7 @@ func searchIndexCheck(add func(status, name, format string, args ...any), loc lo
 	case err != nil:
 		add("warn", "search", "index %s: %v", path, err)
 	case n == 0:
-		add("ok", "search", "no index yet (the first 'tether sessions search' builds %s)", path)
+		add("ok", "search", "no index yet (the first 'tether sessions search' or 'tether sessions index' builds %s)", path)
 	default:
 		add("ok", "search", "index %s, %s", path, humanBytes(n))
 	}

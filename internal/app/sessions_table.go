@@ -47,11 +47,11 @@ func (a *App) tableStyle() tableStyle {
 	return st
 }
 
-var sessionHeader = []string{"HARNESS", "ID", "DIR", "BRANCH", "HUMAN", "ACTIVE", "STATE", "TMUX", "CTX", "TITLE"}
+var sessionHeader = []string{"HARNESS", "ID", "DIR", "BRANCH", "HUMAN", "ACTIVE", "STATE", "TMUX", "CTX", "MSGS", "TITLE"}
 
 // dropOrder is which columns a narrow terminal gives up first, so the
 // title keeps at least minTitleWidth cells.
-var dropOrder = []string{"TMUX", "HUMAN", "HARNESS", "CTX", "BRANCH"}
+var dropOrder = []string{"TMUX", "HUMAN", "MSGS", "HARNESS", "CTX", "BRANCH"}
 
 // printSessionTable writes ss as a table. On a terminal the title takes
 // what the other columns leave (dropping the least useful ones on a narrow
@@ -142,10 +142,18 @@ func sessionRow(s catalog.Session, now time.Time, ab *identity.Abbreviator) []st
 	if s.Archived {
 		state += ",archived"
 	}
+	msgs := unknownCount
+	if s.Messages != nil {
+		msgs = strconv.Itoa(*s.Messages)
+	}
 	// Cells come from transcripts and directory names: cell() escapes them.
 	return []string{s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24), cell(s.GitBranch, 24),
-		human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, cell(s.Title, 1<<10)}
+		human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, msgs, cell(s.Title, 1<<10)}
 }
+
+// unknownCount is the MSGS cell of a session whose message count the list
+// does not know (see countsHint).
+const unknownCount = "-"
 
 // paintState colours a state: running green, stale yellow.
 func paintState(state string) string {

@@ -77,3 +77,37 @@ func JoinPrintable(words []string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+// FishPrintable is Printable for fish: single quotes (inside which only
+// \\ and \' are escapes), bare when nothing in s is special to fish, and
+// every rune that could drive a terminal (or byte that is not UTF-8)
+// written as \xHH between the quoted pieces — fish reads \xHH as that
+// byte, so the line still means the same bytes.
+func FishPrintable(s string) string {
+	if s != "" && strings.IndexFunc(s, unsafe) < 0 && !strings.ContainsRune(s, '%') {
+		return s
+	}
+	var b strings.Builder
+	piece := func(p string) {
+		p = strings.ReplaceAll(p, `\`, `\\`)
+		b.WriteString("'" + strings.ReplaceAll(p, "'", `\'`) + "'")
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || (termsafe.Unsafe(r) && r != '\n' && r != '\t') {
+			if i > start {
+				piece(s[start:i])
+			}
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+			start = i + n
+		}
+		i += n
+	}
+	if start < len(s) || s == "" {
+		piece(s[start:])
+	}
+	return b.String()
+}
