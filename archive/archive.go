@@ -107,6 +107,11 @@ type Result struct {
 	Stored string
 	// Bytes is how many source bytes were compressed (copy mode).
 	Bytes int64
+	// Linked is set when the stored file is now a hard link to the live
+	// file: appends to it need no further archiving.
+	Linked bool
+	// LiveMTime is the live file's mtime when it was archived.
+	LiveMTime time.Time
 }
 
 // ErrOutsideRoot is returned for a live path that is not under its root.
@@ -167,6 +172,7 @@ func (s *Store) Archive(src Source) (Result, error) {
 	}
 	if s.mode() == ModeLink {
 		res, err := s.archiveLink(src.Path, dst, live)
+		res.Linked, res.LiveMTime = err == nil, live.ModTime()
 		if !isCrossDevice(err) {
 			return res, err
 		}
@@ -177,7 +183,9 @@ func (s *Store) Archive(src Source) (Result, error) {
 	} else if s.LinkOnly {
 		return Result{Stored: dst, Action: Unchanged}, errBudget
 	}
-	return s.archiveCopy(src.Path, dst, live)
+	res, err := s.archiveCopy(src.Path, dst, live)
+	res.LiveMTime = live.ModTime()
+	return res, err
 }
 
 // isCrossDevice reports a link that cannot be made on this file system

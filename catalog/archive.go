@@ -30,10 +30,30 @@ type ArchiveRef struct {
 // harness, and a callback that archives what a listing found.
 type Archive struct {
 	Sources []ArchiveSource
-	// Sync, when set, is given every live session a listing found (new
-	// and grown transcripts get archived); it must be cheap when nothing
-	// changed.
-	Sync func(live []Session)
+	// Sync, when set, archives new and grown transcripts of the live
+	// sessions it is given and reports, per session in order, whether its
+	// stored file is now current; it returns nil when it archived nothing
+	// (another process holds the archive). A listing gives it only the
+	// sessions of directories that changed since they were last all
+	// current (see archiveState).
+	Sync func(live []Session) []Synced
+	// SyncKey names the archive Sync writes to (its directory and mode):
+	// what was recorded as current for another key is not trusted.
+	SyncKey string
+	// State is the file of those records (a cache); "" keeps none, so
+	// every listing syncs every session.
+	State string
+}
+
+// Synced is what Sync did with one session.
+type Synced struct {
+	// OK: the stored file is current (or the live file is gone).
+	OK bool
+	// Linked: the stored file is a hard link to the live one, so appends
+	// need no further sync.
+	Linked bool
+	// MTime is the live file's mtime (UnixNano) when it was archived.
+	MTime int64
 }
 
 // ArchiveSource is one harness's part of the archive. Stored files mirror
@@ -46,19 +66,47 @@ type ArchiveSource struct {
 	Reader Reader
 }
 
-// ArchiveCacheFiles are the caches of what the archive readers learn.
+// ArchiveCacheFiles are the caches of what the archive readers learn
+// (Claude Code, Codex) and of Archive.State, in that order.
 func ArchiveCacheFiles(dir string) []string {
-	return []string{filepath.Join(dir, "catalog-archive-claude-code.gob"), filepath.Join(dir, "catalog-archive-codex.gob")}
+	return []string{filepath.Join(dir, "catalog-archive-claude-code.gob"), filepath.Join(dir, "catalog-archive-codex.gob"),
+		filepath.Join(dir, "catalog-archive-state.gob")}
+}
+
+// list archives what changed among the live sessions (Sync) and returns
+// the sessions only the archive holds.
+func (a *Archive) list(ctx context.Context, live []Session) ([]Session, []Diagnostic) {
+	key := a.SyncKey
+	if a.Sync == nil {
+		key = ""
+	} else if key == "" {
+		key = "sync"
+	}
+	st := loadArchiveState(a.State, key)
+	a.sync(live, st)
+	out, diags := a.listArchived(ctx, live, st)
+	hs := make([]string, 0, len(a.Sources))
+	for _, src := range a.Sources {
+		hs = append(hs, src.Reader.Harness())
+	}
+	if ctx.Err() == nil {
+		_ = st.save(hs) // a cache: the next listing does the full pass
+	}
+	return out, diags
 }
 
 // listArchived returns the sessions that exist only in the archive. live
 // are the sessions the harness readers found, so files still live are
-// skipped without being opened.
-func (a *Archive) listArchived(ctx context.Context, live []Session) ([]Session, []Diagnostic) {
-	sources := make(map[string]bool, len(live))
+// skipped without being opened; archive directories are read only when
+// their mtime changed (st).
+func (a *Archive) listArchived(ctx context.Context, live []Session, st *archiveState) ([]Session, []Diagnostic) {
+	// A listed transcript by directory and name: substrings of Source,
+	// so building the set allocates no strings.
+	type file struct{ dir, name string }
+	listed := make(map[file]bool, len(live))
 	for _, s := range live {
 		if s.State != StateUnknown {
-			sources[s.Source] = true
+			listed[file{filepath.Dir(s.Source), filepath.Base(s.Source)}] = true
 		}
 	}
 	var (
@@ -66,30 +114,26 @@ func (a *Archive) listArchived(ctx context.Context, live []Session) ([]Session, 
 		diags []Diagnostic
 	)
 	for _, src := range a.Sources {
-		_ = filepath.WalkDir(src.Dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || ctx.Err() != nil {
-				return nil
-			}
-			if d.IsDir() || !d.Type().IsRegular() || archive.IsTemp(d.Name()) {
-				return nil
-			}
-			rel, err := filepath.Rel(src.Dir, path)
+		st.walk(ctx, src.Reader.Harness(), src.Dir, func(dir string, names []string) {
+			rel, err := filepath.Rel(src.Dir, dir)
 			if err != nil {
-				return nil
+				return
 			}
-			orig := filepath.Join(src.Root, rel)
-			if sources[orig] {
-				return nil
+			liveDir := filepath.Join(src.Root, rel)
+			for _, name := range names {
+				if listed[file{liveDir, name}] {
+					continue
+				}
+				path := filepath.Join(dir, name)
+				s, diag := archivedSession(src.Reader, path)
+				if diag != "" {
+					diags = append(diags, Diagnostic{src.Reader.Harness(), path, "archived: " + diag})
+					continue
+				}
+				s.State, s.Runtime = StateArchived, nil
+				s.Archive = &ArchiveRef{Path: path, Compressed: archive.IsCompressed(path), Restore: filepath.Join(liveDir, name)}
+				out = append(out, s)
 			}
-			s, diag := archivedSession(src.Reader, path)
-			if diag != "" {
-				diags = append(diags, Diagnostic{src.Reader.Harness(), path, "archived: " + diag})
-				return nil
-			}
-			s.State, s.Runtime = StateArchived, nil
-			s.Archive = &ArchiveRef{Path: path, Compressed: archive.IsCompressed(path), Restore: orig}
-			out = append(out, s)
-			return nil
 		})
 		if sv, ok := src.Reader.(interface{ saveCache() error }); ok {
 			_ = sv.saveCache()
@@ -133,14 +177,19 @@ func (r *CodexReader) saveCache() error  { return r.Cache.Save() }
 // once: a live session whose transcript is gone (a Codex thread the state
 // database still lists) takes the archived file as its source.
 func mergeArchived(live, archived []Session) []Session {
-	byKey := make(map[string]int, len(live))
-	for i, s := range live {
-		byKey[s.Key()] = i
+	if len(archived) == 0 {
+		return live
+	}
+	type key struct{ harness, id string } // Key() without its allocation
+	byKey := make(map[key]int, len(live))
+	for i := range live {
+		byKey[key{live[i].Harness, live[i].ID}] = i
 	}
 	for _, a := range archived {
-		i, ok := byKey[a.Key()]
+		k := key{a.Harness, a.ID}
+		i, ok := byKey[k]
 		if !ok {
-			byKey[a.Key()] = len(live)
+			byKey[k] = len(live)
 			live = append(live, a)
 			continue
 		}

@@ -26,13 +26,16 @@ func archiveCatalog(t *testing.T, mode string) (*Catalog, string, string, string
 		}},
 	}
 	roots := map[string]string{ClaudeCode: claudeDir, Codex: codexDir}
-	c.Archive.Sync = func(live []Session) {
-		for _, s := range live {
-			_, err := store.Archive(archive.Source{Harness: s.Harness, ID: s.ID, Root: roots[s.Harness], Path: s.Source})
+	c.Archive.Sync = func(live []Session) []Synced {
+		out := make([]Synced, len(live))
+		for i, s := range live {
+			res, err := store.Archive(archive.Source{Harness: s.Harness, ID: s.ID, Root: roots[s.Harness], Path: s.Source})
 			if err != nil && !os.IsNotExist(err) {
 				t.Errorf("archive %s: %v", s.Source, err)
 			}
+			out[i] = Synced{OK: err == nil || os.IsNotExist(err), Linked: res.Linked || os.IsNotExist(err), MTime: res.LiveMTime.UnixNano()}
 		}
+		return out
 	}
 	return c, claudeDir, codexDir, rollout
 }

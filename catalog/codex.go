@@ -38,6 +38,8 @@ type CodexReader struct {
 	// Counts gives the message counts a list cannot compute cheaply (nil:
 	// such counts stay unknown).
 	Counts CountIndex
+	// Now is the clock of the day-directory skip (nil: time.Now).
+	Now func() time.Time
 
 	roots rootMemo
 }
@@ -93,32 +95,47 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		rows, d = r.scanRollouts(ctx, opts)
 		diags = append(diags, d...)
 	}
-	var out []Session
+	days := r.newCodexDays(fromDB)
+	var keep []codexRow
 	for _, row := range rows {
 		if row.Archived && !opts.All {
+			days.keep(row) // its cache entry stays for the next --all
 			continue
 		}
 		if row.ID == "" || row.Cwd == "" {
 			diags = append(diags, Diagnostic{Codex, row.RolloutPath, "thread without id or cwd"})
 			continue
 		}
-		s := r.session(row)
-		out = append(out, s)
+		keep = append(keep, row)
 	}
-	r.fillCounts(out)
+	// Running threads first: the day-directory skip stats their rollouts.
+	var open map[string]int
 	if r.Procs != nil {
 		paths := map[string]bool{}
-		for _, s := range out {
-			if s.Source != "" && !s.Archived {
-				paths[s.Source] = true
+		for _, row := range keep {
+			if row.RolloutPath != "" && !row.Archived {
+				paths[row.RolloutPath] = true
 			}
 		}
-		open := r.Procs.OpenBy(paths)
-		for i, s := range out {
-			if pid, ok := open[s.Source]; ok {
-				out[i].State = StateRunning
-				out[i].Runtime = &Runtime{PID: pid}
-			}
+		open = r.Procs.OpenBy(paths)
+	}
+	out := make([]Session, 0, len(keep))
+	for _, row := range keep {
+		var (
+			tail codexTail
+			ok   bool
+		)
+		if row.RolloutPath != "" {
+			tail, ok = days.tail(row, open[row.RolloutPath] != 0)
+		}
+		out = append(out, r.sessionFrom(row, tail, ok))
+	}
+	days.store()
+	r.fillCounts(out)
+	for i := range out {
+		if pid, running := open[out[i].Source]; running {
+			out[i].State = StateRunning
+			out[i].Runtime = &Runtime{PID: pid}
 		}
 	}
 	if err := r.Cache.Save(); err != nil {
@@ -179,17 +196,18 @@ func queryThreads(ctx context.Context, path string) ([]codexRow, error) {
 		return nil, fmt.Errorf("query threads: %w", err)
 	}
 	defer rs.Close()
-	var out []codexRow
+	var (
+		out                     []codexRow
+		s                       [12]sql.NullString
+		ca, ua, cams, uams, arc sql.NullInt64
+	)
+	dst := make([]any, 0, len(s)+5) // one set of destinations for every row
+	for i := range s {
+		dst = append(dst, &s[i])
+	}
+	dst = append(dst, &ca, &ua, &cams, &uams, &arc)
 	for rs.Next() {
-		var (
-			s                       [12]sql.NullString
-			ca, ua, cams, uams, arc sql.NullInt64
-		)
-		dst := []any{}
-		for i := range s {
-			dst = append(dst, &s[i])
-		}
-		dst = append(dst, &ca, &ua, &cams, &uams, &arc)
+		// Scan sets every destination (a NULL resets a Null* value).
 		if err := rs.Scan(dst...); err != nil {
 			return nil, fmt.Errorf("read threads: %w", err)
 		}
@@ -252,24 +270,39 @@ func (r *CodexReader) fillCounts(out []Session) {
 }
 
 func (r *CodexReader) readRollout(path string) (codexTail, error) {
+	t, _, err := r.readRolloutMTime(path)
+	return t, err
+}
+
+// readRolloutMTime is readRollout that also returns the rollout's mtime
+// (UnixNano), for the day-directory records.
+func (r *CodexReader) readRolloutMTime(path string) (codexTail, int64, error) {
+	t, fi, err := r.readRolloutInfo(path)
+	if err != nil {
+		return t, 0, err
+	}
+	return t, fi.ModTime().UnixNano(), nil
+}
+
+func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, error) {
 	var t, prev codexTail
 	hadPrev := false
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
 		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &t) {
-			return t, nil
+			return t, fi, nil
 		}
 		// What the last read knew: a count to go on from.
 		_, hadPrev = r.Cache.LookupAny(path, &prev)
 	}
 	f, err := r.opener()(path)
 	if err != nil {
-		return codexTail{}, err
+		return codexTail{}, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return codexTail{}, err
+		return codexTail{}, nil, err
 	}
 	h, tl := r.HeadBytes, r.TailBytes
 	if h <= 0 {
@@ -281,7 +314,7 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	c, release, err := readHeadTail(f, h, tl)
 	defer release()
 	if err != nil {
-		return codexTail{}, err
+		return codexTail{}, nil, err
 	}
 	whole := c.tail == nil && c.rawTail == nil
 	t, counted := scanRolloutChunks(c, whole)
@@ -293,12 +326,12 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 		switch {
 		case t.ID == "":
 			if t, err = scanRollout(f, MaxHeadBytes, MaxTailBytes); err != nil {
-				return codexTail{}, err
+				return codexTail{}, nil, err
 			}
 		case !t.HasUsage:
 			tail, _, err := widenTail(f, c, MaxTailBytes)
 			if err != nil {
-				return codexTail{}, err
+				return codexTail{}, nil, err
 			}
 			c.tail = tail
 			t, _ = scanRolloutChunks(c, false)
@@ -306,7 +339,7 @@ func (r *CodexReader) readRollout(path string) (codexTail, error) {
 	}
 	t.Msgs = msgs
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), t)
-	return t, nil
+	return t, fi, nil
 }
 
 func scanRollout(f File, h, tl int64) (codexTail, error) {
@@ -516,6 +549,20 @@ func codexHumanText(p gjson.Result) (string, bool) {
 }
 
 func (r *CodexReader) session(row codexRow) Session {
+	var (
+		tail codexTail
+		ok   bool
+	)
+	if row.RolloutPath != "" {
+		t, err := r.readRollout(row.RolloutPath)
+		tail, ok = t, err == nil
+	}
+	return r.sessionFrom(row, tail, ok)
+}
+
+// sessionFrom is the session of row, with what its rollout's head and
+// tail gave when ok.
+func (r *CodexReader) sessionFrom(row codexRow, t codexTail, ok bool) Session {
 	s := Session{
 		Harness:      Codex,
 		ID:           row.ID,
@@ -537,19 +584,17 @@ func (r *CodexReader) session(row codexRow) Session {
 		s.GitOrigin = RemoteID(row.GitOrigin)
 	}
 	var tail codexTail
-	if row.RolloutPath != "" {
-		if t, err := r.readRollout(row.RolloutPath); err == nil {
-			tail = t
-			if t.Size > 0 {
-				// A rollout that exists and has records can be resumed.
-				// Codex leaves no pid file, so a running thread is not
-				// told apart.
-				s.State = StateResumable
-			}
-			if t.Msgs.Known {
-				n := t.Msgs.Count.N
-				s.Messages = &n
-			}
+	if ok {
+		tail = t
+		if t.Size > 0 {
+			// A rollout that exists and has records can be resumed.
+			// Codex leaves no pid file: a thread is running while a
+			// process holds its rollout open (List).
+			s.State = StateResumable
+		}
+		if t.Msgs.Known {
+			n := t.Msgs.Count.N
+			s.Messages = &n
 		}
 	}
 	if s.Created.IsZero() {

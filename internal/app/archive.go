@@ -63,19 +63,26 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 		ca.Sources = append(ca.Sources, catalog.ArchiveSource{Dir: st.HarnessDir(catalog.Codex), Root: roots[catalog.Codex],
 			Reader: &catalog.CodexReader{Open: catalog.ArchiveOpen, Cache: catalog.OpenCache(cache[1]), WorkRules: rules}})
 	}
+	ca.State = cache[2]
 	if enabled && a.Getenv("TETHER_ARCHIVE_SCAN") != "0" {
-		ca.Sync = func(live []catalog.Session) {
+		mode := archive.ModeLink
+		if st.Mode == archive.ModeCopy {
+			mode = archive.ModeCopy
+		}
+		ca.SyncKey = st.Dir + "\x00" + mode
+		ca.Sync = func(live []catalog.Session) []catalog.Synced {
 			st.Budget, st.Batch = scanBudget, true
 			defer st.Flush()
 			unlock, ok, err := st.Lock()
 			if err != nil || !ok {
-				return // another sync runs; it archives these too
+				return nil // another sync runs; it archives these too
 			}
 			defer unlock()
 			sum := archiveSessions(st, roots, live, nil)
 			if sum.failed > 0 {
 				a.Log().Debug(eventlog.ArchiveError, "", slog.Int("failed", sum.failed), slog.String("error", sum.firstErr))
 			}
+			return sum.synced
 		}
 	}
 	return ca
@@ -89,12 +96,14 @@ type syncSummary struct {
 	skipped  int
 	firstErr string
 	ids      map[string]string // stored path -> session id
+	// synced says, per session, whether its stored file is now current.
+	synced []catalog.Synced
 }
 
 // archiveSessions brings the stored file of every live session up to
 // date. progress, when set, is called after each session.
 func archiveSessions(st *archive.Store, roots map[string]string, ss []catalog.Session, progress func(done, total int)) syncSummary {
-	sum := syncSummary{actions: map[string]int{}, ids: map[string]string{}}
+	sum := syncSummary{actions: map[string]int{}, ids: map[string]string{}, synced: make([]catalog.Synced, len(ss))}
 	for i, s := range ss {
 		if progress != nil {
 			progress(i+1, len(ss))
@@ -104,11 +113,13 @@ func archiveSessions(st *archive.Store, roots map[string]string, ss []catalog.Se
 			continue
 		}
 		res, err := st.Archive(archive.Source{Harness: s.Harness, ID: s.ID, Root: root, Path: s.Source})
+		sum.synced[i] = catalog.Synced{OK: err == nil, Linked: res.Linked, MTime: res.LiveMTime.UnixNano()}
 		switch {
 		case archive.IsBudget(err):
 			sum.skipped++
 		case errors.Is(err, fs.ErrNotExist):
 			// Listed from Codex's state DB, but the rollout is gone.
+			sum.synced[i] = catalog.Synced{OK: true, Linked: true}
 		case err != nil:
 			sum.failed++
 			if sum.firstErr == "" {

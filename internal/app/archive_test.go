@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,5 +243,60 @@ func TestCacheClearRemovesArchiveCache(t *testing.T) {
 	ta.run("sessions", "cache", "clear")
 	if _, err := os.Stat(cache); !os.IsNotExist(err) {
 		t.Fatalf("archive cache not cleared: %v", err)
+	}
+}
+
+// ageDirs sets the mtime of every directory under roots an hour back, so
+// the next listing may record them as current.
+func ageDirs(t *testing.T, roots ...string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	for _, root := range roots {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				if err := os.Chtimes(p, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// Listings skip directories recorded as current; an append to a recently
+// written transcript (which leaves its directory's mtime alone) is still
+// in the archive after the next listing: through the link, or compressed
+// in copy mode.
+func TestArchiveListingSkipKeepsArchiveCurrent(t *testing.T) {
+	for _, mode := range []string{"link", "copy"} {
+		t.Run(mode, func(t *testing.T) {
+			ta := newTestApp(t)
+			ta.config(t, fmt.Sprintf("[archive]\nmode = %q\n", mode))
+			withSessions(t, ta, "")
+			ta.run("sessions")
+			ageDirs(t, ta.env["CLAUDE_CONFIG_DIR"], ta.env["CODEX_HOME"], ta.archiveDir())
+			ta.run("sessions") // records every directory as current
+			f, err := os.OpenFile(ta.claudeFile(), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(`{"type":"summary","summary":"appended later","leafUuid":"x"}` + "\n")
+			f.Close()
+			if code := ta.run("sessions"); code != 0 {
+				t.Fatalf("sessions: exit %d %s", code, ta.err)
+			}
+			stored := filepath.Join(ta.archiveDir(), "claude-code", "projects", "-home-example-src-proj", claudeNew+".jsonl")
+			var got bytes.Buffer
+			if archive.IsCompressed(stored) {
+				if _, err := archive.Decompress(&got, stored); err != nil {
+					t.Fatal(err)
+				}
+			} else if b, err := os.ReadFile(stored); err == nil {
+				got.Write(b)
+			}
+			if want, _ := os.ReadFile(ta.claudeFile()); !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("archived copy is %d bytes, live transcript %d", got.Len(), len(want))
+			}
+		})
 	}
 }

@@ -422,7 +422,7 @@ func TestSessionsSchemaAndCache(t *testing.T) {
 		t.Fatalf("cache %v %v", fi, err)
 	}
 	ta.out.Reset()
-	if code := ta.run("sessions", "cache", "clear"); code != 0 || !strings.Contains(ta.out.String(), "removed 2") {
+	if code := ta.run("sessions", "cache", "clear"); code != 0 || !strings.Contains(ta.out.String(), "removed 3") { // the two catalogs and the archive's records
 		t.Errorf("cache clear: %d %s", code, ta.out)
 	}
 	if _, err := os.Stat(cache); !os.IsNotExist(err) {

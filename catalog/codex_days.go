@@ -1,0 +1,134 @@
+package catalog
+
+import (
+	"path/filepath"
+	"time"
+)
+
+// Day-directory skip. Codex writes each thread's rollout under
+// sessions/YYYY/MM/DD/ (or archived_sessions/) and appends to it in place.
+// A warm list takes a rollout's head and tail from the cache without a
+// stat when all of these hold, the Claude directory skip's rules plus two
+// that Codex gives for free:
+//   - its directory's mtime is the recorded one (no rollout created,
+//     removed or renamed there since), not within dirRacyWindow of the
+//     recording;
+//   - the directory's newest rollout was written more than dirHotWindow
+//     ago, and the record is less than dirRecheck old;
+//   - no process holds the rollout open (the thread is not running);
+//   - the state database's updated_at for the thread is older than the
+//     record (Codex updates it as the thread runs).
+//
+// Threads listed from rollout files alone (no state database) are stat-ed
+// one by one as before.
+type codexDays struct {
+	r    *CodexReader
+	on   bool
+	now  int64
+	dirs map[string]*codexDay
+}
+
+// codexDay is one rollout directory of a listing.
+type codexDay struct {
+	rec     dirRecord // the trusted record, or the fresh one being made
+	old     dirRecord // the record found, if any
+	hadOld  bool
+	trusted bool
+	stated  bool // its mtime was read
+	newest  int64
+}
+
+func (r *CodexReader) newCodexDays(on bool) *codexDays {
+	now := time.Now()
+	if r.Now != nil {
+		now = r.Now()
+	}
+	return &codexDays{r: r, on: on && r.Cache != nil, now: now.UnixNano(), dirs: map[string]*codexDay{}}
+}
+
+// day returns dir's state, stat-ing it the first time.
+func (ds *codexDays) day(dir string) *codexDay {
+	if d, ok := ds.dirs[dir]; ok {
+		return d
+	}
+	d := &codexDay{}
+	ds.dirs[dir] = d
+	mtime, ok := mtimeOf(dir)
+	if !ok {
+		return d
+	}
+	d.stated = true
+	d.old, d.hadOld = ds.r.Cache.Dir(dir)
+	rec := d.old
+	if d.hadOld && rec.MTime == mtime && mtime < rec.Checked-int64(dirRacyWindow) &&
+		ds.now-rec.Checked < int64(dirRecheck) && ds.now-rec.Newest > int64(dirHotWindow) {
+		d.rec, d.trusted = rec, true
+		return d
+	}
+	d.rec = dirRecord{MTime: mtime, Checked: ds.now}
+	return d
+}
+
+// tail returns row's rollout head and tail (ok false when it cannot be
+// read), from the cache alone when its directory is trusted.
+func (ds *codexDays) tail(row codexRow, running bool) (codexTail, bool) {
+	path := row.RolloutPath
+	if !ds.on {
+		t, err := ds.r.readRollout(path)
+		return t, err == nil
+	}
+	d := ds.day(filepath.Dir(path))
+	if d.trusted && !running && row.Updated.Before(time.Unix(0, d.rec.Checked-int64(dirRacyWindow))) {
+		var t codexTail
+		if mt, ok := ds.r.Cache.LookupAny(path, &t); ok {
+			d.newest = max(d.newest, mt)
+			return t, true
+		}
+	}
+	t, mt, err := ds.r.readRolloutMTime(path)
+	if err != nil {
+		return codexTail{}, false
+	}
+	d.newest = max(d.newest, mt)
+	return t, true
+}
+
+// keep marks row's cache entry and directory as still in use, without a
+// stat of the rollout, for a thread this listing does not show.
+func (ds *codexDays) keep(row codexRow) {
+	if !ds.on || row.RolloutPath == "" {
+		return
+	}
+	d := ds.day(filepath.Dir(row.RolloutPath))
+	var t codexTail
+	if mt, ok := ds.r.Cache.LookupAny(row.RolloutPath, &t); ok {
+		d.newest = max(d.newest, mt)
+	}
+}
+
+// store records what the listing learned of each directory. A directory
+// written in the last day is not trusted whatever its record, so while it
+// stays so and nothing else changed its record is left as is (the cache
+// is not rewritten for a new check time alone).
+func (ds *codexDays) store() {
+	if !ds.on {
+		return
+	}
+	for dir, d := range ds.dirs {
+		if !d.stated {
+			continue
+		}
+		rec := d.rec
+		rec.Newest = d.newest
+		if d.trusted {
+			// Its rollouts are the recorded ones: rows this listing did
+			// not visit keep their share of the newest mtime.
+			rec.Newest = max(rec.Newest, d.old.Newest)
+		}
+		if !d.trusted && d.hadOld && d.old.MTime == rec.MTime && d.old.Newest == rec.Newest &&
+			ds.now-rec.Newest <= int64(dirHotWindow) {
+			rec = d.old
+		}
+		ds.r.Cache.StoreDir(dir, rec)
+	}
+}
