@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"runtime"
 	"strings"
 	"sync"
@@ -188,7 +189,8 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		for _, res := range results[d.start:d.end] {
 			d.rec.Newest = max(d.rec.Newest, res.mtime)
 		}
-		r.Cache.StoreDir(d.path, d.rec)
+		old, hadOld := r.Cache.Dir(d.path)
+		r.Cache.StoreDir(d.path, keepHotRecord(d.rec, old, hadOld && !d.trusted, now.UnixNano()))
 	}
 	out := make([]Session, 0, len(paths))
 	for i, path := range paths {
@@ -237,6 +239,19 @@ func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time) ([]string, error) {
 	}
 	d.rec = dirRecord{MTime: mtime, Checked: checked, Files: names}
 	return names, nil
+}
+
+// keepHotRecord is the record to store for a directory this listing read
+// (fresh) when it had one before (old, compared when cmp): a directory
+// written in the last day is not trusted whatever its record, so while it
+// stays so and nothing in the record but the check time changed, the old
+// record is kept — the cache is not rewritten for a new check time alone.
+func keepHotRecord(fresh, old dirRecord, cmp bool, now int64) dirRecord {
+	if cmp && old.MTime == fresh.MTime && old.Newest == fresh.Newest &&
+		slices.Equal(old.Files, fresh.Files) && now-fresh.Newest <= int64(dirHotWindow) {
+		return old
+	}
+	return fresh
 }
 
 // summaryResult is what summarizing one transcript gave.

@@ -125,10 +125,6 @@ func (ds *codexDays) store() {
 			// not visit keep their share of the newest mtime.
 			rec.Newest = max(rec.Newest, d.old.Newest)
 		}
-		if !d.trusted && d.hadOld && d.old.MTime == rec.MTime && d.old.Newest == rec.Newest &&
-			ds.now-rec.Newest <= int64(dirHotWindow) {
-			rec = d.old
-		}
-		ds.r.Cache.StoreDir(dir, rec)
+		ds.r.Cache.StoreDir(dir, keepHotRecord(rec, d.old, d.hadOld && !d.trusted, ds.now))
 	}
 }
