@@ -83,40 +83,36 @@ const hexDigits = "0123456789abcdef"
 // dashAt marks the dashes of a canonical uuid.
 func dashAt(i int) bool { return i == 8 || i == 13 || i == 18 || i == 23 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+// hexVal is the value of a lower-case hex digit, 0xff for any other byte.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for i, c := range hexDigits {
+		t[c] = byte(i)
+	}
+	return t
+}()
 
 // parseUUID reads a canonical uuid; anything else (upper case, braces,
 // another length) is not one, so formatUUID gives back the very bytes.
 func parseUUID(s string) (u [16]byte, ok bool) {
-	if len(s) != 36 {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return u, false
 	}
 	n := 0
-	for i := 0; i < 36; i++ {
+	var bad byte
+	for i := 0; i < 36; i += 2 {
 		if dashAt(i) {
-			if s[i] != '-' {
-				return u, false
-			}
+			i--
 			continue
 		}
-		hi, ok1 := unhex(s[i])
-		lo, ok2 := unhex(s[i+1])
-		if !ok1 || !ok2 {
-			return u, false
-		}
+		hi, lo := hexVal[s[i]], hexVal[s[i+1]]
+		bad |= hi | lo
 		u[n] = hi<<4 | lo
 		n++
-		i++
 	}
-	return u, true
+	return u, bad&0xf0 == 0
 }
 
 func formatUUID(u [16]byte) string {

@@ -67,17 +67,16 @@ func (lr *lineReader) next() (line []byte, newline bool, err error) {
 	}
 }
 
-// fill reads more after the unread bytes, first making room: moving a
-// partial line to the front, or growing the buffer when the partial line
-// fills most of it.
+// fill reads more after the unread bytes, first making room when little
+// is left: moving the partial line to the front, or, when it would not
+// leave a quarter of a read free, growing the buffer (to 1.25 times what
+// it must hold: near the longest line, reached in a few steps).
 func (lr *lineReader) fill() {
 	if len(lr.buf)-lr.end < readChunk/4 {
 		n := lr.end - lr.start
 		buf := lr.buf
-		if n > len(buf)/2 || len(buf) < readChunk {
-			// 1.25 times the partial line and a read: a buffer near the
-			// longest line, grown a few times per long line at most.
-			buf = make([]byte, n+n/4+readChunk)
+		if need := n + readChunk/4; need > len(buf) {
+			buf = make([]byte, max(need+need/4, readChunk))
 		}
 		copy(buf, lr.buf[lr.start:lr.end])
 		lr.buf = buf
