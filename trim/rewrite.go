@@ -44,6 +44,14 @@ func MakePlan(r io.Reader, opts Options) (*Plan, error) {
 	return &Plan{sr: sr, edits: edits, Report: rep}, nil
 }
 
+// takeBuffer hands the line buffer on (to the validator); p must not be
+// applied again.
+func (p *Plan) takeBuffer() []byte {
+	b := p.sr.buf
+	p.sr.buf = nil
+	return b
+}
+
 // Apply is pass 2: it reads the same transcript again and writes the
 // trimmed one to w, copying kept records byte for byte except for the
 // fields the plan changes. It returns the bytes written. From a reader

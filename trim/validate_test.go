@@ -46,6 +46,12 @@ func TestValidate(t *testing.T) {
 		{"boundary logical dangles", []string{strings.Replace(boundary, `"a"`, `"gone"`, 1)}, "logicalParentUuid"},
 		{"summary without boundary", []string{u("a", "", ""), u("c", "a", `,"isCompactSummary":true`)}, "does not descend from a compact_boundary"},
 		{"main chain under sidechain", []string{`{"uuid":"a","parentUuid":null,"isSidechain":true}`, u("b", "a", "")}, "sidechain"},
+		// A parent may come later in the file (the validator resolves it at the end).
+		{"parent later in the file", []string{u("b", "a", ""), u("a", "", "")}, ""},
+		{"parent later, dangling", []string{u("b", "a", ""), u("c", "zzz", ""), u("a", "", "")}, `line 2: parentUuid "zzz" is not in the file`},
+		{"parent later under sidechain", []string{u("b", "a", ""), `{"uuid":"a","parentUuid":null,"isSidechain":true}`}, "line 1: main-chain record whose parent is a sidechain"},
+		{"self parent", []string{u("a", "a", "")}, "cycle"},
+		{"summary under a later boundary", []string{u("c", "b", `,"isCompactSummary":true`), boundary, u("a", "", "")}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
