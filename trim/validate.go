@@ -95,13 +95,16 @@ func (st *vstate) read(line []byte, n int32) error {
 	if !v.IsObject() {
 		return &ValidationError{int(n), "not a JSON object"}
 	}
-	typ := v.Get("type").Str
-	if content := v.Get("message.content"); content.IsArray() && (typ == "user" || typ == "assistant") {
-		if err := st.readTools(content, typ, n); err != nil {
-			return err
+	env := envelopeOf(v)
+	typ := env.typ.Str
+	if typ == "user" || typ == "assistant" {
+		if content := v.Get("message.content"); content.IsArray() {
+			if err := st.readTools(content, typ, n); err != nil {
+				return err
+			}
 		}
 	}
-	u := v.Get("uuid")
+	u := env.uuid
 	if u.Type != gjson.String {
 		return nil
 	}
@@ -112,13 +115,12 @@ func (st *vstate) read(line []byte, n int32) error {
 	if old, dup := st.index[id]; dup {
 		return &ValidationError{int(n), fmt.Sprintf("duplicate uuid %q (first on line %d)", id, st.nodes[old].line)}
 	}
-	p := v.Get("parentUuid")
+	p := env.parent
 	if p.Exists() && p.Type != gjson.Null && p.Type != gjson.String {
 		return &ValidationError{int(n), "parentUuid is neither a string nor null"}
 	}
 	i := int32(len(st.nodes))
-	node := vnode{line: n, parent: -1, sidechain: v.Get("isSidechain").Type == gjson.True,
-		summary: v.Get(claude.KeyIsCompactSummary).Type == gjson.True}
+	node := vnode{line: n, parent: -1, sidechain: env.sidechain.Type == gjson.True, summary: env.summary.Type == gjson.True}
 	if p.Str != "" {
 		if j, ok := st.index[p.Str]; ok {
 			node.parent = j
@@ -127,9 +129,9 @@ func (st *vstate) read(line []byte, n int32) error {
 			st.pending[i] = st.strs.clone(p.Str)
 		}
 	}
-	if typ == claude.TypeSystem && v.Get(claude.KeySubtype).Str == claude.SubtypeCompactBoundary {
+	if typ == claude.TypeSystem && env.subtype.Str == claude.SubtypeCompactBoundary {
 		node.boundary = true
-		if l := v.Get("logicalParentUuid").Str; l != "" {
+		if l := env.logical.Str; l != "" {
 			st.logical[i] = st.strs.clone(l)
 		}
 		if p.Str != "" {
@@ -142,6 +144,42 @@ func (st *vstate) read(line []byte, n int32) error {
 	st.index[st.strs.clone(id)] = i
 	st.nodes = append(st.nodes, node)
 	return nil
+}
+
+// venvelope is the top-level values the validator reads.
+type venvelope struct {
+	typ, uuid, parent, sidechain, summary, subtype, logical gjson.Result
+}
+
+// envelopeOf reads v's top level once (gjson's ForEach), taking the first
+// of repeated keys as v.Get(key) does: a Get per key re-walked the line,
+// skipping its multi-megabyte message up to seven times.
+func envelopeOf(v gjson.Result) venvelope {
+	var e venvelope
+	v.ForEach(func(k, val gjson.Result) bool {
+		var f *gjson.Result
+		switch k.Str {
+		case "type":
+			f = &e.typ
+		case "uuid":
+			f = &e.uuid
+		case "parentUuid":
+			f = &e.parent
+		case "isSidechain":
+			f = &e.sidechain
+		case claude.KeyIsCompactSummary:
+			f = &e.summary
+		case claude.KeySubtype:
+			f = &e.subtype
+		case "logicalParentUuid":
+			f = &e.logical
+		}
+		if f != nil && !f.Exists() {
+			*f = val
+		}
+		return true
+	})
+	return e
 }
 
 // readTools pairs the tool blocks of a message's content.
