@@ -137,7 +137,10 @@ func File(path string, opts Options, dryRun bool) (*Report, error) {
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if err := Validate(tmp); err != nil {
+	// The validator reads the written file back through the plan's line
+	// buffer (the plan is not needed any more: the collector may take it).
+	buf := plan.takeBuffer()
+	if _, err := validate(tmp, buf); err != nil {
 		return nil, fmt.Errorf("%s: the trimmed transcript is not valid, nothing was modified: %w", path, err)
 	}
 	ops.step("validated")

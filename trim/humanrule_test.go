@@ -34,9 +34,10 @@ func TestHumanPromptRuleAgreesWithCatalog(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"type":"user","uuid":"u","parentUuid":null,"sessionId":"s","timestamp":"t","isSidechain":false,"version":"2.1.332","message":{"role":"user","content":[{"type":"text","text":%q}]}}`, text))
 	}
 	humans := 0
+	sr := newScanResult()
 	for i, l := range lines {
-		rc := rec{line: i + 1}
-		if err := classify([]byte(l), &rc, true); err != nil || rc.typ != claude.TypeUser {
+		rc := rec{line: int32(i + 1)}
+		if err := sr.classify([]byte(l), &rc, true); err != nil || rc.typ != nameUser {
 			continue
 		}
 		r, ok := claude.ParseRec(l)

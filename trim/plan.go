@@ -58,13 +58,13 @@ func Marker(n int64) string { return fmt.Sprintf("[trimmed by tether: %d bytes]"
 type edit struct {
 	drop          bool
 	relink        bool
-	parent        string // "" writes null
 	relinkLogical bool
-	logical       string
 	relinkLeaf    bool
-	leaf          string
-	trimBlocks    []int // tool_result blocks whose content becomes a marker
 	trimTUR       bool
+	parent        uid   // 0 writes null
+	logical       uid   // 0 writes null
+	leaf          uid   // 0 writes null
+	trimBlocks    []int // tool_result blocks whose content becomes a marker
 }
 
 // KindStat counts one kind of record.
@@ -109,42 +109,41 @@ func (e *FitError) Error() string {
 }
 
 // kindOf labels a record for the report.
-func kindOf(rc *rec) string {
+func (sr *scanResult) kindOf(rc *rec) string {
+	typ := sr.names.text(rc.typ)
 	switch rc.class {
 	case classSkip:
 		return "blank-or-truncated"
 	case classNonChain:
-		return rc.typ
+		return typ
 	case classUnknownChain:
-		return "unknown:" + rc.typ
+		return "unknown:" + typ
 	}
 	if rc.sidechain {
 		return "sidechain"
 	}
 	switch rc.typ {
-	case "system":
+	case nameSystem:
 		if rc.boundary {
 			return claude.SubtypeCompactBoundary
 		}
 		return "system"
-	case "attachment", "progress":
-		return rc.typ
-	case "user":
+	case nameUser:
 		switch {
 		case rc.summary:
 			return "compact_summary"
-		case len(rc.results) > 0:
+		case rc.results.n > 0:
 			return "tool_result"
 		case rc.human:
 			return "prompt"
 		default:
 			return "meta"
 		}
-	case "assistant":
+	case nameAssistant:
 		switch {
 		case rc.synthetic:
 			return "api_error"
-		case len(rc.uses) > 0:
+		case rc.uses.n > 0:
 			return "tool_use"
 		case rc.thinking:
 			return "thinking"
@@ -152,43 +151,52 @@ func kindOf(rc *rec) string {
 			return "assistant_text"
 		}
 	}
-	return rc.typ
+	return typ
 }
 
-// graph is the uuid structure of a scanned transcript.
+// graph is the uuid structure of a scanned transcript. Records are
+// indexed by their position; uuids and tool ids by their interned number.
 type graph struct {
-	recs     []rec
-	byUUID   map[string]int
-	parent   []int // index of the parent, -1 at a root
-	active   []int // the chain from the root to the newest main-chain leaf
-	useRec   map[string]int
-	resRec   map[string]int
-	unpaired map[string]bool
+	*scanResult
+	recOf    []int32 // uid -> the record that has it, -1 for none
+	parent   []int32 // index of the parent, -1 at a root
+	active   []int   // the chain from the root to the newest main-chain leaf
+	useRec   []int32 // tid -> the (last) record with that tool_use, -1 for none
+	resRec   []int32 // tid -> the (last) record with that tool_result, -1 for none
+	unpaired []bool  // tid -> a tool block without its partner
 }
 
-func buildGraph(recs []rec) (*graph, error) {
-	g := &graph{recs: recs, byUUID: map[string]int{}, parent: make([]int, len(recs)),
-		useRec: map[string]int{}, resRec: map[string]int{}, unpaired: map[string]bool{}}
+func filled(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = -1
+	}
+	return s
+}
+
+func buildGraph(sr *scanResult) (*graph, error) {
+	recs := sr.recs
+	g := &graph{scanResult: sr, recOf: filled(sr.uuids.len()), parent: filled(len(recs)),
+		useRec: filled(sr.tools.len()), resRec: filled(sr.tools.len()), unpaired: make([]bool, sr.tools.len())}
 	for i := range recs {
 		rc := &recs[i]
-		if rc.uuid == "" || rc.class == classSkip {
+		if rc.uuid == 0 || rc.class == classSkip {
 			continue
 		}
-		if j, dup := g.byUUID[rc.uuid]; dup {
-			return nil, fmt.Errorf("line %d: duplicate uuid %q (first on line %d)", rc.line, rc.uuid, recs[j].line)
+		if j := g.recOf[rc.uuid]; j >= 0 {
+			return nil, fmt.Errorf("line %d: duplicate uuid %q (first on line %d)", rc.line, sr.uuids.text(rc.uuid), recs[j].line)
 		}
-		g.byUUID[rc.uuid] = i
+		g.recOf[rc.uuid] = int32(i)
 	}
 	hasChild := make([]bool, len(recs))
 	for i := range recs {
-		g.parent[i] = -1
 		rc := &recs[i]
-		if rc.uuid == "" || rc.parent == "" {
+		if rc.uuid == 0 || rc.parent == 0 {
 			continue
 		}
-		j, ok := g.byUUID[rc.parent]
-		if !ok {
-			return nil, fmt.Errorf("line %d: parentUuid %q is not in the file", rc.line, rc.parent)
+		j := g.recOf[rc.parent]
+		if j < 0 {
+			return nil, fmt.Errorf("line %d: parentUuid %q is not in the file", rc.line, sr.uuids.text(rc.parent))
 		}
 		g.parent[i] = j
 		hasChild[j] = true
@@ -198,41 +206,13 @@ func buildGraph(recs []rec) (*graph, error) {
 		// planning: a cycle has no leaf, so it would otherwise "fit" at 0.
 		return nil, fmt.Errorf("line %d: parentUuid cycle", line)
 	}
-	for i := range recs {
-		rc := &recs[i]
-		if rc.typ == "assistant" {
-			for _, u := range rc.uses {
-				if _, dup := g.useRec[u.id]; dup {
-					g.unpaired[u.id] = true
-				}
-				g.useRec[u.id] = i
-			}
-		}
-		if rc.typ == "user" {
-			for _, r := range rc.results {
-				if _, dup := g.resRec[r.id]; dup {
-					g.unpaired[r.id] = true
-				}
-				g.resRec[r.id] = i
-			}
-		}
-	}
-	for id, u := range g.useRec {
-		if r, ok := g.resRec[id]; !ok || r < u {
-			g.unpaired[id] = true
-		}
-	}
-	for id := range g.resRec {
-		if _, ok := g.useRec[id]; !ok {
-			g.unpaired[id] = true
-		}
-	}
+	g.pairTools()
 	for i := len(recs) - 1; i >= 0; i-- {
 		rc := &recs[i]
-		if rc.uuid == "" || rc.sidechain || hasChild[i] || (rc.class != classChain && rc.class != classUnknownChain) {
+		if rc.uuid == 0 || rc.sidechain || hasChild[i] || (rc.class != classChain && rc.class != classUnknownChain) {
 			continue
 		}
-		for j, steps := i, 0; j >= 0; j, steps = g.parent[j], steps+1 {
+		for j, steps := i, 0; j >= 0; j, steps = int(g.parent[j]), steps+1 {
 			if steps > len(recs) {
 				return nil, fmt.Errorf("line %d: parentUuid cycle", rc.line)
 			}
@@ -246,9 +226,40 @@ func buildGraph(recs []rec) (*graph, error) {
 	return g, nil
 }
 
+// pairTools finds each tool id's tool_use and tool_result records and
+// marks the ids whose blocks are not one tool_use followed by one
+// tool_result.
+func (g *graph) pairTools() {
+	for i := range g.recs {
+		rc := &g.recs[i]
+		if rc.typ == nameAssistant {
+			for _, u := range g.usesOf(rc) {
+				if g.useRec[u.id] >= 0 {
+					g.unpaired[u.id] = true
+				}
+				g.useRec[u.id] = int32(i)
+			}
+		}
+		if rc.typ == nameUser {
+			for _, r := range g.resultsOf(rc) {
+				if g.resRec[r.id] >= 0 {
+					g.unpaired[r.id] = true
+				}
+				g.resRec[r.id] = int32(i)
+			}
+		}
+	}
+	for id := range g.useRec {
+		u, r := g.useRec[id], g.resRec[id]
+		if (u >= 0 && r < u) || (r >= 0 && u < 0) {
+			g.unpaired[id] = true
+		}
+	}
+}
+
 // cycleLine returns the line of a record whose parentUuid chain loops,
 // or 0. Each record is walked once (colouring), so this is linear.
-func cycleLine(recs []rec, parent []int) int {
+func cycleLine(recs []rec, parent []int32) int {
 	const (
 		unseen = iota
 		onPath
@@ -262,10 +273,10 @@ func cycleLine(recs []rec, parent []int) int {
 		for j >= 0 && state[j] == unseen {
 			state[j] = onPath
 			path = append(path, j)
-			j = parent[j]
+			j = int(parent[j])
 		}
 		if j >= 0 && state[j] == onPath {
-			return recs[j].line
+			return int(recs[j].line)
 		}
 		for _, k := range path {
 			state[k] = done
@@ -277,12 +288,12 @@ func cycleLine(recs []rec, parent []int) int {
 // hasUnpaired reports whether a record holds a tool block without its
 // partner; such records are dropped (the CLI would paper over them).
 func (g *graph) hasUnpaired(rc *rec) bool {
-	for _, u := range rc.uses {
+	for _, u := range g.usesOf(rc) {
 		if g.unpaired[u.id] {
 			return true
 		}
 	}
-	for _, r := range rc.results {
+	for _, r := range g.resultsOf(rc) {
 		if g.unpaired[r.id] {
 			return true
 		}
@@ -290,19 +301,30 @@ func (g *graph) hasUnpaired(rc *rec) bool {
 	return false
 }
 
-func (g *graph) ids(rc *rec) []string {
-	var ids []string
-	if rc.typ == "assistant" {
-		for _, u := range rc.uses {
-			ids = append(ids, u.id)
+// ids calls fn with the tool ids the record pairs: those of an assistant
+// record's tool_use blocks or a user record's tool_result blocks.
+func (g *graph) ids(rc *rec, fn func(tid)) {
+	if rc.typ == nameAssistant {
+		for _, u := range g.usesOf(rc) {
+			fn(u.id)
 		}
 	}
-	if rc.typ == "user" {
-		for _, r := range rc.results {
-			ids = append(ids, r.id)
+	if rc.typ == nameUser {
+		for _, r := range g.resultsOf(rc) {
+			fn(r.id)
 		}
 	}
-	return ids
+}
+
+// nIDs is how many ids ids calls fn with.
+func (g *graph) nIDs(rc *rec) int {
+	switch rc.typ {
+	case nameAssistant:
+		return int(rc.uses.n)
+	case nameUser:
+		return int(rc.results.n)
+	}
+	return 0
 }
 
 // planner holds the decisions being made.
@@ -316,21 +338,22 @@ type planner struct {
 	cur    int64   // bytes the active chain sends now
 }
 
-func makePlan(recs []rec, opts Options) ([]edit, *Report, error) {
-	g, err := buildGraph(recs)
+func makePlan(sr *scanResult, opts Options) ([]edit, *Report, error) {
+	g, err := buildGraph(sr)
 	if err != nil {
 		return nil, nil, err
 	}
+	recs := sr.recs
 	p := &planner{g: g, opts: opts, edits: make([]edit, len(recs)), send: make([]int64, len(recs)),
 		saved: make([]int64, len(recs)), active: make([]bool, len(recs))}
 	rep := &Report{Policy: opts.Policy, RecordsBefore: len(recs)}
 	rendered := false
 	for i := range recs {
-		rendered = rendered || (recs[i].typ == "attachment" && !recs[i].unrendered)
+		rendered = rendered || (recs[i].typ == nameAttachment && !recs[i].unrendered)
 	}
 	for i := range recs {
 		p.send[i] = recs[i].send
-		if rendered && recs[i].typ == "attachment" && recs[i].unrendered {
+		if rendered && recs[i].typ == nameAttachment && recs[i].unrendered {
 			p.send[i] = 0
 		}
 		if recs[i].class == classSkip {
@@ -385,8 +408,8 @@ func makePlan(recs []rec, opts Options) ([]edit, *Report, error) {
 func (p *planner) lastModel() string {
 	for i := len(p.g.recs) - 1; i >= 0; i-- {
 		rc := &p.g.recs[i]
-		if rc.typ == "assistant" && rc.class == classChain && !rc.sidechain && !rc.synthetic && rc.model != "" {
-			return rc.model
+		if rc.typ == nameAssistant && rc.class == classChain && !rc.sidechain && !rc.synthetic && rc.model != nameEmpty {
+			return p.g.names.text(rc.model)
 		}
 	}
 	return ""
@@ -413,23 +436,24 @@ func (p *planner) keep() {
 	firstHuman, finalText := -1, -1
 	for i := range recs {
 		rc := &recs[i]
-		if rc.typ == "user" && rc.class == classChain && rc.human && !rc.sidechain && firstHuman < 0 {
+		if rc.typ == nameUser && rc.class == classChain && rc.human && !rc.sidechain && firstHuman < 0 {
 			firstHuman = i
 		}
 	}
 	// The final assistant text of the last turn, on the active chain.
 	for k := len(p.g.active) - 1; k >= 0; k-- {
 		rc := &recs[p.g.active[k]]
-		if rc.typ == "user" && rc.human {
+		if rc.typ == nameUser && rc.human {
 			break
 		}
-		if rc.typ == "assistant" && rc.text && !rc.synthetic && len(rc.uses) == 0 {
+		if rc.typ == nameAssistant && rc.text && !rc.synthetic && rc.uses.n == 0 {
 			finalText = p.g.active[k]
 			break
 		}
 	}
 	forced := make([]bool, len(recs))
-	want := map[string]bool{}
+	want := make([]bool, p.g.tools.len()) // tool ids whose pair is kept
+	wantID := func(id tid) { want[id] = true }
 	for i := range recs {
 		rc := &recs[i]
 		keep := false
@@ -437,30 +461,28 @@ func (p *planner) keep() {
 		case rc.class == classSkip:
 		case rc.class != classChain || rc.sidechain:
 			keep = true
-		case rc.typ == "system" || rc.typ == "attachment":
+		case rc.typ == nameSystem || rc.typ == nameAttachment:
 			keep = true
-		case rc.typ == "progress":
-		case rc.typ == "user":
+		case rc.typ == nameProgress:
+		case rc.typ == nameUser:
 			switch {
 			case rc.summary, i == firstHuman:
 				keep = true
-			case len(rc.results) > 0, rc.human:
+			case rc.results.n > 0, rc.human:
 			default:
 				keep = true // isMeta and harness-written text: small context the CLI wrote
 			}
-		case rc.typ == "assistant":
+		case rc.typ == nameAssistant:
 			keep = i == finalText
-			for _, u := range rc.uses {
-				if u.name == "Read" && !p.g.unpaired[u.id] && p.underKept(u.path) {
+			for _, u := range p.g.usesOf(rc) {
+				if u.read && !p.g.unpaired[u.id] && p.underKept(u.path) {
 					want[u.id] = true
 				}
 			}
 		}
 		if keep {
 			forced[i] = true
-			for _, id := range p.g.ids(rc) {
-				want[id] = true
-			}
+			p.g.ids(rc, wantID)
 		}
 	}
 	// A record holding several tool blocks is kept or dropped whole, so
@@ -468,29 +490,28 @@ func (p *planner) keep() {
 	for changed := true; changed; {
 		changed = false
 		for i := range recs {
-			ids := p.g.ids(&recs[i])
-			if len(ids) < 2 {
+			rc := &recs[i]
+			if p.g.nIDs(rc) < 2 {
 				continue
 			}
 			any := false
-			for _, id := range ids {
-				any = any || want[id]
+			p.g.ids(rc, func(id tid) { any = any || want[id] })
+			if !any {
+				continue
 			}
-			for _, id := range ids {
-				if any && !want[id] {
+			p.g.ids(rc, func(id tid) {
+				if !want[id] {
 					want[id] = true
 					changed = true
 				}
-			}
+			})
 		}
 	}
 	for i := range recs {
 		rc := &recs[i]
 		keep := forced[i]
 		if !keep && rc.class == classChain && !rc.sidechain {
-			for _, id := range p.g.ids(rc) {
-				keep = keep || want[id]
-			}
+			p.g.ids(rc, func(id tid) { keep = keep || want[id] })
 		}
 		if rc.class == classChain && p.g.hasUnpaired(rc) && !rc.sidechain {
 			keep = false
@@ -518,7 +539,7 @@ func (p *planner) turns() [][]int {
 	var turns [][]int
 	for _, i := range p.g.active {
 		rc := &p.g.recs[i]
-		if rc.typ == "user" && rc.human {
+		if rc.typ == nameUser && rc.human {
 			turns = append(turns, nil)
 		}
 		if len(turns) > 0 {
@@ -548,7 +569,7 @@ func (p *planner) fit(target int64) error {
 	// the API wants it back while a tool loop is open.
 	for _, i := range older {
 		rc := &recs[i]
-		if rc.typ == "assistant" && rc.thinking && !rc.text && len(rc.uses) == 0 && !p.edits[i].drop {
+		if rc.typ == nameAssistant && rc.thinking && !rc.text && rc.uses.n == 0 && !p.edits[i].drop {
 			p.drop(i)
 			if p.estimate() <= target {
 				return nil
@@ -562,14 +583,14 @@ func (p *planner) fit(target int64) error {
 	}
 	for _, i := range p.g.active {
 		rc := &recs[i]
-		if p.edits[i].drop || rc.typ != "user" {
+		if p.edits[i].drop || rc.typ != nameUser {
 			continue
 		}
-		for _, r := range rc.results {
+		for _, r := range p.g.resultsOf(rc) {
 			if r.size <= large {
 				continue
 			}
-			p.edits[i].trimBlocks = append(p.edits[i].trimBlocks, r.block)
+			p.edits[i].trimBlocks = append(p.edits[i].trimBlocks, int(r.block))
 			d := int64(r.size - len(Marker(int64(r.size))) - 2)
 			p.send[i] -= d
 			p.saved[i] += d
@@ -587,7 +608,7 @@ func (p *planner) fit(target int64) error {
 	// records stay: they are small and some carry the session's set-up.
 	for k := 0; k+1 < len(turns); k++ {
 		for _, i := range turns[k] {
-			if t := recs[i].typ; t == "user" || t == "assistant" || t == "progress" {
+			if t := recs[i].typ; t == nameUser || t == nameAssistant || t == nameProgress {
 				p.drop(i)
 			}
 		}
@@ -609,20 +630,18 @@ func (p *planner) dropPartners(idx []int) {
 		if !p.edits[i].drop {
 			continue
 		}
-		for _, id := range p.g.ids(&p.g.recs[i]) {
-			for _, j := range []int{p.g.useRec[id], p.g.resRec[id]} {
-				if u, ok := p.g.useRec[id]; !ok || u < 0 {
-					continue
-				}
-				if r, ok := p.g.resRec[id]; !ok || r < 0 {
-					continue
-				}
+		p.g.ids(&p.g.recs[i], func(id tid) {
+			u, r := p.g.useRec[id], p.g.resRec[id]
+			if u < 0 || r < 0 {
+				return
+			}
+			for _, j := range [2]int{int(u), int(r)} {
 				if !p.edits[j].drop {
 					p.drop(j)
 					work = append(work, j)
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -632,7 +651,7 @@ func (p *planner) nearestKept(i int) int {
 		if steps > len(p.edits) {
 			return -1
 		}
-		i = p.g.parent[i]
+		i = int(p.g.parent[i])
 	}
 	return i
 }
@@ -646,8 +665,8 @@ func (p *planner) relink() {
 		if e.drop {
 			continue
 		}
-		if rc.uuid != "" {
-			if orig := p.g.parent[i]; orig >= 0 {
+		if rc.uuid != 0 {
+			if orig := int(p.g.parent[i]); orig >= 0 {
 				if np := p.nearestKept(orig); np != orig {
 					e.relink = true
 					if np >= 0 {
@@ -655,8 +674,8 @@ func (p *planner) relink() {
 					}
 				}
 			}
-			if rc.boundary && rc.logical != "" {
-				if j, ok := p.g.byUUID[rc.logical]; ok && p.edits[j].drop {
+			if rc.boundary && rc.logical != 0 {
+				if j := int(p.g.recOf[rc.logical]); j >= 0 && p.edits[j].drop {
 					e.relinkLogical = true
 					if np := p.nearestKept(j); np >= 0 {
 						e.logical = recs[np].uuid
@@ -664,8 +683,8 @@ func (p *planner) relink() {
 				}
 			}
 		}
-		if rc.class == classNonChain && rc.leaf != "" {
-			if j, ok := p.g.byUUID[rc.leaf]; ok && p.edits[j].drop {
+		if rc.class == classNonChain && rc.leaf != 0 {
+			if j := int(p.g.recOf[rc.leaf]); j >= 0 && p.edits[j].drop {
 				if np := p.nearestKept(j); np >= 0 {
 					e.relinkLeaf = true
 					e.leaf = recs[np].uuid
@@ -684,12 +703,11 @@ func (p *planner) guardUnknown() error {
 	for i := range p.g.recs {
 		rc := &p.g.recs[i]
 		e := &p.edits[i]
-		if rc.unknown == "" {
+		if rc.unknown == nameEmpty {
 			continue
 		}
 		if e.drop || e.relink || len(e.trimBlocks) > 0 || e.trimTUR {
-			return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version,
-				Reason: fmt.Sprintf("unknown content block type %q in a record the trim would change", rc.unknown)}
+			return p.g.formatError(rc, fmt.Sprintf("unknown content block type %q in a record the trim would change", p.g.names.text(rc.unknown)))
 		}
 	}
 	return nil
@@ -700,7 +718,7 @@ func (p *planner) fillReport(rep *Report) {
 	for i := range p.g.recs {
 		rc := &p.g.recs[i]
 		e := &p.edits[i]
-		k := kindOf(rc)
+		k := p.g.kindOf(rc)
 		st := stats[k]
 		if st == nil {
 			st = &KindStat{Kind: k}

@@ -1,61 +1,14 @@
 package trim
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"unsafe"
 
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/jsonl"
-
-	"github.com/tidwall/gjson"
 )
-
-// lineReader yields one line at a time with no length limit. The returned
-// slice is valid until the next call; memory grows only to the longest line.
-type lineReader struct {
-	r    *bufio.Reader
-	buf  []byte
-	line int
-}
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 256<<10)}
-}
-
-// next returns the next line without its newline, whether it ended with a
-// newline, and io.EOF after the last line.
-func (lr *lineReader) next() (line []byte, newline bool, err error) {
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			lr.buf = append(lr.buf, chunk...)
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, false, err
-		}
-		var out []byte
-		if len(lr.buf) > 0 {
-			lr.buf = append(lr.buf, chunk...)
-			out = lr.buf
-		} else {
-			out = chunk
-		}
-		if len(out) == 0 && errors.Is(err, io.EOF) {
-			return nil, false, io.EOF
-		}
-		lr.line++
-		if n := len(out); n > 0 && out[n-1] == '\n' {
-			return out[:n-1], true, nil
-		}
-		return out, false, nil
-	}
-}
 
 // Record classes.
 const (
@@ -76,29 +29,40 @@ var (
 
 // toolUse is a tool_use block of a record.
 type toolUse struct {
-	id   string
-	name string
+	id   tid
+	read bool   // a Read
 	path string // input.file_path of a Read
 }
 
 // toolResult is a tool_result block of a record.
 type toolResult struct {
-	id    string
-	block int // index in message.content
-	size  int // bytes of its content
+	id    tid
+	block int32 // index in message.content
+	size  int   // bytes of its content
 }
 
-// rec is what pass 1 remembers of a line: small, whatever the line's size.
+// span32 is a record's run of tool blocks in the scan's shared slices.
+type span32 struct{ at, n int32 }
+
+// rec is what pass 1 remembers of a line: small (under 100 bytes) and
+// without a pointer of its own, whatever the line's size. Strings live
+// once in the scan's tables: uuids as uids, types and versions as names.
 type rec struct {
-	line      int
 	size      int64 // bytes including the newline
+	send      int64 // bytes of what the model is sent for this record
+	turSize   int64 // bytes of toolUseResult
+	line      int32
+	uuid      uid
+	parent    uid // 0 is null
+	logical   uid // logicalParentUuid of a compact boundary
+	leaf      uid // leafUuid of a non-chain record
+	typ       name
+	version   name
+	model     name
+	unknown   name // the first unknown content-block type
+	uses      span32
+	results   span32
 	class     uint8
-	typ       string
-	uuid      string
-	parent    string // "" is null
-	logical   string // logicalParentUuid of a compact boundary
-	leaf      string // leafUuid of a non-chain record
-	version   string
 	sidechain bool
 	meta      bool
 	human     bool
@@ -107,12 +71,6 @@ type rec struct {
 	synthetic bool // API error stored as an assistant message
 	thinking  bool // has a thinking or redacted_thinking block
 	text      bool // has a text block (assistant)
-	unknown   string
-	uses      []toolUse
-	results   []toolResult
-	send      int64 // bytes of what the model is sent for this record
-	turSize   int64 // bytes of toolUseResult
-	model     string
 	// unrendered marks an attachment without "rendered": in files whose
 	// attachments carry "rendered" (2.1.x) such records are bookkeeping
 	// (prompt_snapshot, session_context) the model is never sent.
@@ -138,8 +96,32 @@ func (e *FormatError) Error() string {
 
 // scanResult is pass 1's index of a transcript.
 type scanResult struct {
-	recs  []rec
-	bytes int64
+	recs    []rec
+	bytes   int64
+	uuids   *uuidTab
+	names   *nameTab
+	tools   toolTab
+	uses    []toolUse    // every record's tool_use blocks, in order (rec.uses)
+	results []toolResult // every record's tool_result blocks (rec.results)
+	paths   arena        // the file_path of each Read
+	buf     []byte       // the line buffer, for the next pass
+}
+
+func newScanResult() *scanResult {
+	return &scanResult{uuids: newUUIDTab(), names: newNameTab()}
+}
+
+func (sr *scanResult) usesOf(rc *rec) []toolUse {
+	return sr.uses[rc.uses.at : rc.uses.at+rc.uses.n]
+}
+
+func (sr *scanResult) resultsOf(rc *rec) []toolResult {
+	return sr.results[rc.results.at : rc.results.at+rc.results.n]
+}
+
+// formatError is a FormatError about rc.
+func (sr *scanResult) formatError(rc *rec, reason string) *FormatError {
+	return &FormatError{Line: int(rc.line), Type: sr.names.text(rc.typ), Version: sr.names.text(rc.version), Reason: reason}
 }
 
 // scan indexes a transcript. It rejects invalid JSON (except a truncated
@@ -147,7 +129,7 @@ type scanResult struct {
 // unknown chain types (unless allowUnknown).
 func scan(r io.Reader, allowUnknown bool) (*scanResult, error) {
 	lr := newLineReader(r)
-	res := &scanResult{}
+	sr := newScanResult()
 	for {
 		line, nl, err := lr.next()
 		if errors.Is(err, io.EOF) {
@@ -160,11 +142,11 @@ func scan(r io.Reader, allowUnknown bool) (*scanResult, error) {
 		if nl {
 			size++
 		}
-		res.bytes += size
-		rc := rec{line: lr.line, size: size}
+		sr.bytes += size
+		rc := rec{line: int32(lr.line), size: size}
 		if len(trimSpaceBytes(line)) == 0 {
 			rc.class = classSkip
-			res.recs = append(res.recs, rc)
+			sr.recs = append(sr.recs, rc)
 			continue
 		}
 		// jsonl.Valid, not gjson.ValidBytes: the same answer (fuzzed against
@@ -174,17 +156,18 @@ func scan(r io.Reader, allowUnknown bool) (*scanResult, error) {
 			if !nl {
 				// A crash mid-append leaves a partial last line; Claude Code skips it.
 				rc.class = classSkip
-				res.recs = append(res.recs, rc)
+				sr.recs = append(sr.recs, rc)
 				continue
 			}
 			return nil, fmt.Errorf("line %d: not valid JSON", lr.line)
 		}
-		if err := classify(line, &rc, allowUnknown); err != nil {
+		if err := sr.classify(line, &rc, allowUnknown); err != nil {
 			return nil, err
 		}
-		res.recs = append(res.recs, rc)
+		sr.recs = append(sr.recs, rc)
 	}
-	return res, nil
+	sr.buf = lr.take()
+	return sr, nil
 }
 
 func trimSpaceBytes(b []byte) []byte {
@@ -197,182 +180,229 @@ func trimSpaceBytes(b []byte) []byte {
 	return b
 }
 
-func classify(line []byte, rc *rec, allowUnknown bool) error {
-	root := gjson.Parse(transient(line))
-	if !root.IsObject() {
-		return fmt.Errorf("line %d: not a JSON object", rc.line)
+// Presence bits of the top-level keys classify checks for.
+const (
+	hasType uint32 = 1 << iota
+	hasUUID
+	hasParent
+	hasRendered
+	hasNotHuman // a promptSource that is not a human's
+	firstEnvelopeBit
+)
+
+// keyBits maps each key whose presence matters to its bit: the envelope
+// keys (agent/claude's list) get one each above firstEnvelopeBit.
+var keyBits, envelopeMask = func() (map[string]uint32, uint32) {
+	m := map[string]uint32{"type": hasType, "uuid": hasUUID, "parentUuid": hasParent, claude.KeyRendered: hasRendered}
+	var mask uint32
+	for i, k := range envelopeKeys {
+		b := firstEnvelopeBit << i
+		m[k] |= b
+		mask |= b
 	}
+	return m, mask
+}()
+
+// classify reads a line's envelope and content blocks by raw walks over
+// the line (agent/jsonl), which jump over string bodies; the line was
+// checked by jsonl.Valid before. Where keys repeat, it takes what gjson
+// did: the last of each top-level key, the first of each nested one.
+func (sr *scanResult) classify(line []byte, rc *rec, allowUnknown bool) error {
 	var (
-		hasKey  = map[string]bool{}
-		message gjson.Result
-		content gjson.Result
+		seen    uint32
+		typ     string
+		message string
 	)
-	root.ForEach(func(k, v gjson.Result) bool {
-		key := k.Str
-		hasKey[key] = true
+	isObject := jsonl.Members(transient(line), func(k, v string) bool {
+		key := jsonl.Key(k)
+		seen |= keyBits[key]
 		switch key {
 		case "type":
-			rc.typ = strings.Clone(v.Str)
+			typ = jsonl.Str(v)
 		case "uuid":
-			rc.uuid = strings.Clone(v.Str)
+			rc.uuid = sr.uuids.intern(jsonl.Str(v))
 		case "parentUuid":
-			rc.parent = strings.Clone(v.Str)
+			rc.parent = sr.uuids.intern(jsonl.Str(v))
 		case "logicalParentUuid":
-			rc.logical = strings.Clone(v.Str)
+			rc.logical = sr.uuids.intern(jsonl.Str(v))
 		case "leafUuid":
-			rc.leaf = strings.Clone(v.Str)
+			rc.leaf = sr.uuids.intern(jsonl.Str(v))
 		case "version":
-			rc.version = strings.Clone(v.Str)
+			rc.version = sr.names.intern(jsonl.Str(v))
 		case "isSidechain":
-			rc.sidechain = (v.Type == gjson.True)
+			rc.sidechain = jsonl.IsTrue(v)
 		case "isMeta":
-			rc.meta = (v.Type == gjson.True)
+			rc.meta = jsonl.IsTrue(v)
 		case claude.KeyIsCompactSummary:
-			rc.summary = (v.Type == gjson.True)
+			rc.summary = jsonl.IsTrue(v)
 		case claude.KeyIsAPIErrorMessage:
-			rc.synthetic = rc.synthetic || (v.Type == gjson.True)
+			rc.synthetic = rc.synthetic || jsonl.IsTrue(v)
 		case claude.KeySubtype:
-			rc.boundary = v.Str == claude.SubtypeCompactBoundary
+			rc.boundary = jsonl.Str(v) == claude.SubtypeCompactBoundary
 		case "message":
 			message = v
 		case "toolUseResult":
-			rc.turSize = int64(len(v.Raw))
+			rc.turSize = int64(len(v))
 		case "attachment":
-			if !hasKey["rendered"] {
-				rc.send = int64(len(v.Raw))
+			if seen&hasRendered == 0 {
+				rc.send = int64(len(v))
 				rc.unrendered = true
 			}
-		case "rendered":
-			rc.send = int64(len(v.Raw))
+		case claude.KeyRendered:
+			rc.send = int64(len(v))
 			rc.unrendered = false
 		case claude.KeyPromptSource:
-			if !claude.HumanPromptSource(v.Str) {
-				hasKey["_notHuman"] = true
+			if !claude.HumanPromptSource(jsonl.Str(v)) {
+				seen |= hasNotHuman
 			}
 		}
 		return true
 	})
-	if rc.typ != "system" {
+	if !isObject {
+		return fmt.Errorf("line %d: not a JSON object", rc.line)
+	}
+	rc.typ = sr.names.intern(typ)
+	if rc.typ != nameSystem {
 		rc.boundary = false
 	}
-	if rc.typ == "" && !hasKey["type"] {
-		rc.typ = "(none)"
+	if rc.typ == nameEmpty && seen&hasType == 0 {
+		rc.typ = nameNone
 	}
-	_, isChainKey := hasKey["uuid"]
 	switch {
-	case chainTypes[rc.typ]:
+	case chainTypes[typ] && rc.typ != nameNone:
 		rc.class = classChain
-	case nonChainTypes[rc.typ] || (!isChainKey && !hasKey["parentUuid"]):
+	case nonChainTypes[typ] || seen&(hasUUID|hasParent) == 0:
 		rc.class = classNonChain
 		// Non-chain records have no uuid; should one carry a uuid and a
 		// parentUuid anyway, it is re-linked like a chain record so that
 		// the output stays consistent.
-		rc.logical = ""
+		rc.logical = 0
 		return nil
 	default:
 		if !allowUnknown {
-			return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version, Reason: "unknown chain record type"}
+			return sr.formatError(rc, "unknown chain record type")
 		}
 		rc.class = classUnknownChain
-		if rc.uuid == "" {
+		if rc.uuid == 0 {
 			rc.class = classNonChain
-			rc.parent = ""
+			rc.parent = 0
 		}
 		return nil
 	}
-	rc.leaf = ""
-	for _, k := range envelopeKeys {
-		if !hasKey[k] {
-			return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version, Reason: fmt.Sprintf("chain record without %q", k)}
+	rc.leaf = 0
+	for i, k := range envelopeKeys {
+		if seen&(firstEnvelopeBit<<i) == 0 {
+			return sr.formatError(rc, fmt.Sprintf("chain record without %q", k))
 		}
 	}
-	if rc.uuid == "" {
-		return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version, Reason: "chain record with an empty uuid"}
+	if rc.uuid == 0 {
+		return sr.formatError(rc, "chain record with an empty uuid")
 	}
-	if rc.typ != "user" && rc.typ != "assistant" {
+	if rc.typ != nameUser && rc.typ != nameAssistant {
 		return nil
 	}
-	if !message.IsObject() {
-		return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version, Reason: "chain record without a \"message\" object"}
+	if err := sr.classifyMessage(message, rc); err != nil {
+		return err
 	}
-	content = message.Get("content")
-	rc.model = strings.Clone(message.Get("model").Str)
-	if rc.model == claude.SyntheticModel {
-		rc.synthetic = true
-	}
-	rc.send = int64(len(content.Raw))
-	switch {
-	case content.Type == gjson.String:
-		if rc.typ == "assistant" {
-			rc.text = true
-		} else {
-			rc.human = isHumanText(content.Str)
-		}
-	case content.IsArray():
-		blocks := userBlocks
-		if rc.typ == "assistant" {
-			blocks = assistantBlocks
-		}
-		i := 0
-		content.ForEach(func(_, b gjson.Result) bool {
-			bt := b.Get("type").Str
-			if !blocks[bt] && rc.unknown == "" {
-				rc.unknown = strings.Clone(bt)
-				if bt == "" {
-					rc.unknown = "(none)"
-				}
-			}
-			switch bt {
-			case "text":
-				rc.text = true
-				if rc.typ == "user" && !rc.human {
-					// A prompt may come with images or CLI-written reminders
-					// around it: any typed text makes it a human prompt.
-					rc.human = isHumanText(b.Get("text").Str)
-				}
-			case "thinking", "redacted_thinking":
-				rc.thinking = true
-			case "tool_use":
-				u := toolUse{id: strings.Clone(b.Get("id").Str), name: strings.Clone(b.Get("name").Str)}
-				if u.name == "Read" {
-					u.path = strings.Clone(b.Get("input.file_path").Str)
-				}
-				rc.uses = append(rc.uses, u)
-			case "tool_result":
-				rc.results = append(rc.results, toolResultOf(b.Raw, i))
-			}
-			i++
-			return true
-		})
-		if len(rc.results) > 0 {
-			rc.human = false
-		}
-	default:
-		return &FormatError{Line: rc.line, Type: rc.typ, Version: rc.version, Reason: "message.content is neither a string nor an array"}
-	}
-	if rc.typ == "user" && (rc.meta || rc.sidechain || rc.summary || hasKey["_notHuman"]) {
+	if rc.typ == nameUser && (rc.meta || rc.sidechain || rc.summary || seen&hasNotHuman != 0) {
 		rc.human = false
 	}
 	return nil
 }
 
-// toolResultOf reads a tool_result block's id and content size in one
-// pass that jumps over the content instead of decoding it: two gjson Gets
-// unescaped a multi-megabyte tool output to measure it and cost a third
-// of the scan pass.
-func toolResultOf(block string, i int) toolResult {
-	r := toolResult{block: i}
-	var haveID, haveContent bool // the first of duplicate keys wins, as in gjson
-	jsonl.EachTop(block, func(key, val string) bool {
-		switch {
-		case key == "tool_use_id" && !haveID:
-			r.id, haveID = strings.Clone(gjson.Parse(val).Str), true
-		case key == "content" && !haveContent:
-			r.size, haveContent = len(val), true
+// Keys read from a message and from its content blocks.
+var (
+	messageKeys = []string{"content", "model"}
+	blockKeys   = []string{"type", "text", "id", "name", "input", "tool_use_id", "content"}
+	inputKeys   = []string{"file_path"}
+)
+
+const (
+	bType = iota
+	bText
+	bID
+	bName
+	bInput
+	bToolUseID
+	bContent
+	bKeys // how many
+)
+
+// classifyMessage reads message.content of a user or assistant record.
+func (sr *scanResult) classifyMessage(message string, rc *rec) error {
+	var mv [2]string
+	if !jsonl.Get(message, messageKeys, mv[:]) {
+		return sr.formatError(rc, "chain record without a \"message\" object")
+	}
+	content := mv[0]
+	rc.model = sr.names.intern(jsonl.Str(mv[1]))
+	if sr.names.text(rc.model) == claude.SyntheticModel {
+		rc.synthetic = true
+	}
+	rc.send = int64(len(content))
+	switch {
+	case len(content) > 0 && content[0] == '"':
+		if rc.typ == nameAssistant {
+			rc.text = true
+		} else {
+			rc.human = isHumanText(jsonl.Str(content))
 		}
-		return !haveID || !haveContent
+	case len(content) > 0 && content[0] == '[':
+		sr.classifyBlocks(content, rc)
+	default:
+		return sr.formatError(rc, "message.content is neither a string nor an array")
+	}
+	return nil
+}
+
+// classifyBlocks reads the content blocks of a message: one walk over
+// each block for all the keys any block type needs.
+func (sr *scanResult) classifyBlocks(content string, rc *rec) {
+	blocks := userBlocks
+	if rc.typ == nameAssistant {
+		blocks = assistantBlocks
+	}
+	rc.uses.at, rc.results.at = int32(len(sr.uses)), int32(len(sr.results))
+	var bv [bKeys]string
+	i := int32(0)
+	jsonl.Elems(content, func(b string) bool {
+		jsonl.Get(b, blockKeys, bv[:])
+		bt := jsonl.Str(bv[bType])
+		if !blocks[bt] && rc.unknown == nameEmpty {
+			rc.unknown = sr.names.intern(bt)
+			if bt == "" {
+				rc.unknown = nameNone
+			}
+		}
+		switch bt {
+		case claude.BlockText:
+			rc.text = true
+			if rc.typ == nameUser && !rc.human {
+				// A prompt may come with images or CLI-written reminders
+				// around it: any typed text makes it a human prompt.
+				rc.human = isHumanText(jsonl.Str(bv[bText]))
+			}
+		case claude.BlockThinking, claude.BlockRedactedThinking:
+			rc.thinking = true
+		case claude.BlockToolUse:
+			u := toolUse{id: sr.tools.intern(jsonl.Str(bv[bID])), read: jsonl.Str(bv[bName]) == "Read"}
+			if u.read {
+				var path [1]string
+				jsonl.Get(bv[bInput], inputKeys, path[:])
+				u.path = sr.paths.clone(jsonl.Str(path[0]))
+			}
+			sr.uses = append(sr.uses, u)
+			rc.uses.n++
+		case claude.BlockToolResult:
+			sr.results = append(sr.results, toolResult{id: sr.tools.intern(jsonl.Str(bv[bToolUseID])), block: i, size: len(bv[bContent])})
+			rc.results.n++
+		}
+		i++
+		return true
 	})
-	return r
+	if rc.results.n > 0 {
+		rc.human = false
+	}
 }
 
 // isHumanText is the one human-prompt text rule (agent/claude), shared
@@ -381,7 +411,7 @@ func isHumanText(s string) bool { return claude.IsHumanText(s) }
 
 // transient views a line as a string without copying it. The line buffer is
 // reused for the next line, so every string kept beyond this record is
-// cloned (strings.Clone); a kept substring would also pin the whole line.
+// interned or cloned; a kept substring would also pin the whole buffer.
 func transient(b []byte) string {
 	if len(b) == 0 {
 		return ""

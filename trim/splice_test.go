@@ -1,35 +1,27 @@
 package trim
 
 import (
-	"strconv"
+	"bufio"
+	"bytes"
 	"testing"
-
-	"github.com/tidwall/sjson"
 )
 
-// sjsonEdit is the general path applyEdit falls back to: the bytes the
-// raw splice must reproduce.
-func sjsonEdit(t *testing.T, line string, e *edit) string {
+// spliced is what writeEdited writes for line.
+func spliced(t *testing.T, p *Plan, line string, e *edit) string {
 	t.Helper()
-	out := []byte(line)
-	var err error
-	for _, b := range e.trimBlocks {
-		path := "message.content." + strconv.Itoa(b) + ".content"
-		n := len(gjsonRaw(out, path))
-		if out, err = sjson.SetRawBytes(out, path, []byte(strconv.Quote(Marker(int64(n))))); err != nil {
-			t.Fatal(err)
-		}
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	if err := p.writeEdited(w, []byte(line), e); err != nil {
+		t.Fatal(err)
 	}
-	if e.trimTUR {
-		n := len(gjsonRaw(out, "toolUseResult"))
-		if out, err = sjson.SetRawBytes(out, "toolUseResult", []byte(strconv.Quote(Marker(int64(n))))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return string(out)
+	w.Flush()
+	return out.String()
 }
 
-func TestSpliceMarkersMatchesSJSON(t *testing.T) {
+func TestSpliceMatchesSJSON(t *testing.T) {
+	p := &Plan{sr: newScanResult()}
+	u := p.sr.uuids.intern("0445c8da-a531-4ad2-bbf4-7b32952ebb69")
+	odd := p.sr.uuids.intern(`odd "id" \ é`)
 	for _, c := range []struct {
 		line string
 		e    edit
@@ -42,23 +34,45 @@ func TestSpliceMarkersMatchesSJSON(t *testing.T) {
 			edit{trimBlocks: []int{1, 0}}},
 		{`{"message":{"content":"é\u00e9 plain"},"toolUseResult":[1,2,{"a":"}"}]}`,
 			edit{trimTUR: true}},
+		{`{"parentUuid":"a","uuid":"b","message":{"content":[{"type":"tool_result","content":"x"}]},"parentUuid":"dup"}`,
+			edit{relink: true, parent: u, trimBlocks: []int{0}}},
+		{`{"parentUuid" : "a","uuid":"b"}`, edit{relink: true}},
+		{`{"type":"system","subtype":"compact_boundary","parentUuid":null,"logicalParentUuid":"z","uuid":"b"}`,
+			edit{relinkLogical: true, logical: odd}},
+		{`{"type":"summary","leafUuid":"gone","summary":"s"}`, edit{relinkLeaf: true, leaf: u}},
+		{`{"type":"last-prompt","leafUuid":"gone"}`, edit{relinkLeaf: true}},
 	} {
-		want := sjsonEdit(t, c.line, &c.e)
-		got, ok := spliceMarkers([]byte(c.line), &c.e, nil)
-		if !ok || string(got) != want {
-			t.Errorf("spliceMarkers(%s) = %s, %v\nwant %s", c.line, got, ok, want)
+		want, err := p.sjsonEdit([]byte(c.line), &c.e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := p.editSpans([]byte(c.line), &c.e); !ok {
+			t.Errorf("editSpans(%s) fell back to sjson", c.line)
+		}
+		if got := spliced(t, p, c.line, &c.e); got != string(want) {
+			t.Errorf("writeEdited(%s) = %s\nwant %s", c.line, got, want)
 		}
 	}
-	// Shapes the raw walk leaves to sjson: an escaped key, a missing block.
+	// Shapes the raw walk leaves to sjson: an escaped key, a missing block
+	// or key. writeEdited still writes what sjson makes of them.
 	for _, c := range []struct {
 		line string
 		e    edit
 	}{
 		{`{"tool\u0055seResult":"x","toolUseResult":"y"}`, edit{trimTUR: true}},
 		{`{"message":{"content":[]}}`, edit{trimBlocks: []int{0}}},
+		{`{"uuid":"b","parent\u0055uid":"a"}`, edit{relink: true, parent: u}},
+		{`{"uuid":"b"}`, edit{relink: true, parent: u}},
 	} {
-		if got, ok := spliceMarkers([]byte(c.line), &c.e, nil); ok {
-			t.Errorf("spliceMarkers(%s) = %s, want a fallback", c.line, got)
+		if spans, ok := p.editSpans([]byte(c.line), &c.e); ok {
+			t.Errorf("editSpans(%s) = %v, want a fallback", c.line, spans)
+		}
+		want, err := p.sjsonEdit([]byte(c.line), &c.e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := spliced(t, p, c.line, &c.e); got != string(want) {
+			t.Errorf("writeEdited(%s) = %s\nwant %s", c.line, got, want)
 		}
 	}
 }

@@ -92,6 +92,23 @@ func skipValue(s string, i int) int {
 // all tether looks for) and raw value of the JSON object s, until fn
 // returns false. It reports whether s is a structurally sound object.
 func EachTop(s string, fn func(key, val string) bool) bool {
+	return eachTop(s, fn, false)
+}
+
+// Members is EachTop for a value already known to be valid JSON (a line
+// Valid accepted, or part of one): it stops as soon as fn returns false,
+// where EachTop goes on to check the rest, and reports whether s is an
+// object.
+func Members(s string, fn func(key, val string) bool) bool {
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return false
+	}
+	eachTop(s, fn, true)
+	return true
+}
+
+func eachTop(s string, fn func(key, val string) bool, stop bool) bool {
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return false
@@ -121,6 +138,9 @@ func EachTop(s string, fn func(key, val string) bool) bool {
 		}
 		if more {
 			more = fn(key, s[i:vend])
+			if !more && stop {
+				return true
+			}
 		}
 		var done, ok bool
 		if i, done, ok = afterMember(s, vend, '}'); done {
@@ -132,6 +152,21 @@ func EachTop(s string, fn func(key, val string) bool) bool {
 // EachElem calls fn with every raw element of the JSON array s, until fn
 // returns false. It reports whether s is a structurally sound array.
 func EachElem(s string, fn func(val string) bool) bool {
+	return eachElem(s, fn, false)
+}
+
+// Elems is EachElem for a value already known to be valid JSON: it stops
+// as soon as fn returns false and reports whether s is an array.
+func Elems(s string, fn func(val string) bool) bool {
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '[' {
+		return false
+	}
+	eachElem(s, fn, true)
+	return true
+}
+
+func eachElem(s string, fn func(val string) bool, stop bool) bool {
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '[' {
 		return false
@@ -148,6 +183,9 @@ func EachElem(s string, fn func(val string) bool) bool {
 		}
 		if more {
 			more = fn(s[i:vend])
+			if !more && stop {
+				return true
+			}
 		}
 		var done, ok bool
 		if i, done, ok = afterMember(s, vend, ']'); done {

@@ -15,6 +15,10 @@ var validCases = []string{
 	`"` + strings.Repeat("x", 23), `0`, `-0`, `01`, `-`, `1.`, `1.5`, `1e`, `1e+`, `1e+5`, `1E-2`, `-1.5e10`, `.5`,
 	`true`, `tru`, `false`, `null`, `nul`, `nullx`, `{"a":[true,false,null,{"b":"c"}]}`, "{\"a\":\"é\xff\"}",
 	`{"k":"v"}x`, `[[[[]]]]`, `{"a":{"b":{"c":[1,{"d":"e\/f"}]}}}`, "\t\r\n[]\n",
+	// Escapes and specials at each position of an 8-byte word.
+	`"1234567\n"`, `"123456\n7"`, `"1234567\u0041"`, `"12345678\`, `"1234567\"`, `"1234567\\"`, `"123456\u004"`,
+	"\"1234567\x1f\"", "\"123456789abcde\x7f\"", `"1234567!"`, `"abcdefg\q12345678"`, `"abcdefgh\u00e9xyz"`,
+	"\"abcdefgh\\\x01\"", `"1234567` + "\xff\x80\xc0" + `"`,
 }
 
 func TestValidMatchesGJSON(t *testing.T) {
