@@ -145,7 +145,10 @@ func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, 
 			continue
 		}
 		seen[key] = true
-		size, mtime := statOf(s.Source)
+		size, mtime := s.SourceSize, s.SourceMTime
+		if mtime == 0 {
+			size, mtime = statOf(s.Source)
+		}
 		last := s.LastActivity.UnixNano()
 		r, ok := old[key]
 		stamp, text, newSummary := summaryOf(s, r.sumstamp, opts)
