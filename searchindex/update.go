@@ -450,7 +450,9 @@ const (
 
 // clean drops the marker bytes from text before it is indexed.
 func clean(s string) string {
-	if !strings.ContainsAny(s, "\x00"+markOpen+markClose) {
+	// Three IndexByte scans (vectorized) beat one ContainsAny over a
+	// build's ~190 MB of text.
+	if strings.IndexByte(s, 0) < 0 && strings.IndexByte(s, markOpen[0]) < 0 && strings.IndexByte(s, markClose[0]) < 0 {
 		return s
 	}
 	return string(bytes.Map(func(r rune) rune {
