@@ -135,17 +135,23 @@ func (c *Cache) Lookup(path string, size int64, mtime time.Time, v any) bool {
 // mtime now, and returns the entry's mtime (UnixNano): for files of a
 // directory the caller has established as unchanged.
 func (c *Cache) LookupAny(path string, v any) (int64, bool) {
+	_, mtime, ok := c.lookupAny(path, v)
+	return mtime, ok
+}
+
+// lookupAny is LookupAny that also returns the entry's size.
+func (c *Cache) lookupAny(path string, v any) (size, mtime int64, ok bool) {
 	if c == nil {
-		return 0, false
+		return 0, 0, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[path]
 	if !ok || !setFrom(v, e) {
-		return 0, false
+		return 0, 0, false
 	}
 	c.seen[path] = true
-	return e.MTime, true
+	return e.Size, e.MTime, true
 }
 
 func setFrom(v any, e cacheEntry) bool {

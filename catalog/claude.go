@@ -201,7 +201,9 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		case sum.Problem != "":
 			diags = append(diags, Diagnostic{ClaudeCode, path, sum.Problem})
 		default:
-			out = append(out, r.session(path, sum, running))
+			s := r.session(path, sum, running)
+			s.SourceSize, s.SourceMTime = results[i].size, results[i].mtime
+			out = append(out, s)
 		}
 	}
 	if err := r.Cache.Save(); err != nil {
@@ -256,9 +258,9 @@ func keepHotRecord(fresh, old dirRecord, cmp bool, now int64) dirRecord {
 
 // summaryResult is what summarizing one transcript gave.
 type summaryResult struct {
-	sum   claudeSummary
-	mtime int64
-	err   error
+	sum         claudeSummary
+	size, mtime int64
+	err         error
 }
 
 // summarizeAll summarizes every path on every core: files are independent.
@@ -281,12 +283,12 @@ func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []
 			for i := range work {
 				res := &results[i]
 				if trusted[i] {
-					if mt, ok := r.Cache.LookupAny(paths[i], &res.sum); ok {
-						res.mtime = mt
+					if sz, mt, ok := r.Cache.lookupAny(paths[i], &res.sum); ok {
+						res.size, res.mtime = sz, mt
 						continue
 					}
 				}
-				res.sum, res.mtime, res.err = r.summarize(paths[i])
+				res.sum, res.size, res.mtime, res.err = r.summarizeSized(paths[i])
 			}
 		}()
 	}
@@ -318,30 +320,37 @@ func (r *ClaudeReader) fillCounts(paths []string, results []summaryResult) {
 }
 
 func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
+	sum, _, mtime, err := r.summarizeSized(path)
+	return sum, mtime, err
+}
+
+// summarizeSized is summarize that also returns the size the summary is
+// of.
+func (r *ClaudeReader) summarizeSized(path string) (claudeSummary, int64, int64, error) {
 	var sum, prev claudeSummary
 	hadPrev := false
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
 		if fi, err := os.Stat(path); err == nil && r.Cache.Lookup(path, fi.Size(), fi.ModTime(), &sum) {
-			return sum, fi.ModTime().UnixNano(), nil
+			return sum, fi.Size(), fi.ModTime().UnixNano(), nil
 		}
 		// What the last read knew: a count to go on from.
 		_, hadPrev = r.Cache.LookupAny(path, &prev)
 	}
 	f, err := r.opener()(path)
 	if err != nil {
-		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
+		return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
+		return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	h, t := r.budgets()
 	c, release, err := readHeadTail(f, h, t)
 	defer release()
 	if err != nil {
-		return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", err)
+		return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	whole := c.tail == nil && c.rawTail == nil
 	sum, counted := r.scanChunks(path, c, whole)
@@ -357,18 +366,18 @@ func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
 		case !sum.HasUsage:
 			tail, _, werr := widenTail(f, c, MaxTailBytes)
 			if werr != nil {
-				return claudeSummary{}, 0, fmt.Errorf("unreadable: %w", werr)
+				return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", werr)
 			}
 			c.tail = tail
 			sum, _ = r.scanChunks(path, c, false)
 		}
 	}
 	if err != nil {
-		return claudeSummary{}, 0, err
+		return claudeSummary{}, 0, 0, err
 	}
 	sum.Msgs = msgs
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), sum)
-	return sum, fi.ModTime().UnixNano(), nil
+	return sum, fi.Size(), fi.ModTime().UnixNano(), nil
 }
 
 func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, error) {

@@ -99,8 +99,13 @@ type Session struct {
 	Summary *Summary `json:"summary,omitempty"`
 
 	// Source is the transcript (Claude Code) or rollout (Codex) file.
-	Source     string `json:"source"`
-	CLIVersion string `json:"cliVersion,omitempty"`
+	Source string `json:"source"`
+	// SourceSize and SourceMTime (Unix ns) are Source's size and mtime as
+	// the listing knew them, so the search index need not stat it again
+	// (SourceMTime 0: not known).
+	SourceSize  int64  `json:"-"`
+	SourceMTime int64  `json:"-"`
+	CLIVersion  string `json:"cliVersion,omitempty"`
 	// Origin is how the session was started: cli, sdk-cli (claude -p),
 	// exec, vscode, ….
 	Origin string `json:"origin,omitempty"`

@@ -185,11 +185,13 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 		}
 		var out []Text
 		rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
-			switch b.Get("type").String() {
+			var f blockFields
+			f.read(b)
+			switch f.typ {
 			case "text":
-				out = append(out, Text{TextAssistant, b.Get("text").String()})
+				out = append(out, Text{TextAssistant, f.text})
 			case "tool_use":
-				out = append(out, Text{TextTool, toolText(b.Get("name").String(), b.Get("input"))})
+				out = append(out, Text{TextTool, toolText(f.name, f.input)})
 			}
 			return true
 		})
@@ -262,15 +264,17 @@ func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 // paths, patterns and command it was given (a command cut to 500 bytes:
 // heredocs can be long, and what is searched for is the command).
 func toolText(name string, input gjson.Result) string {
+	var in toolInput
+	in.read(input)
 	parts := []string{name}
-	for _, k := range []string{"file_path", "notebook_path", "path", "pattern", "workdir", "url"} {
-		if v := input.Get(k); v.Type == gjson.String && v.Str != "" {
+	for _, v := range in.paths {
+		if v.Type == gjson.String && v.Str != "" {
 			parts = append(parts, v.Str)
 		}
 	}
-	cmd := input.Get("command")
+	cmd := in.command
 	if !cmd.Exists() {
-		cmd = input.Get("cmd")
+		cmd = in.cmd
 	}
 	c := cmd.String()
 	if cmd.IsArray() {
@@ -290,7 +294,7 @@ func toolText(name string, input gjson.Result) string {
 			parts = append(parts, strings.TrimSpace(m[1]))
 		}
 	}
-	if patch := input.Get("input"); patch.Type == gjson.String {
+	if patch := in.input; patch.Type == gjson.String {
 		for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
 			parts = append(parts, strings.TrimSpace(m[1]))
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -103,11 +102,12 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 		return st, err
 	}
 	defer tx.Rollback()
-	jobs, err := ix.plan(ctx, tx, sessions, old, opts, &st)
+	wt := newWtx(tx)
+	jobs, err := ix.plan(ctx, wt, sessions, old, opts, &st)
 	if err != nil {
 		return st, err
 	}
-	if err := ix.read(ctx, tx, jobs, opts, &st); err != nil {
+	if err := ix.read(ctx, wt, jobs, opts, &st); err != nil {
 		return st, err
 	}
 	return st, tx.Commit()
@@ -135,7 +135,7 @@ func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
 }
 
 // plan adds and removes entries and returns the transcripts to read.
-func (ix *Index) plan(ctx context.Context, tx *sql.Tx, sessions []catalog.Session, old map[string]row, opts UpdateOptions, st *UpdateStats) ([]job, error) {
+func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, old map[string]row, opts UpdateOptions, st *UpdateStats) ([]job, error) {
 	var jobs []job
 	seen := make(map[string]bool, len(sessions))
 	for i := range sessions {
@@ -145,7 +145,10 @@ func (ix *Index) plan(ctx context.Context, tx *sql.Tx, sessions []catalog.Sessio
 			continue
 		}
 		seen[key] = true
-		size, mtime := statOf(s.Source)
+		size, mtime := s.SourceSize, s.SourceMTime
+		if mtime == 0 {
+			size, mtime = statOf(s.Source)
+		}
 		last := s.LastActivity.UnixNano()
 		r, ok := old[key]
 		stamp, text, newSummary := summaryOf(s, r.sumstamp, opts)
@@ -209,7 +212,7 @@ func statOf(path string) (size, mtime int64) {
 	return fi.Size(), fi.ModTime().UnixNano()
 }
 
-func insert(ctx context.Context, tx *sql.Tx, key string, s *catalog.Session, last int64, sumstamp string) (int64, error) {
+func insert(ctx context.Context, tx *wtx, key string, s *catalog.Session, last int64, sumstamp string) (int64, error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO files(key, path, size, mtime, off, title, last, sumstamp) VALUES(?, ?, -1, 0, 0, ?, ?, ?)`,
 		key, s.Source, s.Title, last, sumstamp)
 	if err != nil {
@@ -218,7 +221,7 @@ func insert(ctx context.Context, tx *sql.Tx, key string, s *catalog.Session, las
 	return res.LastInsertId()
 }
 
-func retitle(ctx context.Context, tx *sql.Tx, r row, title string, last int64) error {
+func retitle(ctx context.Context, tx *wtx, r row, title string, last int64) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE files SET title = ?, last = ? WHERE id = ?`, title, last, r.id); err != nil {
 		return err
 	}
@@ -248,7 +251,7 @@ func summaryOf(s *catalog.Session, indexed string, opts UpdateOptions) (stamp, t
 }
 
 // resummarize replaces the summary column of an indexed session.
-func resummarize(ctx context.Context, tx *sql.Tx, id int64, stamp, text string) error {
+func resummarize(ctx context.Context, tx *wtx, id int64, stamp, text string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE files SET sumstamp = ? WHERE id = ?`, stamp, id); err != nil {
 		return err
 	}
@@ -256,7 +259,7 @@ func resummarize(ctx context.Context, tx *sql.Tx, id int64, stamp, text string) 
 	return err
 }
 
-func remove(ctx context.Context, tx *sql.Tx, id int64) error {
+func remove(ctx context.Context, tx *wtx, id int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, id); err != nil {
 		return err
 	}
@@ -266,7 +269,7 @@ func remove(ctx context.Context, tx *sql.Tx, id int64) error {
 
 // read reads the jobs' transcripts on every core and writes what they
 // found from this goroutine (SQLite has one writer).
-func (ix *Index) read(ctx context.Context, tx *sql.Tx, jobs []job, opts UpdateOptions, st *UpdateStats) error {
+func (ix *Index) read(ctx context.Context, tx *wtx, jobs []job, opts UpdateOptions, st *UpdateStats) error {
 	work := make(chan job)
 	out := make(chan *result)
 	var wg sync.WaitGroup
@@ -384,7 +387,7 @@ func col(k catalog.TextKind) int {
 
 // write stores what a job read: the texts replace the row's (reset) or
 // are appended to them.
-func write(ctx context.Context, tx *sql.Tx, r *result, st *UpdateStats) error {
+func write(ctx context.Context, tx *wtx, r *result, st *UpdateStats) error {
 	var texts [numCols]string
 	if r.err != nil {
 		// One unreadable transcript does not stop the others: its entry
@@ -447,7 +450,9 @@ const (
 
 // clean drops the marker bytes from text before it is indexed.
 func clean(s string) string {
-	if !strings.ContainsAny(s, "\x00"+markOpen+markClose) {
+	// Three IndexByte scans (vectorized) beat one ContainsAny over a
+	// build's ~190 MB of text.
+	if strings.IndexByte(s, 0) < 0 && strings.IndexByte(s, markOpen[0]) < 0 && strings.IndexByte(s, markClose[0]) < 0 {
 		return s
 	}
 	return string(bytes.Map(func(r rune) rune {

@@ -1,0 +1,130 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tidwall/gjson"
+)
+
+// Search reads a few members of each assistant content block and tool
+// input. Asking gjson for each member by name scans the object from its
+// start every time, past a Write's whole file content or a thinking
+// block, up to twelve times a block (a fifth of an index build's CPU);
+// these read every member once, decoding only the ones wanted. They give
+// what the per-member gjson Gets gave: the first member of a name, and
+// the gjson lookups themselves for an object the scanner does not accept
+// or that has a member name with an escape (gjson matches it
+// unescaped, the scanner raw).
+
+// blockFields are the members of an assistant content block search uses.
+type blockFields struct {
+	typ, text, name string
+	input           gjson.Result
+}
+
+func (f *blockFields) read(b gjson.Result) {
+	const typ, text, name, input = 0, 1, 2, 3
+	var raws [4]*string
+	var vals [4]string
+	esc := false
+	ok := b.IsObject() && jsonl.EachTop(b.Raw, func(k, raw string) bool {
+		esc = esc || strings.IndexByte(k, '\\') >= 0
+		i := -1
+		switch k {
+		case "type":
+			i = typ
+		case "text":
+			i = text
+		case "name":
+			i = name
+		case "input":
+			i = input
+		}
+		if i >= 0 && raws[i] == nil {
+			vals[i] = raw
+			raws[i] = &vals[i]
+		}
+		return true
+	})
+	if !ok || esc {
+		f.typ, f.text, f.name, f.input = b.Get("type").String(), b.Get("text").String(), b.Get("name").String(), b.Get("input")
+		return
+	}
+	f.typ = parsed(raws[typ]).String()
+	switch f.typ {
+	case "text":
+		f.text = parsed(raws[text]).String()
+	case "tool_use":
+		f.name, f.input = parsed(raws[name]).String(), parsed(raws[input])
+	}
+}
+
+// toolPathKeys are the input members toolText takes as paths, in order.
+var toolPathKeys = [...]string{"file_path", "notebook_path", "path", "pattern", "workdir", "url"}
+
+// toolInput are the members of a tool input toolText uses.
+type toolInput struct {
+	paths               [len(toolPathKeys)]gjson.Result
+	command, cmd, input gjson.Result
+}
+
+func (t *toolInput) read(in gjson.Result) {
+	if !in.IsObject() {
+		return
+	}
+	var raws [len(toolPathKeys) + 3]string
+	var seen [len(raws)]bool
+	esc := false
+	ok := jsonl.EachTop(in.Raw, func(k, raw string) bool {
+		esc = esc || strings.IndexByte(k, '\\') >= 0
+		i := toolKeyIndex(k)
+		if i >= 0 && !seen[i] {
+			seen[i], raws[i] = true, raw
+		}
+		return true
+	})
+	if !ok || esc {
+		for i, k := range toolPathKeys {
+			t.paths[i] = in.Get(k)
+		}
+		t.command, t.cmd, t.input = in.Get("command"), in.Get("cmd"), in.Get("input")
+		return
+	}
+	for i := range toolPathKeys {
+		if seen[i] {
+			t.paths[i] = gjson.Parse(raws[i])
+		}
+	}
+	n := len(toolPathKeys)
+	for i, r := range []*gjson.Result{&t.command, &t.cmd, &t.input} {
+		if seen[n+i] {
+			*r = gjson.Parse(raws[n+i])
+		}
+	}
+}
+
+func toolKeyIndex(k string) int {
+	for i, want := range toolPathKeys {
+		if k == want {
+			return i
+		}
+	}
+	switch k {
+	case "command":
+		return len(toolPathKeys)
+	case "cmd":
+		return len(toolPathKeys) + 1
+	case "input":
+		return len(toolPathKeys) + 2
+	}
+	return -1
+}
+
+// parsed is the member raw (nil: absent) as gjson gives it.
+func parsed(raw *string) gjson.Result {
+	if raw == nil {
+		return gjson.Result{}
+	}
+	return gjson.Parse(*raw)
+}

@@ -1,0 +1,114 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// toolTextGets is toolText as it was, one gjson lookup per member: the
+// single-pass reading must give the same text for every input.
+func toolTextGets(name string, input gjson.Result) string {
+	parts := []string{name}
+	for _, k := range toolPathKeys {
+		if v := input.Get(k); v.Type == gjson.String && v.Str != "" {
+			parts = append(parts, v.Str)
+		}
+	}
+	cmd := input.Get("command")
+	if !cmd.Exists() {
+		cmd = input.Get("cmd")
+	}
+	c := cmd.String()
+	if cmd.IsArray() {
+		var words []string
+		cmd.ForEach(func(_, v gjson.Result) bool { words = append(words, v.String()); return true })
+		c = strings.Join(words, " ")
+	}
+	if len(c) > 500 {
+		c = oneLine(c, 500)
+	}
+	if c != "" {
+		parts = append(parts, c)
+	}
+	if input.Type == gjson.String {
+		for _, m := range patchFile.FindAllStringSubmatch(input.Str, -1) {
+			parts = append(parts, strings.TrimSpace(m[1]))
+		}
+	}
+	if patch := input.Get("input"); patch.Type == gjson.String {
+		for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
+			parts = append(parts, strings.TrimSpace(m[1]))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+var fieldCases = []string{
+	`{"file_path":"/home/example/a.go","content":"x\ny","path":"p"}`,
+	`{"url":"u","workdir":"w","pattern":"*.go","notebook_path":"n.ipynb","path":"","file_path":"f"}`,
+	`{"command":"go test ./...","cmd":"ignored"}`,
+	`{"cmd":["bash","-lc","ls -la"]}`,
+	`{"command":null,"cmd":"not used: command exists"}`,
+	`{"command":["a",1,true]}`,
+	`{"file_path":"first","file_path":"second"}`,
+	`{"file\u005fpath":"escaped name","path":"p"}`,
+	`{"input":"*** Begin Patch\n*** Update File: a/b.go\n@@\n*** Add File: c.go\n"}`,
+	`"*** Begin Patch\n*** Update File: s.go\n"`,
+	`{"command":"` + strings.Repeat("long ", 200) + `"}`,
+	`{"file_path":"trunc`,
+	`{"file_path":"x",}`,
+	`{"file_path":7,"path":{"nested":"p"},"command":{"a":1}}`,
+	`[1,2]`,
+	`{}`,
+	``,
+	`{ "file_path" : "spaced" , "command" : "ls" }`,
+}
+
+func TestToolTextSinglePassIsGets(t *testing.T) {
+	for _, c := range fieldCases {
+		in := gjson.Parse(c)
+		if got, want := toolText("Tool", in), toolTextGets("Tool", in); got != want {
+			t.Errorf("toolText(%s) = %q, per-member lookups give %q", c, got, want)
+		}
+	}
+}
+
+func TestBlockFieldsAreGets(t *testing.T) {
+	blocks := []string{
+		`{"type":"text","text":"hello\nworld \u00e9"}`,
+		`{"text":"before type","type":"text"}`,
+		`{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/home/example/x","content":"` + strings.Repeat("y", 3000) + `"}}`,
+		`{"type":"thinking","thinking":"hmm","signature":"s"}`,
+		`{"type":"text","type":"tool_use","text":"dup type"}`,
+		`{"t\u0079pe":"text","text":"escaped name"}`,
+		`{"type":"tool_use","name":"Bash","input":"not an object"}`,
+		`{"type":"text"}`,
+		`{"type":"text","text":7}`,
+		`"a string block"`,
+		`{"type":"text","text":"broken`,
+	}
+	for _, c := range blocks {
+		b := gjson.Parse(c)
+		var f blockFields
+		f.read(b)
+		typ := b.Get("type").String()
+		if f.typ != typ {
+			t.Errorf("%s: type %q, want %q", c, f.typ, typ)
+		}
+		switch typ {
+		case "text":
+			if want := b.Get("text").String(); f.text != want {
+				t.Errorf("%s: text %q, want %q", c, f.text, want)
+			}
+		case "tool_use":
+			if want := b.Get("name").String(); f.name != want {
+				t.Errorf("%s: name %q, want %q", c, f.name, want)
+			}
+			if got, want := toolText(f.name, f.input), toolTextGets(b.Get("name").String(), b.Get("input")); got != want {
+				t.Errorf("%s: tool text %q, want %q", c, got, want)
+			}
+		}
+	}
+}

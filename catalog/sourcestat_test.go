@@ -1,0 +1,44 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A Claude Code listing carries each transcript's size and mtime, so the
+// search index need not stat it again: from a fresh read, from a cached
+// summary (stat-ed) and from a trusted directory (not stat-ed: the size
+// and mtime the cache recorded).
+func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
+	old := time.Now().Add(-72 * time.Hour).UTC()
+	dir, proj, ids := dirSkipHome(t, old)
+	for _, id := range ids {
+		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
+	}
+	setMTime(t, proj, old)
+	cachePath := filepath.Join(t.TempDir(), "c.gob")
+	now := time.Now()
+	r := &ClaudeReader{Dir: dir, Now: func() time.Time { return now }}
+	for _, pass := range []string{"fresh read", "trusted directory"} {
+		got := listWith(t, r, cachePath)
+		for _, id := range ids {
+			fi, err := os.Stat(filepath.Join(proj, id+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := got[id]; s.SourceSize != fi.Size() || s.SourceMTime != fi.ModTime().UnixNano() {
+				t.Errorf("%s: %s listed with %d bytes at %d, file has %d at %d", pass, id, s.SourceSize, s.SourceMTime, fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+	}
+	// A cached summary of an untrusted directory (its mtime changed).
+	setMTime(t, proj, old.Add(time.Second))
+	now = time.Now().Add(3 * time.Second)
+	got := listWith(t, r, cachePath)
+	fi, _ := os.Stat(filepath.Join(proj, ids[0]+".jsonl"))
+	if s := got[ids[0]]; s.SourceSize != fi.Size() || s.SourceMTime != fi.ModTime().UnixNano() {
+		t.Errorf("cached: listed with %d at %d, file has %d at %d", s.SourceSize, s.SourceMTime, fi.Size(), fi.ModTime().UnixNano())
+	}
+}
