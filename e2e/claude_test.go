@@ -596,6 +596,18 @@ func testClaudeMissing(t *testing.T, c claudeCLI) {
 	}
 	// Observed: 2.0.77 leaves an empty transcript under a fresh id behind
 	// (catalogs must cope with 0-byte sessions); 2.1.332 writes nothing.
+	// Also observed, once in many runs (2026-12-01, load ~3): 2.0.77
+	// answered the prompt in that fresh session before it reported the
+	// missing id, still exiting 1 with the same message — a race inside
+	// the CLI. The wrapper's fallback then asks once more; -p output of
+	// the failed attempt goes to the log (issue 14 item 2).
+	if c.version == "2.0.77" && strings.TrimSpace(res.Stdout) != "" {
+		t.Logf("claude 2.0.77 answered in a fresh session before reporting the missing id (the CLI's race): stdout %q", res.Stdout)
+		if left := env.ClaudeTranscripts(); len(left) != 1 {
+			t.Errorf("claude 2.0.77 (raced): a failed resume left transcripts %v, want 1", left)
+		}
+		return
+	}
 	left := env.ClaudeTranscripts()
 	wantLeft := wantEmptyLeftovers(c.version, 1)
 	if len(left) != wantLeft {
