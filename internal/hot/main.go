@@ -53,7 +53,13 @@ func Main(version string, args []string) int {
 		}
 	case "prompt":
 		if f, ok := parsePromptFlags(rest); ok {
-			return report(d, Prompt(d, f))
+			exit := os.Exit
+			if d.Exit != nil {
+				exit = d.Exit
+			}
+			// A process of its own: the prompt is computed on this
+			// goroutine and a watchdog ends the process at --timeout.
+			return report(d, prompt(d, f, func() { exit(0) }))
 		}
 	case "complete":
 		if shell, words, ok := parseCompleteArgs(rest); ok {
