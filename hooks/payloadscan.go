@@ -53,12 +53,16 @@ func (s *payloadScanner) feed(b []byte) {
 			continue
 		}
 		if s.inStr {
-			if s.skipping && !s.esc {
-				// Jump to the next quote or backslash of a dropped value.
-				j := bytes.IndexAny(b[i:], `"\`)
+			if !s.esc {
+				// Take the run up to the next quote or backslash in
+				// one step (IndexByte is vectorised; a 20 MiB value is
+				// mostly such a run).
+				j := stringRun(b[i:])
 				if j < 0 {
+					s.keepRun(b[i:])
 					return
 				}
+				s.keepRun(b[i : i+j])
 				i += j
 				c = b[i]
 			}
@@ -95,6 +99,32 @@ func (s *payloadScanner) feed(b []byte) {
 	}
 }
 
+// stringRun is the index of the first quote or backslash in b, -1 if none.
+func stringRun(b []byte) int {
+	q := bytes.IndexByte(b, '"')
+	end := q
+	if q < 0 {
+		end = len(b)
+	}
+	if bs := bytes.IndexByte(b[:end], '\\'); bs >= 0 {
+		return bs
+	}
+	return q
+}
+
+// keepRun keeps a run of string bytes as keep would, byte by byte.
+func (s *payloadScanner) keepRun(run []byte) {
+	if s.skipping || len(run) == 0 {
+		return
+	}
+	if room := s.maxField - len(s.member); len(run) > room {
+		s.member = append(s.member, run[:room]...)
+		s.keep(0) // over maxField: starts skipping
+		return
+	}
+	s.member = append(s.member, run...)
+}
+
 func (s *payloadScanner) keep(c byte) {
 	if s.skipping {
 		return
@@ -102,6 +132,9 @@ func (s *payloadScanner) keep(c byte) {
 	if len(s.member) >= s.maxField {
 		s.skipping, s.member = true, nil
 		s.dropped++
+		// payload rebuilds the object from its members now: the raw
+		// copy would only cost memory and copies.
+		s.rawOver, s.raw = true, nil
 		return
 	}
 	s.member = append(s.member, c)

@@ -155,6 +155,39 @@ func MapIndexMatching(path string, keep func(harness, id string) bool) (entries 
 	return entries, unmap, nil
 }
 
+// mapIndex calls use with the index's text, mapped as MapIndexMatching
+// maps it (read into memory where it cannot be mapped); the text is
+// valid only during the call.
+func mapIndex(path string, use func(text string) error) (err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var data []byte
+	if st.Size() > 0 && st.Size() <= 1<<30 && st.Mode().IsRegular() {
+		data, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	}
+	if data == nil || err != nil {
+		if data, err = os.ReadFile(path); err != nil {
+			return err
+		}
+	} else {
+		defer syscall.Munmap(data)
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("%s: changed while read: %v", path, r)
+			}
+		}()
+	}
+	return use(unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
 func parseIndex(path, text string, keep func(harness, id string) bool) ([]IndexEntry, error) {
 	head, rest, _ := strings.Cut(text, "\n")
 	if head != indexHeader {
@@ -224,17 +257,29 @@ func SessionCandidates(entries []IndexEntry, q SessionQuery) []Candidate {
 		if !strings.HasPrefix(e.ID, q.Prefix) {
 			continue
 		}
-		for r, h := range q.Harnesses {
-			if e.Harness == h {
-				g := 2 * r
-				if e.Root != q.Root {
-					g++
-				}
-				groups[g] = append(groups[g], e)
-				break
-			}
+		if g := q.group(e.Harness, e.Root == q.Root); g >= 0 {
+			groups[g] = append(groups[g], e)
 		}
 	}
+	return q.candidates(groups)
+}
+
+// group is the group an entry of harness goes to (-1: none): two per
+// harness in q's order, the current root's first.
+func (q SessionQuery) group(harness string, inRoot bool) int {
+	for r, h := range q.Harnesses {
+		if harness == h {
+			if inRoot {
+				return 2 * r
+			}
+			return 2*r + 1
+		}
+	}
+	return -1
+}
+
+// candidates formats groups in order, each newest first, up to q.Limit.
+func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
 	var out []Candidate
 	for _, g := range groups {
 		if !sort.SliceIsSorted(g, func(i, j int) bool { return g[i].LastActivity.After(g[j].LastActivity) }) {
@@ -255,6 +300,153 @@ func SessionCandidates(entries []IndexEntry, q SessionQuery) []Candidate {
 		}
 	}
 	return out
+}
+
+// MapSessionCandidates is SessionCandidates over the index at path
+// (mapped, as MapIndexMatching), decoding only what can be offered: each
+// group keeps its first q.Limit entries, and lines past that are only
+// checked to be in order (newest first, as WriteIndex writes them). A TAB
+// with nothing typed then decodes at most a few hundred of the ~10,000
+// lines. An index out of order is read in full, so the result is always
+// SessionCandidates's.
+func MapSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
+	var cands []Candidate
+	full := false
+	err := mapIndex(path, func(text string) error {
+		groups, ok, err := boundedGroups(path, text, q)
+		if err != nil || !ok {
+			full = err == nil
+			return err
+		}
+		cands = q.candidates(groups)
+		// The values point into the mapping, which goes on return.
+		for i := range cands {
+			cands[i].Value = strings.Clone(cands[i].Value)
+		}
+		return nil
+	})
+	if err != nil || !full {
+		return cands, err
+	}
+	entries, unmap, err := MapIndexMatching(path, func(harness, id string) bool {
+		return strings.HasPrefix(id, q.Prefix) && slices.Contains(q.Harnesses, harness)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer unmap()
+	cands = SessionCandidates(entries, q)
+	for i := range cands {
+		cands[i].Value = strings.Clone(cands[i].Value)
+	}
+	return cands, nil
+}
+
+// boundedGroups groups the index's matching lines for q, decoding at most
+// q.Limit per group; ok is false when a group that overflowed was out of
+// order (the caller then reads every line). Once every other-directory
+// group is full, only the current root's lines can still be offered: the
+// rest of the text is searched for its root column instead of being
+// split into lines, trusting the order WriteIndex wrote (the lines read
+// line by line are still checked).
+func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, ok bool, err error) {
+	head, rest, _ := strings.Cut(text, "\n")
+	if head != indexHeader {
+		return nil, false, fmt.Errorf("%s: not a tether completion index", path)
+	}
+	b := boundedReader{q: q, rawRoot: field(q.Root), groups: make([][]*IndexEntry, 2*len(q.Harnesses))}
+	b.last = make([]int64, len(b.groups))
+	b.overflow = make([]bool, len(b.groups))
+	b.unsorted = make([]bool, len(b.groups))
+	for len(rest) > 0 && !b.othersFull() {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		b.line(line)
+	}
+	needle := "\t" + b.rawRoot + "\t"
+	for len(rest) > 0 && !b.rootsFull() {
+		i := strings.Index(rest, needle)
+		if i < 0 {
+			break
+		}
+		start := strings.LastIndexByte(rest[:i], '\n') + 1
+		line, after, _ := strings.Cut(rest[start:], "\n")
+		b.line(line)
+		rest = after
+	}
+	for g := range b.groups {
+		if b.overflow[g] && b.unsorted[g] {
+			return nil, false, nil
+		}
+	}
+	return b.groups, true, nil
+}
+
+// boundedReader is boundedGroups's state.
+type boundedReader struct {
+	q                  SessionQuery
+	rawRoot            string
+	groups             [][]*IndexEntry
+	last               []int64
+	overflow, unsorted []bool
+}
+
+// othersFull: every harness's other-directory group has q.Limit entries.
+func (b *boundedReader) othersFull() bool {
+	for g := 1; g < len(b.groups); g += 2 {
+		if b.q.Limit == 0 || len(b.groups[g]) < b.q.Limit {
+			return false
+		}
+	}
+	return true
+}
+
+// rootsFull: every harness's current-root group has q.Limit entries.
+func (b *boundedReader) rootsFull() bool {
+	for g := 0; g < len(b.groups); g += 2 {
+		if b.q.Limit == 0 || len(b.groups[g]) < b.q.Limit {
+			return false
+		}
+	}
+	return true
+}
+
+// line adds one index line to its group, decoded, while the group has
+// room.
+func (b *boundedReader) line(line string) {
+	var f [4]string
+	cut := true
+	for i := 0; i < 4 && cut; i++ {
+		f[i], line, cut = strings.Cut(line, "\t")
+	}
+	if !cut || f[0] == "" || f[1] == "" {
+		return
+	}
+	harness, id := unfield(f[0]), unfield(f[1])
+	if !strings.HasPrefix(id, b.q.Prefix) || !slices.Contains(b.q.Harnesses, harness) {
+		return
+	}
+	sec, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return
+	}
+	inRoot := f[3] == b.rawRoot || (strings.IndexByte(f[3], '\\') >= 0 && unfield(f[3]) == b.q.Root)
+	g := b.q.group(harness, inRoot)
+	if len(b.groups[g]) > 0 && sec > b.last[g] {
+		b.unsorted[g] = true
+	}
+	b.last[g] = sec
+	if b.q.Limit > 0 && len(b.groups[g]) >= b.q.Limit {
+		b.overflow[g] = true
+		return
+	}
+	root := f[3]
+	if inRoot {
+		root = b.q.Root
+	} else {
+		root = unfield(root)
+	}
+	b.groups[g] = append(b.groups[g], &IndexEntry{Harness: harness, ID: id, LastActivity: time.Unix(sec, 0), Root: root, Title: unfield(line)})
 }
 
 // RelTime says how long ago t was, briefly.

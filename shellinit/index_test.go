@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,3 +52,62 @@ func TestMapIndexMatchingAgrees(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// MapSessionCandidates decodes at most Limit entries per group, yet offers
+// exactly what SessionCandidates over the whole index offers for an index
+// as WriteIndex writes it (newest first), with and without a prefix, a
+// cap, the current root, one or two harnesses. Lines out of order (a
+// hand-edited index) are sorted as SessionCandidates sorts them when
+// nothing caps the groups; past a cap only WriteIndex's order is trusted.
+func TestMapSessionCandidatesAgrees(t *testing.T) {
+	dir := t.TempDir()
+	sorted := filepath.Join(dir, IndexFile)
+	now := time.Unix(1764500000, 0)
+	var entries []IndexEntry
+	for i := range 400 {
+		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex", "claude-code"}[i%3], ID: strings.Repeat(string(rune('a'+i%7)), 8) + "-" + time.Duration(i).String(),
+			LastActivity: now.Add(-time.Duration(i*i%97) * time.Minute), Root: "/home/example/src/p\t" + string(rune('0'+i%4)), Title: "fix\nthe \\ bug " + strings.Repeat("é", i%5)})
+	}
+	if err := WriteIndex(sorted, entries); err != nil {
+		t.Fatal(err)
+	}
+	// The same lines in the order given (not newest first).
+	unsorted := filepath.Join(dir, "unsorted.tsv")
+	text := indexHeader + "\n"
+	for _, e := range entries {
+		text += field(e.Harness) + "\t" + field(e.ID) + "\t" + strconv.FormatInt(e.LastActivity.Unix(), 10) + "\t" + field(e.Root) + "\t" + field(e.Title) + "\n"
+	}
+	text += "bad line\ncodex\tzz\tnot-a-time\t/r\tt\n"
+	os.WriteFile(unsorted, []byte(text), 0o600)
+	for _, path := range []string{sorted, unsorted} {
+		all, err := ReadIndex(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []SessionQuery{
+			{Harnesses: []string{"claude-code"}, Root: "/home/example/src/p\t1", Now: now, Limit: 20},
+			{Harnesses: []string{"claude-code"}, Root: "/home/example/src/p\t1", Now: now, Limit: 500},
+			{Harnesses: []string{"codex"}, Root: "/elsewhere", Now: now, Limit: 7},
+			{Harnesses: []string{"claude-code", "codex"}, Root: "/home/example/src/p\t2", Prefix: "bb", Now: now, Limit: 30},
+			{Harnesses: []string{"codex", "claude-code"}, Root: "/home/example/src/p\t3", Now: now},
+			{Harnesses: []string{"codex"}, Prefix: "zzz", Now: now, Limit: 5},
+		} {
+			if path == unsorted {
+				q.Limit = 0
+			}
+			want := SessionCandidates(all, q)
+			got, err := MapSessionCandidates(path, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %+v: %d candidates, want %d (%v / %v)", filepath.Base(path), q, len(got), len(want), head(got), head(want))
+			}
+		}
+	}
+	if _, err := MapSessionCandidates(filepath.Join(dir, "missing.tsv"), SessionQuery{}); !os.IsNotExist(err) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func head(c []Candidate) []Candidate { return c[:min(len(c), 3)] }

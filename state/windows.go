@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/atomicfile"
 )
 
@@ -34,17 +33,52 @@ func (f WindowFile) Window(model string) int64 { return f.load()[model] }
 // Cached is the file as a WindowMemory read at most once, on first use:
 // the catalog asks for thousands of sessions, and a hook that needs no
 // window (a tool event) never reads it.
-func (f WindowFile) Cached() agent.WindowMemory { return &cachedWindows{file: f} }
+func (f WindowFile) Cached() *CachedWindows { return &CachedWindows{file: f} }
 
-type cachedWindows struct {
-	once sync.Once
+// CachedWindows is WindowFile read once (see Cached).
+type CachedWindows struct {
+	mu   sync.Mutex
 	file WindowFile
 	m    map[string]int64
 }
 
-func (c *cachedWindows) Window(model string) int64 {
-	c.once.Do(func() { c.m = c.file.load() })
-	return c.m[model]
+func (c *CachedWindows) loaded() map[string]int64 {
+	if c.m == nil {
+		c.m = c.file.load()
+	}
+	return c.m
+}
+
+// Window implements WindowMemory.
+func (c *CachedWindows) Window(model string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.loaded()[model]
+}
+
+// Remember is WindowFile.Remember on the cached read: the statusLine
+// remembers the window it was given, then looks windows up, and reads the
+// file once for both.
+func (c *CachedWindows) Remember(model string, window int64) error {
+	if c.file.Path == "" || model == "" || window <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.loaded()
+	if m[model] == window {
+		return nil
+	}
+	next := make(map[string]int64, len(m)+1)
+	for k, v := range m {
+		next[k] = v
+	}
+	next[model] = window
+	if err := c.file.save(next); err != nil {
+		return err
+	}
+	c.m = next
+	return nil
 }
 
 // Remember stores the window reported for model. It writes only when the
@@ -58,6 +92,10 @@ func (f WindowFile) Remember(model string, window int64) error {
 		return nil
 	}
 	m[model] = window
+	return f.save(m)
+}
+
+func (f WindowFile) save(m map[string]int64) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err

@@ -1,7 +1,9 @@
 package state
 
 import (
+	"os"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/agent"
 )
@@ -24,5 +26,36 @@ func TestWindowFileRemembersPerModel(t *testing.T) {
 	// claude-opus-5-1 has no observed window: the default, not 1M.
 	if got, src := (agent.Windows{}).For("claude-opus-5-1", 0, 0); got != agent.DefaultWindow || src != agent.SourceDefault || agent.Known(src) {
 		t.Errorf("claude-opus-5-1: %d %s", got, src)
+	}
+}
+
+// The cached memory remembers through the same read: a new window is
+// written to the file and seen by the next lookup, an unchanged one
+// leaves the file alone.
+func TestCachedWindowsRemember(t *testing.T) {
+	f := WindowFile{Path: t.TempDir() + "/state/windows.json"}
+	if err := f.Remember("claude-opus-5-1", 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	c := f.Cached()
+	if err := c.Remember("claude-sonnet-5", 200_000); err != nil {
+		t.Fatal(err)
+	}
+	if c.Window("claude-sonnet-5") != 200_000 || c.Window("claude-opus-5-1") != 1_000_000 {
+		t.Errorf("cached lookups: %d %d", c.Window("claude-sonnet-5"), c.Window("claude-opus-5-1"))
+	}
+	if f.Window("claude-sonnet-5") != 200_000 || f.Window("claude-opus-5-1") != 1_000_000 {
+		t.Errorf("file: %d %d", f.Window("claude-sonnet-5"), f.Window("claude-opus-5-1"))
+	}
+	st, _ := os.Stat(f.Path)
+	os.Chtimes(f.Path, st.ModTime().Add(-time.Hour), st.ModTime().Add(-time.Hour))
+	if err := f.Cached().Remember("claude-sonnet-5", 200_000); err != nil {
+		t.Fatal(err)
+	}
+	if st2, _ := os.Stat(f.Path); !st2.ModTime().Equal(st.ModTime().Add(-time.Hour)) {
+		t.Error("an unchanged window rewrote the file")
+	}
+	if err := (WindowFile{}).Cached().Remember("m", 1); err != nil {
+		t.Errorf("no path: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,7 +22,17 @@ func TestExecExitStatus(t *testing.T) {
 	}
 }
 
+// Exec and ExecExiting (which leaves the handlers installed when it
+// returns) forward the signals sent to the wrapper, run after run.
 func TestExecForwardsSignals(t *testing.T) {
+	// ExecExiting leaves them caught: give them back to the test binary.
+	t.Cleanup(func() { signal.Reset(forwarded...) })
+	for _, exec := range []ExecFunc{Exec, ExecExiting, ExecExiting, Exec} {
+		testForwardsSignals(t, exec)
+	}
+}
+
+func testForwardsSignals(t *testing.T, exec ExecFunc) {
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready")
 	script := `trap 'exit 42' TERM; trap 'exit 43' HUP; : > "$1"; while :; do sleep 0.01; done`
@@ -29,7 +40,7 @@ func TestExecForwardsSignals(t *testing.T) {
 		os.Remove(ready)
 		done := make(chan int)
 		go func() {
-			code, _ := Exec(Child{Path: "/bin/sh", Args: []string{"-c", script, "sh", ready}})
+			code, _ := exec(Child{Path: "/bin/sh", Args: []string{"-c", script, "sh", ready}})
 			done <- code
 		}()
 		deadline := time.Now().Add(5 * time.Second)

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -170,22 +171,69 @@ func (w *appendWriter) write(p []byte) error {
 	if w.path == "" {
 		return nil
 	}
-	w.maybeRotate(int64(len(p)))
-	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	fd, err := openAppend(w.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if mkErr := os.MkdirAll(filepath.Dir(w.path), 0o700); mkErr != nil {
 			return mkErr
 		}
-		f, err = os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		fd, err = openAppend(w.path)
 	}
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(p)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	// The size from the descriptor, not a second stat of the path.
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) == nil && st.Size+int64(len(p)) > w.maxSize {
+		syscall.Close(fd)
+		w.maybeRotate(int64(len(p)))
+		if fd, err = openAppend(w.path); err != nil {
+			return err
+		}
 	}
-	return err
+	err = writeAll(fd, p)
+	if cerr := syscall.Close(fd); err == nil && cerr != nil {
+		err = &os.PathError{Op: "close", Path: w.path, Err: cerr}
+	}
+	if err != nil {
+		return &os.PathError{Op: "write", Path: w.path, Err: err}
+	}
+	return nil
+}
+
+// openAppend opens path for appending with open(2) itself: an *os.File
+// would register the descriptor with the runtime's poller, which on a
+// hook's first record creates the epoll instance and its eventfd — four
+// system calls and more for a file the poller cannot wait on anyway.
+func openAppend(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// writeAll writes p with one write(2), the record's atomic append, going
+// on only after a short write.
+func writeAll(fd int, p []byte) error {
+	for len(p) > 0 {
+		n, err := syscall.Write(fd, p)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrShortWrite
+		}
+		p = p[n:]
+	}
+	return nil
 }
 
 // maybeRotate moves the log to <path>.1 when the next record would take it

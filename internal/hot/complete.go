@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -107,23 +106,13 @@ func sessionCandidates(opts CompleteOptions, harnesses []string, prefix string) 
 	if statErr != nil {
 		return nil
 	}
-	// Only the ids that can be offered are decoded: a TAB after a few
-	// characters of an id skips nearly the whole index, which is mapped,
-	// not copied.
-	entries, unmap, err := shellinit.MapIndexMatching(opts.IndexPath, func(harness, id string) bool {
-		return strings.HasPrefix(id, prefix) && slices.Contains(harnesses, harness)
+	// Only the entries that can be offered are decoded: the mapped index
+	// is filtered by id prefix and at most completeLimit per group.
+	cands, err := shellinit.MapSessionCandidates(opts.IndexPath, shellinit.SessionQuery{
+		Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit,
 	})
 	if err != nil {
 		return nil
-	}
-	defer unmap()
-	cands := shellinit.SessionCandidates(entries, shellinit.SessionQuery{
-		Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit,
-	})
-	// The descriptions are new strings; the values still point into the
-	// mapping, which goes when this returns.
-	for i := range cands {
-		cands[i].Value = strings.Clone(cands[i].Value)
 	}
 	return cands
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/wrap"
 )
 
 // Name is the hot binary's file name; it lives next to tether.
@@ -53,7 +54,13 @@ func Main(version string, args []string) int {
 		}
 	case "prompt":
 		if f, ok := parsePromptFlags(rest); ok {
-			return report(d, Prompt(d, f))
+			exit := os.Exit
+			if d.Exit != nil {
+				exit = d.Exit
+			}
+			// A process of its own: the prompt is computed on this
+			// goroutine and a watchdog ends the process at --timeout.
+			return report(d, prompt(d, f, func() { exit(0) }))
 		}
 	case "complete":
 		if shell, words, ok := parseCompleteArgs(rest); ok {
@@ -78,7 +85,9 @@ func Main(version string, args []string) int {
 			// the full tether's to report.
 			break
 		}
-		err = RunWrap(d, opts, nil, nil)
+		// The process ends with the child: its signal handlers need
+		// no reset (wrap.ExecExiting).
+		err = RunWrap(d, opts, wrap.ExecExiting, nil)
 		if errors.Is(err, archive.ErrNoCodec) {
 			// The session is a compressed archive copy, which only
 			// tether decodes; nothing was started or written yet.

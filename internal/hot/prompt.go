@@ -3,6 +3,7 @@ package hot
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/tether-dev/tether/identity"
@@ -30,6 +31,13 @@ type PromptOptions struct {
 	Color   bool
 	Timeout time.Duration
 	Now     func() time.Time
+	// GiveUp, when set, ends the process (status 0, nothing printed) once
+	// Timeout passed: the answer is then computed on the calling
+	// goroutine, which a process of its own (tether-hot) can afford.
+	// Without it the answer is computed on another goroutine that is
+	// abandoned at the timeout, costing a thread wake-up and a fresh
+	// stack on every prompt.
+	GiveUp func()
 }
 
 // PromptFlags are the command line of `tether prompt`.
@@ -45,7 +53,10 @@ func DefaultPromptFlags() PromptFlags {
 
 // Prompt is `tether prompt`: it checks the flags (usage errors exit 2) and
 // prints the segment.
-func Prompt(d Deps, f PromptFlags) error {
+func Prompt(d Deps, f PromptFlags) error { return prompt(d, f, nil) }
+
+// prompt is Prompt with PromptOptions.GiveUp.
+func prompt(d Deps, f PromptFlags, giveUp func()) error {
 	switch f.Shell {
 	case "bash", "zsh", "fish", "plain":
 	default:
@@ -72,7 +83,7 @@ func Prompt(d Deps, f PromptFlags) error {
 	return RunPrompt(PromptOptions{
 		Out: d.IO.Out, Root: d.Root(), StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir,
 		Prompt: cfg.Prompt, Format: f.Format, Shell: f.Shell, StampID: f.StampID,
-		Color: color, Timeout: f.Timeout, Now: d.Now,
+		Color: color, Timeout: f.Timeout, Now: d.Now, GiveUp: giveUp,
 	})
 }
 
@@ -80,16 +91,32 @@ func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
 
 // RunPrompt never fails: the prompt shows nothing rather than an error.
 func RunPrompt(opts PromptOptions) error {
-	type answer struct{ seg, state, stamp string }
-	done := make(chan answer, 1)
-	go func() { done <- promptAnswer(opts) }()
+	type answer = struct{ seg, state, stamp string }
 	var ans answer
-	select {
-	case ans = <-done:
-	case <-time.After(opts.Timeout):
-		// Print nothing: a script from tether init then asks again at
-		// the next prompt.
-		return nil
+	if opts.GiveUp != nil {
+		// 0 computing, 1 printing, 2 given up: the watchdog ends the
+		// process only before anything is printed.
+		var phase atomic.Int32
+		watchdog := time.AfterFunc(opts.Timeout, func() {
+			if phase.CompareAndSwap(0, 2) {
+				opts.GiveUp()
+			}
+		})
+		defer watchdog.Stop()
+		ans = promptAnswer(opts)
+		if !phase.CompareAndSwap(0, 1) {
+			return nil
+		}
+	} else {
+		done := make(chan answer, 1)
+		go func() { done <- promptAnswer(opts) }()
+		select {
+		case ans = <-done:
+		case <-time.After(opts.Timeout):
+			// Print nothing: a script from tether init then asks again
+			// at the next prompt.
+			return nil
+		}
 	}
 	if opts.Shell == "plain" {
 		if ans.seg != "" {

@@ -42,10 +42,16 @@ func PromptThresholds(p config.Prompt) gauge.Thresholds {
 func Statusline(ctx context.Context, d Deps) error {
 	// An unreadable config still draws a line, with the defaults.
 	cfg, _ := d.Config()
+	windows := d.Windows()
+	remember := state.WindowFile{Path: d.Loc.WindowsFile()}.Remember
+	if c, ok := windows.Remembered.(*state.CachedWindows); ok {
+		// The same read for remembering and looking up.
+		remember = c.Remember
+	}
 	return RunStatusline(ctx, StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
 		Chain:        chainCommand(cfg.StatusLine, d.Loc.StateDir, d.Loc.ClaudeDir, d.Getenv),
 		ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
-		Windows:      d.Windows(), Remember: state.WindowFile{Path: d.Loc.WindowsFile()}.Remember})
+		Windows:      windows, Remember: remember})
 }
 
 // RunStatusline never fails: a statusLine that errors shows nothing
