@@ -61,8 +61,13 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style t
 		ab = catalog.Abbrev(ss)
 	}
 	rows := make([][]string, 0, len(ss))
-	for _, s := range ss {
-		r := sessionRow(s, now, ab)
+	// One backing array for every row's cells: 10,000 rows are 10,000
+	// fewer allocations (a row that gets a summary cell is copied by
+	// Insert, its capacity being exact).
+	cells := make([]string, len(ss)*len(sessionHeader))
+	for i, s := range ss {
+		r := cells[i*len(sessionHeader) : (i+1)*len(sessionHeader) : (i+1)*len(sessionHeader)]
+		sessionRowInto(r, s, now, ab)
 		if withSummary {
 			// The summary goes before the title, which takes what is left.
 			r = slices.Insert(r, len(r)-1, summaryCell(s.Summary))
@@ -125,7 +130,8 @@ func dropColumn(header []string, rows [][]string, c int) ([]string, [][]string) 
 	return slices.Delete(header, c, c+1), rows
 }
 
-func sessionRow(s catalog.Session, now time.Time, ab *identity.Abbreviator) []string {
+// sessionRowInto fills r (len(sessionHeader) cells) with s's row.
+func sessionRowInto(r []string, s catalog.Session, now time.Time, ab *identity.Abbreviator) {
 	human := "-"
 	if s.LastHumanActivity != nil {
 		human = relTime(now, *s.LastHumanActivity)
@@ -147,8 +153,9 @@ func sessionRow(s catalog.Session, now time.Time, ab *identity.Abbreviator) []st
 		msgs = strconv.Itoa(*s.Messages)
 	}
 	// Cells come from transcripts and directory names: cell() escapes them.
-	return []string{s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24), cell(s.GitBranch, 24),
-		human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, msgs, cell(s.Title, 1<<10)}
+	r[0], r[1], r[2], r[3] = s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24), cell(s.GitBranch, 24)
+	r[4], r[5], r[6], r[7] = human, relTime(now, s.LastActivity), state, cell(tmux, 16)
+	r[8], r[9], r[10] = ctxs, msgs, cell(s.Title, 1<<10)
 }
 
 // unknownCount is the MSGS cell of a session whose message count the list
