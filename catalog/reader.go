@@ -67,6 +67,7 @@ func (c *Catalog) List(ctx context.Context, opts ListOptions) ([]Session, []Diag
 		mu    sync.Mutex
 		wg    sync.WaitGroup
 	)
+	c.shareRoots()
 	for _, r := range c.Readers {
 		wg.Add(1)
 		go func() {
@@ -90,6 +91,26 @@ func (c *Catalog) List(ctx context.Context, opts ListOptions) ([]Session, []Diag
 	SortNewest(all)
 	sort.Slice(diags, func(i, j int) bool { return diags[i].Path < diags[j].Path })
 	return all, diags, errors.Join(errs...)
+}
+
+// shareRoots gives the readers (the archive's too) one rootMemo for this
+// listing: the agents often worked in the same directories.
+func (c *Catalog) shareRoots() {
+	m := &rootMemo{}
+	readers := slices.Clone(c.Readers)
+	if c.Archive != nil {
+		for _, src := range c.Archive.Sources {
+			readers = append(readers, src.Reader)
+		}
+	}
+	for _, r := range readers {
+		switch r := r.(type) {
+		case *ClaudeReader:
+			r.roots.shared = m
+		case *CodexReader:
+			r.roots.shared = m
+		}
+	}
 }
 
 // Get fully reads s with its harness's reader.
