@@ -459,7 +459,19 @@ func relTime(now, t time.Time) string {
 	case d < 60*24*time.Hour:
 		return strconv.Itoa(int(d.Hours()/24)) + "d"
 	}
-	return t.Local().Format("2006-01-02")
+	return isoDate(t.Local())
+}
+
+// isoDate is t.Format("2006-01-02") without the layout parser: a list of
+// 10,000 old sessions formats 10,000 dates (~7 ms through Format).
+func isoDate(t time.Time) string {
+	y, m, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.Format("2006-01-02")
+	}
+	b := []byte{byte('0' + y/1000), byte('0' + y/100%10), byte('0' + y/10%10), byte('0' + y%10), '-',
+		byte('0' + int(m)/10), byte('0' + int(m)%10), '-', byte('0' + d/10), byte('0' + d%10)}
+	return string(b)
 }
 
 // ---- id resolution shared by show and resume

@@ -100,3 +100,22 @@ func TestSessionTableContextRule(t *testing.T) {
 		t.Errorf("context column:\n%s", b.String())
 	}
 }
+
+// isoDate is the date Format would print, for any year Format prints in
+// four digits, and relTime uses it past 60 days.
+func TestISODateMatchesFormat(t *testing.T) {
+	for _, s := range []string{"0001-01-01T00:00:00Z", "0999-12-31T23:59:59Z", "1970-01-01T00:00:00Z", "2026-02-09T10:00:00Z", "2026-11-30T23:59:59Z", "9999-12-31T23:59:59Z"} {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := isoDate(tm), tm.Format("2006-01-02"); got != want {
+			t.Errorf("isoDate(%s) = %q, want %q", s, got, want)
+		}
+	}
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.Local)
+	old := now.AddDate(0, -3, -2)
+	if got, want := relTime(now, old), old.Format("2006-01-02"); got != want {
+		t.Errorf("relTime = %q, want %q", got, want)
+	}
+}
