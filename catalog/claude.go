@@ -192,7 +192,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		old, hadOld := r.Cache.Dir(d.path)
 		r.Cache.StoreDir(d.path, keepHotRecord(d.rec, old, hadOld && !d.trusted, now.UnixNano()))
 	}
-	out := make([]Session, 0, len(paths))
+	out := make([]Session, 0, joinRoom(len(paths)))
 	for i, path := range paths {
 		sum, err := results[i].sum, results[i].err
 		switch {
