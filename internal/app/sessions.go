@@ -269,28 +269,8 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if err != nil && len(all) == 0 {
 		return err
 	}
-	if opts.Listed != nil && err == nil {
-		opts.Listed(all)
-	}
 	markStale(all, opts.Marks)
-	var repos repoMemo
-	// Session is a large struct: growing the slice by appends copied it
-	// ~15 times over at 10,000 sessions.
-	out := make([]catalog.Session, 0, len(all))
-	for _, s := range all {
-		switch {
-		case opts.Since > 0 && s.LastActivity.Before(opts.Now().Add(-opts.Since)):
-		case opts.Cwd != "" && s.IdentityRoot != opts.Cwd:
-		case opts.State == stateStale && s.Stale == nil:
-		case opts.State != "" && opts.State != stateStale && s.State != opts.State:
-		case opts.Repo != "" && !repos.matches(s, opts.Repo):
-		default:
-			if opts.NoContent {
-				s.StripContent()
-			}
-			out = append(out, s)
-		}
-	}
+	out := filterSessions(all, opts)
 	if opts.Limit > 0 && len(out) > opts.Limit {
 		out = out[:opts.Limit]
 	}
@@ -299,6 +279,17 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	}
 	if diags == nil {
 		diags = []catalog.Diagnostic{}
+	}
+	if opts.Listed != nil && err == nil {
+		// The completion index is written while the output is (~10 ms at
+		// 10,000 sessions, off the critical path): from here on nothing
+		// writes to the sessions.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			opts.Listed(all)
+		}()
+		defer func() { <-done }()
 	}
 	if opts.JSON {
 		if err != nil {
@@ -324,6 +315,34 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 			len(diags), plural(len(diags), "file", "files"))
 	}
 	return err
+}
+
+// filterSessions returns the sessions of all that opts keep. With no
+// filter that is all itself: copying 10,000 Sessions (480 bytes each)
+// cost ~5 ms.
+func filterSessions(all []catalog.Session, opts sessionsListOptions) []catalog.Session {
+	if opts.Since <= 0 && opts.Cwd == "" && opts.State == "" && opts.Repo == "" && !opts.NoContent {
+		return all
+	}
+	var repos repoMemo
+	// Session is a large struct: growing the slice by appends copied it
+	// ~15 times over at 10,000 sessions.
+	out := make([]catalog.Session, 0, len(all))
+	for _, s := range all {
+		switch {
+		case opts.Since > 0 && s.LastActivity.Before(opts.Now().Add(-opts.Since)):
+		case opts.Cwd != "" && s.IdentityRoot != opts.Cwd:
+		case opts.State == stateStale && s.Stale == nil:
+		case opts.State != "" && opts.State != stateStale && s.State != opts.State:
+		case opts.Repo != "" && !repos.matches(s, opts.Repo):
+		default:
+			if opts.NoContent {
+				s.StripContent()
+			}
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // countsHint tells a terminal once per list how unknown message counts
