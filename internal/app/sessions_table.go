@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -60,20 +62,7 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style t
 	if ab == nil {
 		ab = catalog.Abbrev(ss)
 	}
-	rows := make([][]string, 0, len(ss))
-	// One backing array for every row's cells: 10,000 rows are 10,000
-	// fewer allocations (a row that gets a summary cell is copied by
-	// Insert, its capacity being exact).
-	cells := make([]string, len(ss)*len(sessionHeader))
-	for i, s := range ss {
-		r := cells[i*len(sessionHeader) : (i+1)*len(sessionHeader) : (i+1)*len(sessionHeader)]
-		sessionRowInto(r, s, now, ab)
-		if withSummary {
-			// The summary goes before the title, which takes what is left.
-			r = slices.Insert(r, len(r)-1, summaryCell(s.Summary))
-		}
-		rows = append(rows, r)
-	}
+	rows := sessionRows(ss, now, ab, withSummary)
 	header := slices.Clone(sessionHeader)
 	if withSummary {
 		header = slices.Insert(header, len(header)-1, "SUMMARY")
@@ -104,6 +93,40 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style t
 	bw := bufio.NewWriterSize(w, 64<<10)
 	tb.Write(bw, rows)
 	bw.Flush()
+}
+
+// sessionRows formats ss's rows, in parallel: each row depends only on
+// its session, and 10,000 rows took ~30 ms on one core.
+func sessionRows(ss []catalog.Session, now time.Time, ab *identity.Abbreviator, withSummary bool) [][]string {
+	rows := make([][]string, len(ss))
+	// One backing array for every row's cells: 10,000 rows are 10,000
+	// fewer allocations (a row that gets a summary cell is copied by
+	// Insert, its capacity being exact).
+	n := len(sessionHeader)
+	cells := make([]string, len(ss)*n)
+	fill := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := cells[i*n : (i+1)*n : (i+1)*n]
+			sessionRowInto(r, ss[i], now, ab)
+			if withSummary {
+				// The summary goes before the title, which takes what is left.
+				r = slices.Insert(r, len(r)-1, summaryCell(ss[i].Summary))
+			}
+			rows[i] = r
+		}
+	}
+	parts := min(runtime.GOMAXPROCS(0), 1+len(ss)/2000)
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fill(len(ss)*p/parts, len(ss)*(p+1)/parts)
+		}()
+	}
+	fill(0, len(ss)/parts)
+	wg.Wait()
+	return rows
 }
 
 // fixedWidth is the cells every column but the last (the title) takes,
