@@ -238,13 +238,23 @@ func (a *App) sessionsListCommand() *cli.Command {
 // the default GOGC=100 and ~60 MiB RSS. GOGC=400 under a 48 MiB soft
 // limit collects a quarter as often and still collects before the heap
 // outgrows the 64 MiB budget (the limit wins when they disagree).
-// A GOGC or GOMEMLIMIT set by the user is left alone.
-func listGC() {
+// A GOGC or GOMEMLIMIT set by the user is left alone. restore puts back
+// what it changed (search, after its listing).
+func listGC() (restore func()) {
+	gc, limit := -1, int64(-1)
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		gc = debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(48 << 20)
+		limit = debug.SetMemoryLimit(48 << 20)
+	}
+	return func() {
+		if gc != -1 {
+			debug.SetGCPercent(gc)
+		}
+		if limit != -1 {
+			debug.SetMemoryLimit(limit)
+		}
 	}
 }
 
