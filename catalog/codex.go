@@ -119,7 +119,7 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		}
 		open = r.Procs.OpenBy(paths)
 	}
-	out := make([]Session, 0, len(keep))
+	out := make([]Session, 0, joinRoom(len(keep)))
 	for _, row := range keep {
 		var (
 			tail codexTail

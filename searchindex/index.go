@@ -130,6 +130,12 @@ func (ix *Index) migrate() error {
 	if err := ix.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
 		return err
 	}
+	if v == schemaVersion {
+		// The schema is in place (the version is set after it): writing
+		// the version again would commit a write on every open, which
+		// changes the file each search and tells lists the index changed.
+		return nil
+	}
 	if v != schemaVersion {
 		for _, q := range []string{`DROP TABLE IF EXISTS files`, `DROP TABLE IF EXISTS docs`} {
 			if _, err := ix.db.Exec(q); err != nil {
@@ -160,7 +166,7 @@ func (ix *Index) Path() string { return ix.path }
 // files are the index's files: the database and its journal (and a WAL's
 // files, should one be left from another journal mode).
 func files(path string) []string {
-	return []string{path, path + "-journal", path + "-wal", path + "-shm"}
+	return []string{path, path + "-journal", path + "-wal", path + "-shm", listedFile(path)}
 }
 
 // Size is the bytes the index at path takes on disk, its journal

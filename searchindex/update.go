@@ -42,6 +42,16 @@ type UpdateStats struct {
 	Summaries int
 	// BytesRead is the transcript bytes read.
 	BytesRead int64
+	// Skipped: the listing was the one the previous update found
+	// nothing to do for, and the index was not written since, so nothing
+	// was compared (every session counts as Unchanged).
+	Skipped bool
+
+	// retitled and retained count sessions whose title or last activity
+	// was rewritten, and entries kept though the listing lacks them: an
+	// update with neither (nor anything above) leaves the index equal to
+	// the listing.
+	retitled, retained int
 }
 
 // row is what the files table knows about one session.
@@ -93,6 +103,11 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 	if opts.Open == nil {
 		opts.Open = catalog.OSOpen
 	}
+	digest, n := listingDigest(sessions, opts)
+	if ix.listedCurrent(digest) {
+		st.Unchanged, st.Skipped = n, true
+		return st, nil
+	}
 	old, err := ix.rows(ctx)
 	if err != nil {
 		return st, err
@@ -110,7 +125,17 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 	if err := ix.read(ctx, wt, jobs, opts, &st); err != nil {
 		return st, err
 	}
-	return st, tx.Commit()
+	stamp := ""
+	if st.nothingChanged() {
+		stamp = fileStamp(ix.path) // under the transaction's lock: see recordListed
+	}
+	if err := tx.Commit(); err != nil {
+		return st, err
+	}
+	if st.nothingChanged() {
+		ix.recordListed(digest, stamp)
+	}
+	return st, nil
 }
 
 func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
@@ -169,6 +194,7 @@ func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, 
 			if err := retitle(ctx, tx, r, s.Title, last); err != nil {
 				return nil, err
 			}
+			st.retitled++
 		}
 		if newSummary {
 			if err := resummarize(ctx, tx, r.id, stamp, text); err != nil {
@@ -190,7 +216,11 @@ func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, 
 		}
 	}
 	for key, r := range old {
-		if seen[key] || opts.Retain != nil && opts.Retain(key) {
+		if seen[key] {
+			continue
+		}
+		if opts.Retain != nil && opts.Retain(key) {
+			st.retained++
 			continue
 		}
 		if err := remove(ctx, tx, r.id); err != nil {

@@ -120,7 +120,13 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("search: %w", err))
 	}
+	// The listing collects as a list does; the index update after it
+	// may read every transcript (the first build holds ~300 MiB), which
+	// the list's 48 MiB soft limit would turn into back-to-back
+	// collections: the defaults come back before it.
+	restoreGC := listGC()
 	all, _, listErr := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
+	restoreGC()
 	if listErr != nil && len(all) == 0 {
 		return listErr
 	}
@@ -251,7 +257,13 @@ func (a *App) sessionsIndexCommand() *cli.Command {
 }
 
 func runSessionsIndex(ctx context.Context, opts sessionsIndexOptions) error {
+	// The listing collects as a list does; the index update after it
+	// may read every transcript (the first build holds ~300 MiB), which
+	// the list's 48 MiB soft limit would turn into back-to-back
+	// collections: the defaults come back before it.
+	restoreGC := listGC()
 	all, _, listErr := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
+	restoreGC()
 	if listErr != nil && len(all) == 0 {
 		return listErr
 	}

@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -60,15 +62,7 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style t
 	if ab == nil {
 		ab = catalog.Abbrev(ss)
 	}
-	rows := make([][]string, 0, len(ss))
-	for _, s := range ss {
-		r := sessionRow(s, now, ab)
-		if withSummary {
-			// The summary goes before the title, which takes what is left.
-			r = slices.Insert(r, len(r)-1, summaryCell(s.Summary))
-		}
-		rows = append(rows, r)
-	}
+	rows := sessionRows(ss, now, ab, withSummary)
 	header := slices.Clone(sessionHeader)
 	if withSummary {
 		header = slices.Insert(header, len(header)-1, "SUMMARY")
@@ -101,6 +95,40 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style t
 	bw.Flush()
 }
 
+// sessionRows formats ss's rows, in parallel: each row depends only on
+// its session, and 10,000 rows took ~30 ms on one core.
+func sessionRows(ss []catalog.Session, now time.Time, ab *identity.Abbreviator, withSummary bool) [][]string {
+	rows := make([][]string, len(ss))
+	// One backing array for every row's cells: 10,000 rows are 10,000
+	// fewer allocations (a row that gets a summary cell is copied by
+	// Insert, its capacity being exact).
+	n := len(sessionHeader)
+	cells := make([]string, len(ss)*n)
+	fill := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := cells[i*n : (i+1)*n : (i+1)*n]
+			sessionRowInto(r, ss[i], now, ab)
+			if withSummary {
+				// The summary goes before the title, which takes what is left.
+				r = slices.Insert(r, len(r)-1, summaryCell(ss[i].Summary))
+			}
+			rows[i] = r
+		}
+	}
+	parts := min(runtime.GOMAXPROCS(0), 1+len(ss)/2000)
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fill(len(ss)*p/parts, len(ss)*(p+1)/parts)
+		}()
+	}
+	fill(0, len(ss)/parts)
+	wg.Wait()
+	return rows
+}
+
 // fixedWidth is the cells every column but the last (the title) takes,
 // with the gaps.
 func fixedWidth(header []string, rows [][]string) int {
@@ -125,7 +153,8 @@ func dropColumn(header []string, rows [][]string, c int) ([]string, [][]string) 
 	return slices.Delete(header, c, c+1), rows
 }
 
-func sessionRow(s catalog.Session, now time.Time, ab *identity.Abbreviator) []string {
+// sessionRowInto fills r (len(sessionHeader) cells) with s's row.
+func sessionRowInto(r []string, s catalog.Session, now time.Time, ab *identity.Abbreviator) {
 	human := "-"
 	if s.LastHumanActivity != nil {
 		human = relTime(now, *s.LastHumanActivity)
@@ -147,8 +176,9 @@ func sessionRow(s catalog.Session, now time.Time, ab *identity.Abbreviator) []st
 		msgs = strconv.Itoa(*s.Messages)
 	}
 	// Cells come from transcripts and directory names: cell() escapes them.
-	return []string{s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24), cell(s.GitBranch, 24),
-		human, relTime(now, s.LastActivity), state, cell(tmux, 16), ctxs, msgs, cell(s.Title, 1<<10)}
+	r[0], r[1], r[2], r[3] = s.Harness, cell(ab.Short(s.ID), 40), cell(filepath.Base(s.Cwd), 24), cell(s.GitBranch, 24)
+	r[4], r[5], r[6], r[7] = human, relTime(now, s.LastActivity), state, cell(tmux, 16)
+	r[8], r[9], r[10] = ctxs, msgs, cell(s.Title, 1<<10)
 }
 
 // unknownCount is the MSGS cell of a session whose message count the list

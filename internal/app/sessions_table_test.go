@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +100,54 @@ func TestSessionTableContextRule(t *testing.T) {
 	printSessionTable(&b, ss, now, tableStyle{}, nil, false)
 	if !strings.Contains(b.String(), " 63% ") || !strings.Contains(b.String(), " 0.1% ") {
 		t.Errorf("context column:\n%s", b.String())
+	}
+}
+
+// isoDate is the date Format would print, for any year Format prints in
+// four digits, and relTime uses it past 60 days.
+func TestISODateMatchesFormat(t *testing.T) {
+	for _, s := range []string{"0001-01-01T00:00:00Z", "0999-12-31T23:59:59Z", "1970-01-01T00:00:00Z", "2026-02-09T10:00:00Z", "2026-11-30T23:59:59Z", "9999-12-31T23:59:59Z"} {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := isoDate(tm), tm.Format("2006-01-02"); got != want {
+			t.Errorf("isoDate(%s) = %q, want %q", s, got, want)
+		}
+	}
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.Local)
+	old := now.AddDate(0, -3, -2)
+	if got, want := relTime(now, old), old.Format("2006-01-02"); got != want {
+		t.Errorf("relTime = %q, want %q", got, want)
+	}
+}
+
+// Rows formatted in parallel are the rows formatted one by one, in order,
+// with and without the summary column.
+func TestSessionRowsParallelMatchSequential(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	titles := []string{"fix the parser", "修复登录错误", "tab\there", "  spaced  out  ", "x\x1b[31mred", ""}
+	ss := make([]catalog.Session, 7001)
+	for i := range ss {
+		ss[i] = catalog.Session{Harness: catalog.ClaudeCode, ID: fmt.Sprintf("%08x-0000-4000-8000-%012d", i*7919, i),
+			Cwd: fmt.Sprintf("/home/example/p%d", i%13), Title: titles[i%len(titles)], State: catalog.StateResumable,
+			LastActivity: now.Add(-time.Duration(i) * 17 * time.Minute)}
+		if i%3 == 0 {
+			ss[i].Summary = &catalog.Summary{Title: titles[(i+1)%len(titles)], Current: i%2 == 0}
+		}
+	}
+	ab := catalog.Abbrev(ss)
+	for _, withSummary := range []bool{false, true} {
+		got := sessionRows(ss, now, ab, withSummary)
+		for i, s := range ss {
+			want := make([]string, len(sessionHeader))
+			sessionRowInto(want, s, now, ab)
+			if withSummary {
+				want = slices.Insert(want, len(want)-1, summaryCell(s.Summary))
+			}
+			if !slices.Equal(got[i], want) {
+				t.Fatalf("row %d (summary %v): %q, want %q", i, withSummary, got[i], want)
+			}
+		}
 	}
 }

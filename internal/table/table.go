@@ -30,14 +30,47 @@ type Table struct {
 }
 
 // Width is the number of terminal cells s takes.
-func Width(s string) int { return runewidth.StringWidth(s) }
+func Width(s string) int {
+	if printableASCII(s) {
+		return len(s) // one cell a byte: runewidth's answer, without its rune loop
+	}
+	return runewidth.StringWidth(s)
+}
 
 // Truncate shortens s to at most w cells, ending in "…" when cut.
 func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
+	if len(s) <= w && printableASCII(s) {
+		return s
+	}
 	return runewidth.Truncate(s, w, "…")
+}
+
+// printableASCII reports whether every byte of s is printable ASCII
+// (space to tilde), each of which takes one cell. A listing of 10,000
+// sessions measures ~100,000 cells, nearly all of them such.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// spaces pads cells without allocating for each.
+const spaces = "                                                                "
+
+func pad(b *strings.Builder, n int) {
+	for n > len(spaces) {
+		b.WriteString(spaces)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		b.WriteString(spaces[:n])
+	}
 }
 
 // Write prints the header (on the first write) and rows. The last column
@@ -49,6 +82,7 @@ func (t *Table) Write(w io.Writer, rows [][]string) error {
 	}
 	t.grow(all)
 	var b strings.Builder
+	b.Grow(t.lineWidth() * len(all))
 	for i, row := range all {
 		header := i == 0 && !t.headerDone && t.Header != nil
 		for c, cell := range row {
@@ -58,7 +92,7 @@ func (t *Table) Write(w io.Writer, rows [][]string) error {
 			}
 			b.WriteString(text)
 			if c < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", t.widths[c]-Width(cell)))
+				pad(&b, t.widths[c]-Width(cell))
 				b.WriteString(gap)
 			}
 		}
@@ -67,6 +101,16 @@ func (t *Table) Write(w io.Writer, rows [][]string) error {
 	t.headerDone = t.headerDone || t.Header != nil
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lineWidth estimates a line's bytes: the widths and gaps, plus some
+// room for a multi-byte last column.
+func (t *Table) lineWidth() int {
+	n := 32
+	for _, w := range t.widths {
+		n += w + len(gap)
+	}
+	return n
 }
 
 func (t *Table) grow(rows [][]string) {

@@ -3,6 +3,8 @@ package table
 import (
 	"strings"
 	"testing"
+
+	"github.com/mattn/go-runewidth"
 )
 
 func TestWideCharactersAlign(t *testing.T) {
@@ -51,5 +53,31 @@ func TestTruncate(t *testing.T) {
 		if got := Truncate(c.in, c.w); got != c.want || Width(got) > c.w {
 			t.Errorf("Truncate(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
 		}
+	}
+}
+
+// The ASCII fast paths must give runewidth's answers: widths, cuts and
+// padding are what the output is made of.
+func TestFastPathsMatchRunewidth(t *testing.T) {
+	long := strings.Repeat("abc ", 40)
+	for _, s := range []string{"", "a", "hello world", "tab\there", "nul\x00", "del\x7f", "~ !", "é", "修复", long, "x\x1b[0m"} {
+		if got, want := Width(s), runewidth.StringWidth(s); got != want {
+			t.Errorf("Width(%q) = %d, want %d", s, got, want)
+		}
+		for w := 1; w <= len(s)+2; w++ {
+			if got, want := Truncate(s, w), runewidth.Truncate(s, w, "…"); got != want {
+				t.Errorf("Truncate(%q, %d) = %q, want %q", s, w, got, want)
+			}
+		}
+	}
+}
+
+func TestWidePaddingBeyondSpaces(t *testing.T) {
+	var b strings.Builder
+	wide := strings.Repeat("w", 150)
+	(&Table{Header: []string{"A", "B"}}).Write(&b, [][]string{{wide, "x"}, {"y", "z"}})
+	want := "A" + strings.Repeat(" ", 149) + "  B\n" + wide + "  x\ny" + strings.Repeat(" ", 149) + "  z\n"
+	if b.String() != want {
+		t.Errorf("got %q", b.String())
 	}
 }
