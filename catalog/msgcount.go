@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/tether-dev/tether/agent/claude"
-	jsonscan "github.com/tether-dev/tether/agent/jsonl"
 
 	"github.com/tidwall/gjson"
 )
@@ -90,17 +89,7 @@ func (m *MessageCount) countLine(harness string, line []byte) {
 			m.claude(rec)
 		}
 	case Codex:
-		var typ string
-		var p gjson.Result
-		jsonscan.EachTop(bytesString(line, true), func(k, raw string) bool {
-			switch k {
-			case "type":
-				typ = gjson.Parse(raw).Str
-			case "payload":
-				p = gjson.Parse(raw)
-			}
-			return true
-		})
+		typ, p, _ := codexEnvelope(bytesString(line, true))
 		m.codex(typ, p)
 	}
 }

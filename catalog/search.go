@@ -202,12 +202,12 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 	return nil
 }
 
-func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
-	// Only the envelope is scanned; the payload (a tool's whole output,
-	// for function_call_output) is decoded only as far as needed.
-	var typ string
-	var p gjson.Result
-	if !jsonl.EachTop(bytesString(line, zeroCopy), func(k, raw string) bool {
+// codexEnvelope is a rollout line's type and payload. Only the envelope is
+// scanned; the payload (a tool's whole output, for function_call_output)
+// is decoded later only as far as needed. ok is false when the line is
+// not a JSON object.
+func codexEnvelope(line string) (typ string, p gjson.Result, ok bool) {
+	ok = jsonl.EachTop(line, func(k, raw string) bool {
 		switch k {
 		case "type":
 			typ = gjson.Parse(raw).Str
@@ -215,7 +215,13 @@ func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 			p = gjson.Parse(raw)
 		}
 		return true
-	}) {
+	})
+	return typ, p, ok
+}
+
+func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
+	typ, p, ok := codexEnvelope(bytesString(line, zeroCopy))
+	if !ok {
 		return nil
 	}
 	if mc != nil {
@@ -288,15 +294,13 @@ func toolText(name string, input gjson.Result) string {
 	if c != "" {
 		parts = append(parts, c)
 	}
-	if input.Type == gjson.String {
-		// apply_patch's input is the patch: its file names.
-		for _, m := range patchFile.FindAllStringSubmatch(input.Str, -1) {
-			parts = append(parts, strings.TrimSpace(m[1]))
-		}
-	}
-	if patch := in.input; patch.Type == gjson.String {
-		for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
-			parts = append(parts, strings.TrimSpace(m[1]))
+	// apply_patch's input is the patch (the whole input, or its "input"
+	// member): its file names.
+	for _, patch := range [...]gjson.Result{input, in.input} {
+		if patch.Type == gjson.String {
+			for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
+				parts = append(parts, strings.TrimSpace(m[1]))
+			}
 		}
 	}
 	return strings.Join(parts, " ")
