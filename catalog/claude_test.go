@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/internal/testutil"
 )
 
 const (
@@ -376,26 +376,13 @@ func TestClaudeRunningWithoutPidFile(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cwd"); err != nil {
 		t.Skip("no /proc")
 	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
 	dir, cwd := t.TempDir(), t.TempDir()
 	name, _ := claude.ProjectDirName(cwd)
 	writeFile(t, filepath.Join(dir, "projects", name, sample2177+".jsonl"), readTestdata(t, "claude-2.0.77-tool-session.jsonl"))
-	bin := filepath.Join(t.TempDir(), "claude")
-	if err := os.Symlink(sleep, bin); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "60")
-	cmd.Dir, cmd.Env = cwd, []string{"CLAUDE_CONFIG_DIR=" + dir}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := testutil.StartFakeClaude(t, cwd, dir)
 	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
 	s := got[sample2177]
-	if s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != cmd.Process.Pid {
-		t.Errorf("2.0.x session being written: %s %+v (child %d)", s.State, s.Runtime, cmd.Process.Pid)
+	if s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != pid {
+		t.Errorf("2.0.x session being written: %s %+v (child %d)", s.State, s.Runtime, pid)
 	}
 }

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/testutil"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
@@ -134,31 +134,6 @@ func TestPreflightOverThreshold(t *testing.T) {
 	})
 }
 
-// startFakeClaude runs a process titled claude, as Claude Code 2.0.x
-// shows in /proc (no sessions/<pid>.json), in dir with configDir, holding
-// the files open.
-func startFakeClaude(t *testing.T, dir, configDir string, open ...*os.File) int {
-	t.Helper()
-	if _, err := os.Stat("/proc/self/cwd"); err != nil {
-		t.Skip("no /proc")
-	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
-	bin := filepath.Join(t.TempDir(), "claude")
-	if err := os.Symlink(sleep, bin); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "60")
-	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, []string{"CLAUDE_CONFIG_DIR=" + configDir}, open
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd.Process.Pid
-}
-
 // Issue 13.1: a 2.0.x process holding the transcript is running it: the
 // resume is refused as with a pid file.
 func TestPreflightRefusesLiveSessionWithoutPidFile(t *testing.T) {
@@ -169,7 +144,7 @@ func TestPreflightRefusesLiveSessionWithoutPidFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	pid := startFakeClaude(t, t.TempDir(), f.claude, fh)
+	pid := testutil.StartFakeClaude(t, t.TempDir(), f.claude, fh)
 	_, err = f.runOpts(func(*Options) {}, "--resume", sid)
 	var re *RunningError
 	if !errors.As(err, &re) || re.PID != pid || len(f.calls) != 0 {
@@ -183,7 +158,7 @@ func TestPreflightDoesNotTrimPossiblyLiveSession(t *testing.T) {
 	f := newFixture(t)
 	p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 190000))
 	before, _ := os.ReadFile(p)
-	pid := startFakeClaude(t, f.root.Path, f.claude)
+	pid := testutil.StartFakeClaude(t, f.root.Path, f.claude)
 	f.runOpts(func(*Options) {}, "--resume", sid)
 	after, _ := os.ReadFile(p)
 	if string(before) != string(after) {

@@ -3,13 +3,13 @@ package claude
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tether-dev/tether/internal/procfs"
+	"github.com/tether-dev/tether/internal/testutil"
 )
 
 // fakeProc builds a /proc tree: one directory per process.
@@ -124,27 +124,13 @@ func TestLiveRealProcess(t *testing.T) {
 		t.Skip("no /proc")
 	}
 	configDir, _, id, path := liveFixture(t)
-	bin := filepath.Join(t.TempDir(), "claude")
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
-	if err := os.Symlink(sleep, bin); err != nil {
-		t.Fatal(err)
-	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	cmd := exec.Command(bin, "30")
-	cmd.ExtraFiles = []*os.File{f}
-	cmd.Env = []string{"CLAUDE_CONFIG_DIR=" + configDir}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := testutil.StartFakeClaude(t, "", configDir, f)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
 	// Our own process holds it too, but Self is never counted.
-	if l := Live(configDir, id, path); !l.Live() || l.PID != cmd.Process.Pid || l.Possible {
-		t.Errorf("live check: %+v (child %d)", l, cmd.Process.Pid)
+	if l := Live(configDir, id, path); !l.Live() || l.PID != pid || l.Possible {
+		t.Errorf("live check: %+v (child %d)", l, pid)
 	}
 }

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/testutil"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )
@@ -202,28 +202,6 @@ func TestTrimResolveAndUsage(t *testing.T) {
 	}
 }
 
-// startFakeClaude runs a process titled claude (Claude Code 2.0.x leaves
-// no sessions/<pid>.json and overwrites its argv) in dir with configDir.
-func startFakeClaude(t *testing.T, dir, configDir string) int {
-	t.Helper()
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
-	bin := filepath.Join(t.TempDir(), "claude")
-	if err := os.Symlink(sleep, bin); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "60")
-	cmd.Dir = dir
-	cmd.Env = []string{"CLAUDE_CONFIG_DIR=" + configDir}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd.Process.Pid
-}
-
 // Issue 13.1: a session Claude Code 2.0.x is running is refused, though
 // it wrote no pid file; --force still trims.
 func TestTrimRefusesLiveSessionWithoutPidFile(t *testing.T) {
@@ -236,7 +214,7 @@ func TestTrimRefusesLiveSessionWithoutPidFile(t *testing.T) {
 	id := "d9f7843f-07d6-4b50-9048-40676f77f965"
 	path := seedSession(t, ta, id, dir)
 	orig, _ := os.ReadFile(path)
-	pid := startFakeClaude(t, dir, ta.Loc.ClaudeDir)
+	pid := testutil.StartFakeClaude(t, dir, ta.Loc.ClaudeDir)
 
 	code := ta.run("trim", "--keep", "docs", id)
 	if code != 4 || !strings.Contains(ta.err.String(), "may be running") || !strings.Contains(ta.err.String(), fmt.Sprint(pid)) {
