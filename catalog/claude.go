@@ -84,6 +84,9 @@ type claudeSummary struct {
 	Records      int       `json:"records"`
 	Problem      string    `json:"problem,omitempty"`
 	Msgs         msgState  `json:"-"`
+	// resetInTail: the read's tail held a compact boundary (not cached:
+	// only the read that found it decides whether to read further back).
+	resetInTail bool
 }
 
 // clone copies every string so the summary no longer pins the lines (or
@@ -407,7 +410,7 @@ func (r *ClaudeReader) summarizeSized(path string) (claudeSummary, int64, int64,
 		switch {
 		case sum.Cwd == "":
 			sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
-		case !sum.HasUsage:
+		case !sum.HasUsage && !sum.resetInTail:
 			tail, _, werr := widenTail(f, c, MaxTailBytes)
 			if werr != nil {
 				return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", werr)
@@ -583,6 +586,9 @@ type claudeScan struct {
 	// usage after the last compact boundary
 	tokens   int64
 	hasUsage bool
+	// resetInTail: a compact boundary in the tail, so no usage before the
+	// tail counts and a wider read cannot find any.
+	resetInTail bool
 
 	// count, when set, counts messages (a full read, or a list's read of
 	// a whole file).
@@ -656,6 +662,7 @@ func (sc *claudeScan) line(b []byte) {
 		if rec.IsCompactBoundary() {
 			// Context usage restarts here.
 			sc.tokens, sc.hasUsage = 0, false
+			sc.resetInTail = sc.resetInTail || sc.inTail
 			if sc.full {
 				sc.curve = append(sc.curve, rec.PostTokens())
 			}
@@ -725,7 +732,7 @@ func toolResultText(c gjson.Result) string {
 
 func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
 	s := sc.sum
-	s.Tokens, s.HasUsage = sc.tokens, sc.hasUsage
+	s.Tokens, s.HasUsage, s.resetInTail = sc.tokens, sc.hasUsage, sc.resetInTail
 	s.Records = sc.valid
 	s.dropLosingTitles()
 	s.clone()

@@ -243,6 +243,9 @@ type codexTail struct {
 	Valid                                                            int
 	Size                                                             int64
 	Msgs                                                             msgState
+	// resetInTail: the read's tail was compacted (not cached: only the
+	// read that found it decides whether to read further back).
+	resetInTail bool
 }
 
 // clone copies the strings so they no longer pin the read buffer.
@@ -328,7 +331,7 @@ func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, erro
 			if t, err = scanRollout(f, MaxHeadBytes, MaxTailBytes); err != nil {
 				return codexTail{}, nil, err
 			}
-		case !t.HasUsage:
+		case !t.HasUsage && !t.resetInTail:
 			tail, _, err := widenTail(f, c, MaxTailBytes)
 			if err != nil {
 				return codexTail{}, nil, err
@@ -363,6 +366,7 @@ func scanRolloutChunks(c chunks, count bool) (codexTail, MessageCount) {
 	} else {
 		eachLine(c.head, sc.line)
 	}
+	sc.inTail = true
 	eachLine(c.tail, sc.line)
 	t := sc.t
 	t.clone()
@@ -372,7 +376,8 @@ func scanRolloutChunks(c chunks, count bool) (codexTail, MessageCount) {
 
 // codexScan extracts what it can from rollout lines in file order.
 type codexScan struct {
-	t codexTail
+	t      codexTail
+	inTail bool
 	// count, when set, counts messages (a full read, or a list's read of
 	// a whole rollout).
 	count *MessageCount
@@ -456,8 +461,9 @@ func (sc *codexScan) line(b []byte) {
 		case "user_message":
 			sc.human(ts, p.Get("message").String(), true)
 		}
-	case "compacted":
+	case codex.TypeCompacted:
 		sc.t.Tokens, sc.t.HasUsage = 0, false
+		sc.t.resetInTail = sc.t.resetInTail || sc.inTail
 	case "response_item":
 		switch p.Get("type").String() {
 		case "message":

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -248,4 +249,54 @@ func inodeOf(t *testing.T, path string) uint64 {
 		t.Fatal(err)
 	}
 	return fi.Sys().(*syscall.Stat_t).Ino
+}
+
+// A transcript whose tail ends at a compaction boundary has no usage
+// after it, and none before it counts: reading further back cannot find
+// any, so the list stays within its budget (issue 17: ≤ 128 KiB a file;
+// one session in five of the bench corpus ends this way and cost 288 KiB).
+func TestClaudeListNoWidenPastCompactBoundary(t *testing.T) {
+	dir := t.TempDir()
+	const id = "55555555-1111-2222-3333-555555555555"
+	cwd := "/home/example/src/p"
+	recs := []map[string]any{userRec(id, cwd, "2026-01-01T00:00:00Z", "first prompt", nil)}
+	pad := strings.Repeat("p", 1000)
+	for i := range 300 {
+		recs = append(recs, userRec(id, cwd, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60, i%60), []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": pad}}, nil))
+	}
+	recs = append(recs, asstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil),
+		map[string]any{"type": "system", "subtype": "compact_boundary", "parentUuid": nil, "timestamp": "2026-01-01T01:00:01Z",
+			"compactMetadata": map[string]any{"trigger": "manual", "preTokens": 150000, "postTokens": 9000}})
+	data := jsonLines(recs...)
+	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
+	var o countingOpener
+	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open})
+	s := got[id]
+	if s.Context != nil || s.Cwd != cwd || s.Title != "first prompt" {
+		t.Errorf("context %+v, cwd %q, title %q", s.Context, s.Cwd, s.Title)
+	}
+	if max := int64(DefaultHeadBytes + DefaultTailBytes); o.n.Load() > max {
+		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.n.Load(), len(data), max)
+	}
+}
+
+// The same for a Codex rollout that ends compacted.
+func TestCodexListNoWidenPastCompacted(t *testing.T) {
+	dir, rollout := codexHome(t, true)
+	var b bytes.Buffer
+	b.Write(readTestdata(t, "codex-0.171.0-rollout-tool-resume.jsonl"))
+	pad := strings.Repeat("p", 1000)
+	for range 300 {
+		fmt.Fprintf(&b, `{"timestamp":"2026-11-30T11:03:00.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":%q}}`+"\n", pad)
+	}
+	b.WriteString(`{"timestamp":"2026-11-30T11:04:00.000Z","type":"compacted","payload":{"message":""}}` + "\n")
+	writeFile(t, rollout, b.Bytes())
+	var o countingOpener
+	got, _ := listCodex(t, &CodexReader{Dir: dir, Procs: fakeOpen{}, Open: o.open}, false)
+	if s, ok := got[sampleCodex]; !ok || s.Context != nil {
+		t.Errorf("session %v: context %+v", ok, s.Context)
+	}
+	if max := int64(DefaultHeadBytes + DefaultTailBytes); o.n.Load() > max {
+		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.n.Load(), b.Len(), max)
+	}
 }
