@@ -135,10 +135,6 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 		early.close()
 		return listErr
 	}
-	byKey := make(map[string]*catalog.Session, len(all))
-	for i := range all {
-		byKey[all[i].Key()] = &all[i]
-	}
 	now := opts.Now()
 	keep := func(s *catalog.Session) bool {
 		switch {
@@ -154,7 +150,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	// A reader that failed (its storage root unreadable for now) has not
 	// deleted its sessions: keep their entries rather than rebuild them.
 	retain := func(string) bool { return listErr != nil }
-	res, engine, err := searchIndexed(ctx, opts, early, terms, all, byKey, keep, retain)
+	res, engine, err := searchIndexed(ctx, opts, early, terms, all, keep, retain)
 	if searchindex.IsCorrupt(err) {
 		// A cache: the next search builds it anew.
 		_ = searchindex.Remove(opts.Index)
@@ -222,7 +218,7 @@ func (e *ranking) close() {
 
 // searchIndexed updates the index from the listing and queries it.
 func searchIndexed(ctx context.Context, opts sessionsSearchOptions, early *ranking, terms []searchindex.Term, all []catalog.Session,
-	byKey map[string]*catalog.Session, keep func(*catalog.Session) bool, retain func(string) bool) ([]catalog.SearchResult, string, error) {
+	keep func(*catalog.Session) bool, retain func(string) bool) ([]catalog.SearchResult, string, error) {
 	ix, err := early.wait()
 	if err != nil {
 		return nil, "", err
@@ -238,13 +234,23 @@ func searchIndexed(ctx context.Context, opts sessionsSearchOptions, early *ranki
 			return nil, "", err
 		}
 	}
-	hits, err := ix.Top(ctx, r, func(key string) bool { s, ok := byKey[key]; return ok && keep(s) }, opts.Limit)
+	// By harness and id: no "harness:id" string built per session.
+	type hid struct{ harness, id string }
+	byKey := make(map[hid]*catalog.Session, len(all))
+	for i := range all {
+		byKey[hid{all[i].Harness, all[i].ID}] = &all[i]
+	}
+	session := func(key string) *catalog.Session {
+		h, id, _ := strings.Cut(key, ":")
+		return byKey[hid{h, id}]
+	}
+	hits, err := ix.Top(ctx, r, func(key string) bool { s := session(key); return s != nil && keep(s) }, opts.Limit)
 	if err != nil {
 		return nil, "", err
 	}
 	res := make([]catalog.SearchResult, 0, len(hits))
 	for _, h := range hits {
-		r := catalog.SearchResult{Session: *byKey[h.Key], Score: h.Score, Matches: []string{}, Snippets: h.Snippets}
+		r := catalog.SearchResult{Session: *session(h.Key), Score: h.Score, Matches: []string{}, Snippets: h.Snippets}
 		for _, sn := range h.Snippets {
 			r.Matches = append(r.Matches, sn.Text)
 		}
