@@ -82,7 +82,8 @@ func parsedString(raw *string) string {
 
 // unescapeSimple decodes s (a JSON string's contents without \u escapes)
 // exactly as gjson does: runs between escapes are copied at once, and a
-// control character or an unknown escape ends the string.
+// control character or an unknown escape ends the string. The string is
+// the decoded bytes themselves (nothing else holds them): not copied again.
 func unescapeSimple(s string) string {
 	b := make([]byte, 0, len(s))
 	for {
@@ -91,11 +92,11 @@ func unescapeSimple(s string) string {
 			i = len(s)
 		}
 		if c := firstControl(s[:i]); c >= 0 {
-			return string(append(b, s[:c]...))
+			return bytesString(append(b, s[:c]...), true)
 		}
 		b = append(b, s[:i]...)
 		if i+1 >= len(s) || s[i] != '\\' {
-			return string(b)
+			return bytesString(b, true)
 		}
 		var c byte
 		switch s[i+1] {
@@ -112,7 +113,7 @@ func unescapeSimple(s string) string {
 		case 't':
 			c = '\t'
 		default:
-			return string(b)
+			return bytesString(b, true)
 		}
 		b = append(b, c)
 		s = s[i+2:]
