@@ -61,6 +61,28 @@ func (f *blockFields) read(b gjson.Result) {
 	}
 }
 
+// textMember is b.Get("text").String(), the text of a Codex content
+// block, decoded by parsedString (a third of an index build's assistant
+// text is Codex's); gjson's own lookup for what the scanner does not
+// accept or a member name with an escape, as blockFields does.
+func textMember(b gjson.Result) string {
+	var raw *string
+	var val string
+	esc := false
+	ok := b.IsObject() && jsonl.EachTop(b.Raw, func(k, r string) bool {
+		esc = esc || strings.IndexByte(k, '\\') >= 0
+		if k == "text" && raw == nil {
+			val = r
+			raw = &val
+		}
+		return true
+	})
+	if !ok || esc {
+		return b.Get("text").String()
+	}
+	return parsedString(raw)
+}
+
 // parsedString is parsed(raw).String() for a member that is a JSON
 // string, without gjson's byte-at-a-time copy: the assistant's text is
 // most of what an index build decodes. A string with no escape is a slice

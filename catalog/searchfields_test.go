@@ -150,3 +150,19 @@ func TestParsedStringIsGjsons(t *testing.T) {
 		t.Error("absent member is not empty")
 	}
 }
+
+// textMember gives what b.Get("text") gives for any content block.
+func TestTextMemberIsGjsons(t *testing.T) {
+	blocks := []string{
+		`{"type":"output_text","text":"hello\nworld","annotations":[]}`,
+		`{"text":"first","text":"second"}`, `{"type":"output_text"}`, `{"text":12}`, `{"text":null}`,
+		`{"te\u0078t":"escaped name"}`, `{"text":"caf\u00e9 \ud83d\ude00"}`, `"a string"`, `["text"]`, `{"text":"unterminated`,
+		`{"nested":{"text":"inner"},"text":"outer"}`, `{"text":{"a":1}}`, ` {"text" : "spaced" } `,
+	}
+	for _, raw := range blocks {
+		b := gjson.Parse(raw)
+		if got, want := textMember(b), b.Get("text").String(); got != want {
+			t.Errorf("%s: %q, gjson %q", raw, got, want)
+		}
+	}
+}
