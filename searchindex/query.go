@@ -197,12 +197,36 @@ func (r *Ranking) Len() int { return len(r.ranked) }
 // Only the sessions looked at are read from the files table, and only
 // those returned get snippets.
 func (ix *Index) Top(ctx context.Context, r *Ranking, keep func(key string) bool, limit int) ([]Hit, error) {
-	type cand struct {
-		Hit
-		id, last int64
-		r        float64
+	kept, err := ix.choose(ctx, r, keep, limit)
+	if err != nil {
+		return nil, err
 	}
-	var kept []cand
+	hits := make([]Hit, len(kept))
+	ids := make([]int64, len(kept))
+	for i, c := range kept {
+		hits[i], ids[i] = c.Hit, c.id
+	}
+	// In batches: SQLite caps a statement's parameters.
+	for i := 0; i < len(hits); i += 500 {
+		j := min(i+500, len(hits))
+		if err := ix.snippets(ctx, r.match, hits[i:j], ids[i:j], r.allText); err != nil {
+			return nil, err
+		}
+	}
+	return hits, nil
+}
+
+// chosen is a ranked session Top returns.
+type chosen struct {
+	Hit
+	id, last int64
+	r        float64
+}
+
+// choose walks r best first, reading the files rows in batches, and
+// returns the best limit sessions keep accepts, equal scores newest first.
+func (ix *Index) choose(ctx context.Context, r *Ranking, keep func(key string) bool, limit int) ([]chosen, error) {
+	var kept []chosen
 	full := func(next float64) bool {
 		// Complete once the limit is reached and the next score differs
 		// from the limit-th: a tie with it may yet be more recent.
@@ -226,10 +250,10 @@ func (ix *Index) Top(ctx context.Context, r *Ranking, keep func(key string) bool
 			if !ok || keep != nil && !keep(f.key) {
 				continue
 			}
-			kept = append(kept, cand{Hit: Hit{Key: f.key, Score: -h.r}, id: h.id, last: f.last, r: h.r})
+			kept = append(kept, chosen{Hit: Hit{Key: f.key, Score: -h.r}, id: h.id, last: f.last, r: h.r})
 		}
 	}
-	slices.SortStableFunc(kept, func(a, b cand) int {
+	slices.SortStableFunc(kept, func(a, b chosen) int {
 		if c := cmp.Compare(a.r, b.r); c != 0 {
 			return c
 		}
@@ -238,19 +262,7 @@ func (ix *Index) Top(ctx context.Context, r *Ranking, keep func(key string) bool
 	if limit > 0 && len(kept) > limit {
 		kept = kept[:limit]
 	}
-	hits := make([]Hit, len(kept))
-	ids := make([]int64, len(kept))
-	for i, c := range kept {
-		hits[i], ids[i] = c.Hit, c.id
-	}
-	// In batches: SQLite caps a statement's parameters.
-	for i := 0; i < len(hits); i += 500 {
-		j := min(i+500, len(hits))
-		if err := ix.snippets(ctx, r.match, hits[i:j], ids[i:j], r.allText); err != nil {
-			return nil, err
-		}
-	}
-	return hits, nil
+	return kept, nil
 }
 
 type fileRow struct {
