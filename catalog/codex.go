@@ -122,13 +122,18 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 	out := make([]Session, 0, joinRoom(len(keep)))
 	for _, row := range keep {
 		var (
-			tail codexTail
-			ok   bool
+			tail        codexTail
+			size, mtime int64
+			ok          bool
 		)
 		if row.RolloutPath != "" {
-			tail, ok = days.tail(row, open[row.RolloutPath] != 0)
+			tail, size, mtime, ok = days.tail(row, open[row.RolloutPath] != 0)
 		}
 		out = append(out, r.sessionFrom(row, tail, ok))
+		if ok {
+			// For the search index, which then need not stat it again.
+			out[len(out)-1].SourceSize, out[len(out)-1].SourceMTime = size, mtime
+		}
 	}
 	days.store()
 	r.fillCounts(out)
@@ -273,18 +278,8 @@ func (r *CodexReader) fillCounts(out []Session) {
 }
 
 func (r *CodexReader) readRollout(path string) (codexTail, error) {
-	t, _, err := r.readRolloutMTime(path)
+	t, _, err := r.readRolloutInfo(path)
 	return t, err
-}
-
-// readRolloutMTime is readRollout that also returns the rollout's mtime
-// (UnixNano), for the day-directory records.
-func (r *CodexReader) readRolloutMTime(path string) (codexTail, int64, error) {
-	t, fi, err := r.readRolloutInfo(path)
-	if err != nil {
-		return t, 0, err
-	}
-	return t, fi.ModTime().UnixNano(), nil
 }
 
 func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, error) {

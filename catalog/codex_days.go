@@ -69,28 +69,32 @@ func (ds *codexDays) day(dir string) *codexDay {
 	return d
 }
 
-// tail returns row's rollout head and tail (ok false when it cannot be
-// read), from the cache alone when its directory is trusted.
-func (ds *codexDays) tail(row codexRow, running bool) (codexTail, bool) {
+// tail returns row's rollout head and tail with the rollout's size and
+// mtime (ok false when it cannot be read), from the cache alone when its
+// directory is trusted (then the size and mtime the cache recorded).
+func (ds *codexDays) tail(row codexRow, running bool) (t codexTail, size, mtime int64, ok bool) {
 	path := row.RolloutPath
 	if !ds.on {
-		t, err := ds.r.readRollout(path)
-		return t, err == nil
+		t, fi, err := ds.r.readRolloutInfo(path)
+		if err != nil {
+			return codexTail{}, 0, 0, false
+		}
+		return t, fi.Size(), fi.ModTime().UnixNano(), true
 	}
 	d := ds.day(filepath.Dir(path))
 	if d.trusted && !running && row.Updated.Before(time.Unix(0, d.rec.Checked-int64(dirRacyWindow))) {
-		var t codexTail
-		if mt, ok := ds.r.Cache.LookupAny(path, &t); ok {
+		if size, mt, ok := ds.r.Cache.lookupAny(path, &t); ok {
 			d.newest = max(d.newest, mt)
-			return t, true
+			return t, size, mt, true
 		}
 	}
-	t, mt, err := ds.r.readRolloutMTime(path)
+	t, fi, err := ds.r.readRolloutInfo(path)
 	if err != nil {
-		return codexTail{}, false
+		return codexTail{}, 0, 0, false
 	}
+	mt := fi.ModTime().UnixNano()
 	d.newest = max(d.newest, mt)
-	return t, true
+	return t, fi.Size(), mt, true
 }
 
 // keep marks row's cache entry and directory as still in use, without a

@@ -244,7 +244,7 @@ func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 			if all {
 				var out []Text
 				p.Get("content").ForEach(func(_, b gjson.Result) bool {
-					out = append(out, Text{TextAssistant, b.Get("text").String()})
+					out = append(out, Text{TextAssistant, textMember(b)})
 					return true
 				})
 				return out

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/binary"
 	"strings"
 
 	"github.com/tether-dev/tether/agent/jsonl"
@@ -51,12 +52,93 @@ func (f *blockFields) read(b gjson.Result) {
 		f.typ, f.text, f.name, f.input = b.Get("type").String(), b.Get("text").String(), b.Get("name").String(), b.Get("input")
 		return
 	}
-	f.typ = parsed(raws[typ]).String()
+	f.typ = parsedString(raws[typ])
 	switch f.typ {
 	case "text":
-		f.text = parsed(raws[text]).String()
+		f.text = parsedString(raws[text])
 	case "tool_use":
-		f.name, f.input = parsed(raws[name]).String(), parsed(raws[input])
+		f.name, f.input = parsedString(raws[name]), parsed(raws[input])
+	}
+}
+
+// textMember is b.Get("text").String(), the text of a Codex content
+// block, decoded by parsedString (a third of an index build's assistant
+// text is Codex's); gjson's own lookup for what the scanner does not
+// accept or a member name with an escape, as blockFields does.
+func textMember(b gjson.Result) string {
+	var raw *string
+	var val string
+	esc := false
+	ok := b.IsObject() && jsonl.EachTop(b.Raw, func(k, r string) bool {
+		esc = esc || strings.IndexByte(k, '\\') >= 0
+		if k == "text" && raw == nil {
+			val = r
+			raw = &val
+		}
+		return true
+	})
+	if !ok || esc {
+		return b.Get("text").String()
+	}
+	return parsedString(raw)
+}
+
+// parsedString is parsed(raw).String() for a member that is a JSON
+// string, without gjson's byte-at-a-time copy: the assistant's text is
+// most of what an index build decodes. A string with no escape is a slice
+// of the line; one with \u escapes, or a member of another type, is
+// gjson's.
+func parsedString(raw *string) string {
+	if raw == nil || len(*raw) < 2 || (*raw)[0] != '"' || (*raw)[len(*raw)-1] != '"' {
+		return parsed(raw).String()
+	}
+	s := (*raw)[1 : len(*raw)-1]
+	if strings.IndexByte(s, '\\') < 0 {
+		return s // as gjson: no check for control characters without an escape
+	}
+	if strings.Contains(s, `\u`) {
+		return parsed(raw).String()
+	}
+	return unescapeSimple(s)
+}
+
+// unescapeSimple decodes s (a JSON string's contents without \u escapes)
+// exactly as gjson does: runs between escapes are copied at once, and a
+// control character or an unknown escape ends the string. The string is
+// the decoded bytes themselves (nothing else holds them): not copied again.
+func unescapeSimple(s string) string {
+	b := make([]byte, 0, len(s))
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			i = len(s)
+		}
+		if c := firstControl(s[:i]); c >= 0 {
+			return bytesString(append(b, s[:c]...), true)
+		}
+		b = append(b, s[:i]...)
+		if i+1 >= len(s) || s[i] != '\\' {
+			return bytesString(b, true)
+		}
+		var c byte
+		switch s[i+1] {
+		case '\\', '/', '"':
+			c = s[i+1]
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default:
+			return bytesString(b, true)
+		}
+		b = append(b, c)
+		s = s[i+2:]
 	}
 }
 
@@ -127,4 +209,24 @@ func parsed(raw *string) gjson.Result {
 		return gjson.Result{}
 	}
 	return gjson.Parse(*raw)
+}
+
+// firstControl is the index of the first byte of s below 0x20, or -1:
+// eight bytes at a time (a word has such a byte when subtracting 0x20
+// from each byte borrows into a byte that had its top bit clear).
+func firstControl(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		if (x-0x20*ones)&^x&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < ' ' {
+			return i
+		}
+	}
+	return -1
 }

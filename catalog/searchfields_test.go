@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -109,6 +110,59 @@ func TestBlockFieldsAreGets(t *testing.T) {
 			if got, want := toolText(f.name, f.input), toolTextGets(b.Get("name").String(), b.Get("input")); got != want {
 				t.Errorf("%s: tool text %q, want %q", c, got, want)
 			}
+		}
+	}
+}
+
+// parsedString gives what gjson gives for every string member: JSON the
+// CLIs write (every escape, non-ASCII, \u escapes and surrogates) and
+// what they do not (raw control characters, unknown escapes, invalid
+// UTF-8, numbers and objects), so the index holds the same text.
+func TestParsedStringIsGjsons(t *testing.T) {
+	raws := []string{
+		`""`, `"plain"`, `"a\nb"`, `"tab\there \"q\" \\ \/ \b\f\r"`, `"\\"`, `"\\\\"`, `"x\\"`,
+		`"caf\u00e9"`, `"\ud83d\ude00 smile"`, `"lone \ud83d end"`, `"bad \x escape"`, `"ctl ` + "\x01" + ` after"`,
+		`"ctl ` + "\x01" + ` \n after"`, `"ünïcödé\n日本語"`, "\"invalid \xff utf8\\n\"", `"\u2028"`, `"end \`, `"`,
+		`12`, `true`, `null`, `{"a":1}`, `["x"]`, ` "spaced" `,
+	}
+	alphabet := []string{"a", " ", "\n", "\t", `"`, `\`, "/", "é", "日", "\x01", "\x7f", "\u2028", "\xff", "\U0001F600"}
+	seed := uint32(1)
+	next := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+	for range 5000 {
+		var b strings.Builder
+		for range next(40) {
+			b.WriteString(alphabet[next(len(alphabet))])
+		}
+		raw, _ := json.Marshal(b.String())
+		var plain strings.Builder // no \u escapes for <, > and &
+		enc := json.NewEncoder(&plain)
+		enc.SetEscapeHTML(false)
+		enc.Encode(b.String())
+		raws = append(raws, string(raw), strings.TrimSuffix(plain.String(), "\n"))
+	}
+	for _, raw := range raws {
+		r := raw
+		if got, want := parsedString(&r), gjson.Parse(raw).String(); got != want {
+			t.Errorf("%q: %q, gjson %q", raw, got, want)
+		}
+	}
+	if parsedString(nil) != "" {
+		t.Error("absent member is not empty")
+	}
+}
+
+// textMember gives what b.Get("text") gives for any content block.
+func TestTextMemberIsGjsons(t *testing.T) {
+	blocks := []string{
+		`{"type":"output_text","text":"hello\nworld","annotations":[]}`,
+		`{"text":"first","text":"second"}`, `{"type":"output_text"}`, `{"text":12}`, `{"text":null}`,
+		`{"te\u0078t":"escaped name"}`, `{"text":"caf\u00e9 \ud83d\ude00"}`, `"a string"`, `["text"]`, `{"text":"unterminated`,
+		`{"nested":{"text":"inner"},"text":"outer"}`, `{"text":{"a":1}}`, ` {"text" : "spaced" } `,
+	}
+	for _, raw := range blocks {
+		b := gjson.Parse(raw)
+		if got, want := textMember(b), b.Get("text").String(); got != want {
+			t.Errorf("%s: %q, gjson %q", raw, got, want)
 		}
 	}
 }

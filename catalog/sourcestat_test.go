@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,5 +41,33 @@ func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
 	fi, _ := os.Stat(filepath.Join(proj, ids[0]+".jsonl"))
 	if s := got[ids[0]]; s.SourceSize != fi.Size() || s.SourceMTime != fi.ModTime().UnixNano() {
 		t.Errorf("cached: listed with %d at %d, file has %d at %d", s.SourceSize, s.SourceMTime, fi.Size(), fi.ModTime().UnixNano())
+	}
+}
+
+// A Codex listing carries each rollout's size and mtime too: from a
+// fresh read, from a cached tail (stat-ed) and from a trusted day
+// directory (not stat-ed: what the cache recorded), with and without the
+// state database.
+func TestCodexListCarriesSourceSizeAndMTime(t *testing.T) {
+	for _, db := range []bool{true, false} {
+		dir, rollout := codexHome(t, db)
+		old := time.Now().Add(-72 * time.Hour)
+		setMTime(t, rollout, old)
+		setMTime(t, filepath.Dir(rollout), old)
+		cachePath := filepath.Join(t.TempDir(), "codex.gob")
+		fi, err := os.Stat(rollout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pass := range []string{"fresh read", "cached", "trusted directory"} {
+			r := &CodexReader{Dir: dir, Cache: OpenCache(cachePath)}
+			ss, _, err := r.List(context.Background(), ListOptions{})
+			if err != nil || len(ss) != 1 {
+				t.Fatalf("db %v, %s: %v, %d sessions", db, pass, err, len(ss))
+			}
+			if s := ss[0]; s.SourceSize != fi.Size() || s.SourceMTime != fi.ModTime().UnixNano() {
+				t.Errorf("db %v, %s: listed with %d bytes at %d, file has %d at %d", db, pass, s.SourceSize, s.SourceMTime, fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
 	}
 }

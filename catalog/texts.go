@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -47,10 +48,14 @@ func Texts(harness string, r io.Reader, fn func(Text)) (int64, error) {
 // Off moves past the lines read.
 func TextsCounted(harness string, r io.Reader, mc *MessageCount, fn func(Text)) (int64, error) {
 	var used int64
+	var echo codexEcho
 	err := completeLines(r, func(line []byte) {
 		used += int64(len(line))
 		if l := bytes.TrimSpace(line); len(l) > 0 {
 			for _, t := range recordTexts(harness, l, true, true, mc) {
+				if harness == Codex && t.Kind == TextPrompt && echo.repeats(l, t.Text) {
+					continue
+				}
 				fn(t)
 			}
 		}
@@ -59,6 +64,30 @@ func TextsCounted(harness string, r io.Reader, mc *MessageCount, fn func(Text)) 
 		mc.Off += used
 	}
 	return used, err
+}
+
+// codexEcho finds the second copy of a Codex prompt: Codex can record a
+// prompt twice, as a response_item message and, next, as an event_msg
+// user_message (the benchmark corpus does for every prompt; the 0.171.0
+// exec sample has only the response_item). Indexed
+// twice it is read, tokenized and stored twice and weighs double in
+// bm25. A prompt that follows the same text recorded the other way,
+// with no prompt between them, is that copy. Only prompt lines, a few,
+// have their envelope read again here.
+type codexEcho struct {
+	text           string // a copy: the line's buffer is reused
+	event, pending bool
+}
+
+func (e *codexEcho) repeats(line []byte, text string) bool {
+	typ, _, _ := codexEnvelope(bytesString(line, true))
+	event := typ == "event_msg"
+	if e.pending && event != e.event && text == e.text {
+		e.pending = false
+		return true
+	}
+	e.text, e.event, e.pending = strings.Clone(text), event, true
+	return false
 }
 
 // linePool recycles completeLines' buffers: an index build reads

@@ -51,3 +51,39 @@ func TestTextsLongLine(t *testing.T) {
 		t.Errorf("%d bytes of %d, %d texts, %v", n, len(in), len(got), err)
 	}
 }
+
+// Codex versions that record each prompt twice, as a response_item
+// message and as an event_msg user_message (as the benchmark corpus
+// does), have it indexed once; a prompt typed again in the next turn, or
+// recorded only one way (Codex 0.171.0 writes only the response_item),
+// is kept.
+func TestTextsCodexPromptRecordedTwiceOnce(t *testing.T) {
+	item := func(s string) string {
+		return `{"timestamp":"2026-11-30T10:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + s + `"}]}}` + "\n"
+	}
+	event := func(s string) string {
+		return `{"timestamp":"2026-11-30T10:00:00Z","type":"event_msg","payload":{"type":"user_message","message":"` + s + `","images":[]}}` + "\n"
+	}
+	for _, c := range []struct {
+		name, rollout string
+		want          []string
+	}{
+		{"both records", item("fix the parser") + event("fix the parser"), []string{"fix the parser"}},
+		{"typed again", item("continue") + event("continue") + item("continue") + event("continue"), []string{"continue", "continue"}},
+		{"response item only", item("one") + item("one"), []string{"one", "one"}},
+		{"event only", event("two") + event("two"), []string{"two", "two"}},
+		{"different texts", item("three") + event("four"), []string{"three", "four"}},
+	} {
+		var got []string
+		if _, err := Texts(Codex, strings.NewReader(c.rollout), func(x Text) {
+			if x.Kind == TextPrompt {
+				got = append(got, strings.Clone(x.Text))
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: prompts %q, want %q", c.name, got, c.want)
+		}
+	}
+}

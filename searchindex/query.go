@@ -1,9 +1,11 @@
 package searchindex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -122,49 +124,181 @@ const rankExpr = `bm25(docs, 10.0, 10.0, 1.0, 0.5, 0.5)`
 // Search returns the sessions matching q, best first (ties: the most
 // recent first), with a snippet of each matching column.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if len(q.Terms) == 0 {
+	r, err := ix.Rank(ctx, q.Terms, q.AllText)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Top(ctx, r, q.Keep, q.Limit)
+}
+
+// Ranking is every session matching a query, best first, as the index
+// was when it was ranked: a search can rank while the catalog is listed
+// and take the ranking if the index was not written since (Current).
+type Ranking struct {
+	match   string
+	allText bool
+	ranked  []ranked
+	// stamp is the index file's state during the query ("" unknown).
+	stamp string
+}
+
+type ranked struct {
+	id int64
+	r  float64 // bm25: lower is better
+}
+
+// Rank ranks every session matching terms by bm25 alone: which of them
+// are shown (the filters, the limit, ties broken by recency) and their
+// snippets are Top's, for the few it returns.
+func (ix *Index) Rank(ctx context.Context, terms []Term, allText bool) (*Ranking, error) {
+	if len(terms) == 0 {
 		return nil, ErrEmptyQuery
 	}
-	match := ftsMatch(q.Terms, q.AllText)
-	rs, err := ix.db.QueryContext(ctx, `SELECT f.id, f.key, `+rankExpr+` AS r FROM docs JOIN files f ON f.id = docs.rowid
-		WHERE docs MATCH ? ORDER BY r, f.last DESC`, match)
+	r := &Ranking{match: ftsMatch(terms, allText), allText: allText}
+	before := fileStamp(ix.path)
+	// No join and no ORDER BY: bm25 over every match is the cost that
+	// cannot be avoided, the rest is cheaper in Go.
+	rs, err := ix.db.QueryContext(ctx, `SELECT rowid, `+rankExpr+` FROM docs WHERE docs MATCH ?`, r.match)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
-	var hits []Hit
-	var ids []int64
 	for rs.Next() {
-		var id int64
-		var h Hit
-		if err := rs.Scan(&id, &h.Key, &h.Score); err != nil {
+		var h ranked
+		if err := rs.Scan(&h.id, &h.r); err != nil {
 			rs.Close()
-			return nil, err
+			return nil, fmt.Errorf("search index: %w", err)
 		}
-		if q.Keep != nil && !q.Keep(h.Key) {
-			continue
-		}
-		h.Score = -h.Score
-		hits, ids = append(hits, h), append(ids, id)
-		if q.Limit > 0 && len(hits) == q.Limit {
-			break
-		}
+		r.ranked = append(r.ranked, h)
 	}
 	rs.Close()
 	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
+	// The statement read one state of the file (a read holds SQLite's
+	// shared lock): the same stamp before and after it names that state.
+	if before != "" && fileStamp(ix.path) == before {
+		r.stamp = before
+	}
+	slices.SortStableFunc(r.ranked, func(a, b ranked) int { return cmp.Compare(a.r, b.r) })
+	return r, nil
+}
+
+// Current reports whether r was ranked over the index as it is now (no
+// write since, by this process or another).
+func (ix *Index) Current(r *Ranking) bool {
+	return r != nil && r.stamp != "" && r.stamp == fileStamp(ix.path)
+}
+
+// Len is how many sessions match.
+func (r *Ranking) Len() int { return len(r.ranked) }
+
+// Top returns the best limit (0: all) of r's sessions that keep (nil:
+// all) accepts, equal scores the most recent first, with their snippets.
+// Only the sessions looked at are read from the files table, and only
+// those returned get snippets.
+func (ix *Index) Top(ctx context.Context, r *Ranking, keep func(key string) bool, limit int) ([]Hit, error) {
+	kept, err := ix.choose(ctx, r, keep, limit)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, len(kept))
+	ids := make([]int64, len(kept))
+	for i, c := range kept {
+		hits[i], ids[i] = c.Hit, c.id
+	}
 	// In batches: SQLite caps a statement's parameters.
 	for i := 0; i < len(hits); i += 500 {
 		j := min(i+500, len(hits))
-		if err := ix.snippets(ctx, match, hits[i:j], ids[i:j], q.AllText); err != nil {
+		if err := ix.snippets(ctx, r.match, hits[i:j], ids[i:j], r.allText); err != nil {
 			return nil, err
 		}
 	}
 	return hits, nil
 }
 
+// chosen is a ranked session Top returns.
+type chosen struct {
+	Hit
+	id, last int64
+	r        float64
+}
+
+// choose walks r best first, reading the files rows in batches, and
+// returns the best limit sessions keep accepts, equal scores newest first.
+func (ix *Index) choose(ctx context.Context, r *Ranking, keep func(key string) bool, limit int) ([]chosen, error) {
+	var kept []chosen
+	full := func(next float64) bool {
+		// Complete once the limit is reached and the next score differs
+		// from the limit-th: a tie with it may yet be more recent.
+		return limit > 0 && len(kept) >= limit && next != kept[limit-1].r
+	}
+	batch := 500
+	if limit > 0 {
+		batch = min(500, max(64, 2*limit))
+	}
+	for i := 0; i < len(r.ranked) && !full(r.ranked[i].r); i += batch {
+		part := r.ranked[i:min(i+batch, len(r.ranked))]
+		rows, err := ix.fileRows(ctx, part)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range part {
+			if full(h.r) {
+				break
+			}
+			f, ok := rows[h.id]
+			if !ok || keep != nil && !keep(f.key) {
+				continue
+			}
+			kept = append(kept, chosen{Hit: Hit{Key: f.key, Score: -h.r}, id: h.id, last: f.last, r: h.r})
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b chosen) int {
+		if c := cmp.Compare(a.r, b.r); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.last, a.last)
+	})
+	if limit > 0 && len(kept) > limit {
+		kept = kept[:limit]
+	}
+	return kept, nil
+}
+
+type fileRow struct {
+	key  string
+	last int64
+}
+
+// fileRows reads the key and last activity of the ranked sessions.
+func (ix *Index) fileRows(ctx context.Context, part []ranked) (map[int64]fileRow, error) {
+	args := make([]any, len(part))
+	for i, h := range part {
+		args[i] = h.id
+	}
+	in := strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")
+	rs, err := ix.db.QueryContext(ctx, `SELECT id, key, last FROM files WHERE id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	defer rs.Close()
+	m := make(map[int64]fileRow, len(part))
+	for rs.Next() {
+		var id int64
+		var f fileRow
+		if err := rs.Scan(&id, &f.key, &f.last); err != nil {
+			return nil, fmt.Errorf("search index: %w", err)
+		}
+		m[id] = f
+	}
+	return m, rs.Err()
+}
+
 // snippets sets each hit's snippets: one per column that matches. One
-// query for all hits: the MATCH is evaluated once, not once per hit.
+// query for all hits: the MATCH is evaluated once, not once per hit
+// (`+rowid` keeps the IN list from FTS5, which would run the MATCH again
+// for each id, a prefix's expansion included); snippet() then runs only
+// for the rows the IN list names.
 func (ix *Index) snippets(ctx context.Context, match string, hits []Hit, ids []int64, allText bool) error {
 	n := colPrompt + 1
 	if allText {
@@ -181,7 +315,7 @@ func (ix *Index) snippets(ctx context.Context, match string, hits []Hit, ids []i
 		args = append(args, id)
 	}
 	in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	rs, err := ix.db.QueryContext(ctx, `SELECT `+strings.Join(sel, ", ")+` FROM docs WHERE docs MATCH ? AND rowid IN (`+in+`)`, args...)
+	rs, err := ix.db.QueryContext(ctx, `SELECT `+strings.Join(sel, ", ")+` FROM docs WHERE docs MATCH ? AND +rowid IN (`+in+`)`, args...)
 	if err != nil {
 		return fmt.Errorf("search index: snippet: %w", err)
 	}

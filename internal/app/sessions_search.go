@@ -120,6 +120,10 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("search: %w", err))
 	}
+	// The index is opened and the query ranked while the catalog is
+	// listed (the listing leaves a core idle much of the time); the
+	// ranking is taken if the update after the listing writes nothing.
+	early := startRanking(ctx, opts.Index, terms, opts.AllText)
 	// The listing collects as a list does; the index update after it
 	// may read every transcript (the first build holds ~300 MiB), which
 	// the list's 48 MiB soft limit would turn into back-to-back
@@ -128,11 +132,8 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	all, _, listErr := opts.Catalog.List(ctx, catalog.ListOptions{All: true})
 	restoreGC()
 	if listErr != nil && len(all) == 0 {
+		early.close()
 		return listErr
-	}
-	byKey := make(map[string]*catalog.Session, len(all))
-	for i := range all {
-		byKey[all[i].Key()] = &all[i]
 	}
 	now := opts.Now()
 	keep := func(s *catalog.Session) bool {
@@ -149,7 +150,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	// A reader that failed (its storage root unreadable for now) has not
 	// deleted its sessions: keep their entries rather than rebuild them.
 	retain := func(string) bool { return listErr != nil }
-	res, engine, err := searchIndexed(ctx, opts, all, terms, byKey, keep, retain)
+	res, engine, err := searchIndexed(ctx, opts, early, terms, all, keep, retain)
 	if searchindex.IsCorrupt(err) {
 		// A cache: the next search builds it anew.
 		_ = searchindex.Remove(opts.Index)
@@ -172,25 +173,84 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	return nil
 }
 
-// searchIndexed updates the index from the listing and queries it.
-func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalog.Session, terms []searchindex.Term,
-	byKey map[string]*catalog.Session, keep func(*catalog.Session) bool, retain func(string) bool) ([]catalog.SearchResult, string, error) {
-	if opts.Index == "" {
-		return nil, "", errors.New("no index file")
+// ranking is an index opened, and a query ranked over it, while the
+// catalog is listed.
+type ranking struct {
+	done chan struct{}
+	ix   *searchindex.Index
+	r    *searchindex.Ranking
+	err  error
+}
+
+// startRanking opens the index at path and ranks terms in the
+// background; nil when there is no index file.
+func startRanking(ctx context.Context, path string, terms []searchindex.Term, allText bool) *ranking {
+	if path == "" {
+		return nil
 	}
-	ix, _, err := updateSearchIndex(ctx, opts.IO, opts.Index, opts.DataDir, all, retain)
+	e := &ranking{done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		if e.ix, e.err = searchindex.Open(path); e.err != nil {
+			return
+		}
+		// A failed ranking is done again after the update.
+		e.r, _ = e.ix.Rank(ctx, terms, allText)
+	}()
+	return e
+}
+
+// wait returns the open index (or why it could not be opened).
+func (e *ranking) wait() (*searchindex.Index, error) {
+	if e == nil {
+		return nil, errors.New("no index file")
+	}
+	<-e.done
+	return e.ix, e.err
+}
+
+// close closes the index, once the ranking is done.
+func (e *ranking) close() {
+	if ix, err := e.wait(); err == nil {
+		ix.Close()
+	}
+}
+
+// searchIndexed updates the index from the listing and queries it.
+func searchIndexed(ctx context.Context, opts sessionsSearchOptions, early *ranking, terms []searchindex.Term, all []catalog.Session,
+	keep func(*catalog.Session) bool, retain func(string) bool) ([]catalog.SearchResult, string, error) {
+	ix, err := early.wait()
 	if err != nil {
 		return nil, "", err
 	}
 	defer ix.Close()
-	hits, err := ix.Search(ctx, searchindex.Query{Terms: terms, AllText: opts.AllText, Limit: opts.Limit,
-		Keep: func(key string) bool { s, ok := byKey[key]; return ok && keep(s) }})
+	if _, err := updateSearchIndex(ctx, opts.IO, ix, opts.DataDir, all, retain); err != nil {
+		return nil, "", err
+	}
+	r := early.r
+	if !ix.Current(r) {
+		// The update (or another tether) wrote the index since.
+		if r, err = ix.Rank(ctx, terms, opts.AllText); err != nil {
+			return nil, "", err
+		}
+	}
+	// By harness and id: no "harness:id" string built per session.
+	type hid struct{ harness, id string }
+	byKey := make(map[hid]*catalog.Session, len(all))
+	for i := range all {
+		byKey[hid{all[i].Harness, all[i].ID}] = &all[i]
+	}
+	session := func(key string) *catalog.Session {
+		h, id, _ := strings.Cut(key, ":")
+		return byKey[hid{h, id}]
+	}
+	hits, err := ix.Top(ctx, r, func(key string) bool { s := session(key); return s != nil && keep(s) }, opts.Limit)
 	if err != nil {
 		return nil, "", err
 	}
 	res := make([]catalog.SearchResult, 0, len(hits))
 	for _, h := range hits {
-		r := catalog.SearchResult{Session: *byKey[h.Key], Score: h.Score, Matches: []string{}, Snippets: h.Snippets}
+		r := catalog.SearchResult{Session: *session(h.Key), Score: h.Score, Matches: []string{}, Snippets: h.Snippets}
 		for _, sn := range h.Snippets {
 			r.Matches = append(r.Matches, sn.Text)
 		}
@@ -199,28 +259,28 @@ func searchIndexed(ctx context.Context, opts sessionsSearchOptions, all []catalo
 	return res, "index", nil
 }
 
-// updateSearchIndex opens the index and brings it in line with the
-// listing all (every session, archived included), with a progress line
-// on a terminal; the caller closes the index.
-func updateSearchIndex(ctx context.Context, ios *iostreams.IOStreams, path, dataDir string, all []catalog.Session,
-	retain func(string) bool) (*searchindex.Index, searchindex.UpdateStats, error) {
-	ix, err := searchindex.Open(path)
-	if err != nil {
-		return nil, searchindex.UpdateStats{}, err
-	}
+// updateSearchIndex brings the open index in line with the listing all
+// (every session, archived included), with a progress line on a
+// terminal.
+func updateSearchIndex(ctx context.Context, ios *iostreams.IOStreams, ix *searchindex.Index, dataDir string, all []catalog.Session,
+	retain func(string) bool) (searchindex.UpdateStats, error) {
 	prog := newProgress(ios.ErrOut, ios.StderrTTY)
 	// Retain is also where archived sessions (kept out of the agents'
 	// directories) will be kept once the catalog knows them.
 	stamps := summaryStamps(dataDir)
 	st, err := ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen,
-		SummaryStamp: func(s *catalog.Session) string { return stamps[s.Key()] },
-		SummaryText:  func(s *catalog.Session) (string, error) { return summaryText(dataDir, s) }})
+		SummaryStamp: func(s *catalog.Session) string {
+			if len(stamps) == 0 {
+				return "" // no summary: no key to build
+			}
+			return stamps[s.Key()]
+		},
+		SummaryText: func(s *catalog.Session) (string, error) { return summaryText(dataDir, s) }})
 	prog.done()
 	if err != nil {
-		ix.Close()
-		return nil, st, fmt.Errorf("update %s: %w", path, err)
+		return st, fmt.Errorf("update %s: %w", ix.Path(), err)
 	}
-	return ix, st, nil
+	return st, nil
 }
 
 // ---- index
@@ -268,7 +328,7 @@ func runSessionsIndex(ctx context.Context, opts sessionsIndexOptions) error {
 		return listErr
 	}
 	retain := func(string) bool { return listErr != nil }
-	ix, st, err := updateSearchIndex(ctx, opts.IO, opts.Index, opts.DataDir, all, retain)
+	n, st, err := indexCount(ctx, opts, all, retain)
 	if searchindex.IsCorrupt(err) {
 		// A cache: removed, the next index or search builds it anew.
 		_ = searchindex.Remove(opts.Index)
@@ -276,15 +336,25 @@ func runSessionsIndex(ctx context.Context, opts sessionsIndexOptions) error {
 	if err != nil {
 		return err
 	}
-	n, err := ix.Count(ctx)
-	ix.Close()
-	if err != nil {
-		return err
-	}
 	size, _ := searchindex.Size(opts.Index)
 	fmt.Fprintf(opts.IO.Out, "indexed %d %s in %s (%s): %d new, %d grown, %d reread, %d removed, %s of transcripts read\n",
 		n, plural(n, "session", "sessions"), opts.Index, humanBytes(size), st.Added, st.Appended, st.Reindexed, st.Removed, humanBytes(st.BytesRead))
 	return listErr
+}
+
+// indexCount updates the index and counts the sessions in it.
+func indexCount(ctx context.Context, opts sessionsIndexOptions, all []catalog.Session, retain func(string) bool) (int, searchindex.UpdateStats, error) {
+	ix, err := searchindex.Open(opts.Index)
+	if err != nil {
+		return 0, searchindex.UpdateStats{}, err
+	}
+	defer ix.Close()
+	st, err := updateSearchIndex(ctx, opts.IO, ix, opts.DataDir, all, retain)
+	if err != nil {
+		return 0, st, err
+	}
+	n, err := ix.Count(ctx)
+	return n, st, err
 }
 
 // searchStreaming is the fallback: every transcript read per query.

@@ -295,3 +295,32 @@ func streamKeys(t *testing.T, ta *testApp, args ...string) []string {
 	}
 	return got
 }
+
+// A search ranks the query while the catalog is listed, over the index
+// as it was: when the update after the listing writes (a transcript grew
+// a matching prompt), that ranking is not the one answered from.
+func TestSearchRanksAgainAfterAnUpdate(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	for range 2 { // the build, then a search that writes nothing
+		if _, got := searchKeys(t, ta, "zebra"); len(got) != 0 {
+			t.Fatalf("zebra before it was written: %v", got)
+		}
+	}
+	for _, f := range []string{ta.claudeFile(), ta.codexFile()} {
+		fh, err := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == ta.claudeFile() {
+			fh.WriteString(`{"type":"user","sessionId":"` + claudeNew + `","timestamp":"2026-11-30T12:00:00Z","message":{"role":"user","content":"a zebra"}}` + "\n")
+		} else {
+			fh.WriteString(`{"timestamp":"2026-11-30T12:00:00Z","type":"event_msg","payload":{"type":"user_message","message":"a zebra"}}` + "\n")
+		}
+		fh.Close()
+	}
+	want := []string{"claude-code:" + claudeNew, "codex:" + codexID}
+	if engine, got := searchKeys(t, ta, "zebra"); engine != "index" || !slices.Equal(got, want) {
+		t.Errorf("after the append: %s %v, want %v", engine, got, want)
+	}
+}
