@@ -67,7 +67,7 @@ gen_start=$SECONDS
 "$bin/gencorpus" -dir "$HOME" -sessions "$sessions" -projects "$projects" -seed 1 -max-size "$maxsize" >"$tmp/corpus.txt"
 "$bin/gencorpus" -dir "$tmp/big" -sessions 1 -projects 1 -seed 2 -size 50M -claude-only >"$tmp/big.txt"
 "$bin/gencorpus" -dir "$tmp/trim" -sessions 1 -projects 1 -seed 3 -size "$trimsize" -claude-only >"$tmp/trim.txt"
-corpus_bytes="$(du -sb "$HOME/.claude" "$HOME/.codex" | awk '{s += $1} END {printf "%d", s}')"
+corpus_bytes="$(du -sb "$HOME/.claude" "$HOME/.codex" | awk '{s += $1} END {printf "%.0f", s}')"
 log "corpus: $(cut -d' ' -f1-3 "$tmp/corpus.txt"), $((corpus_bytes >> 20)) MiB, in $((SECONDS - gen_start)) s"
 big="$(awk '{print $NF}' "$tmp/big.txt")"
 trimsrc="$(awk '{print $NF}' "$tmp/trim.txt")"
@@ -204,7 +204,7 @@ for mode in link copy; do
 	measure "archive sync $mode again" -n "$listreps" -- env TETHER_CONFIG="$tmp/archive-$mode.toml" "$tether" archive sync
 	# du counts an inode once across its arguments: what the archive adds
 	# to the live transcripts (0 for links while they live).
-	abytes="$(du -scb "$HOME/.claude" "$HOME/.codex" "$adir" | awk -v c="$corpus_bytes" 'END {printf "%d", $1 - c}')"
+	abytes="$(du -scb "$HOME/.claude" "$HOME/.codex" "$adir" | awk -v c="$corpus_bytes" 'END {printf "%.0f", $1 - c}')"
 	rate="$(awk -v b="$corpus_bytes" -v ms="$first" 'BEGIN { printf "%.0f MB/s", b / 1e6 / (ms / 1000) }')"
 	row "archive sync, $mode, first" "$first ms" "$(mib "$firstrss")" "" "$rate of transcripts"
 	row "archive sync, $mode, nothing new" "$med ms" "$(mib "$rss")" "" "archive adds $((abytes >> 20)) MiB on disk (du)"
