@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/tether-dev/tether/internal/rawfile"
 )
 
 // Config is the whole configuration. Every field has a working default, so
@@ -159,7 +160,7 @@ func Default() Config {
 // syntax errors, the line.
 func Load(path string) (Config, error) {
 	cfg := Default()
-	data, err := os.ReadFile(path)
+	data, err := rawfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}
