@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/BurntSushi/toml"
+	"github.com/tether-dev/tether/internal/puresha"
 	"github.com/tidwall/gjson"
 )
 
@@ -98,7 +98,7 @@ func groupHash(event string, g gjson.Result) (string, error) {
 	if err := enc.Encode(obj); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
+	sum := puresha.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
