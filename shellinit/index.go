@@ -280,7 +280,17 @@ func (q SessionQuery) group(harness string, inRoot bool) int {
 
 // candidates formats groups in order, each newest first, up to q.Limit.
 func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
-	var out []Candidate
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+	}
+	if q.Limit > 0 {
+		n = min(n, q.Limit)
+	}
+	out := make([]Candidate, 0, n)
+	// One buffer for every description: a TAB formats up to q.Limit of
+	// them, one allocation each.
+	var desc []byte
 	for _, g := range groups {
 		if !sort.SliceIsSorted(g, func(i, j int) bool { return g[i].LastActivity.After(g[j].LastActivity) }) {
 			sort.SliceStable(g, func(i, j int) bool { return g[i].LastActivity.After(g[j].LastActivity) })
@@ -289,14 +299,16 @@ func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
 			if q.Limit > 0 && len(out) == q.Limit {
 				return out
 			}
-			desc := RelTime(q.Now, e.LastActivity) + " · " + e.Title
+			desc = desc[:0]
 			if len(q.Harnesses) > 1 {
-				desc = e.Harness + " · " + desc
+				desc = append(append(desc, e.Harness...), " · "...)
 			}
+			desc = append(appendRelTime(desc, q.Now, e.LastActivity), " · "...)
+			desc = append(desc, e.Title...)
 			if e.Root != q.Root && e.Root != "" {
-				desc += " (" + filepath.Base(e.Root) + ")"
+				desc = append(append(append(desc, " ("...), filepath.Base(e.Root)...), ')')
 			}
-			out = append(out, Candidate{Value: e.ID, Desc: printable(desc)})
+			out = append(out, Candidate{Value: e.ID, Desc: printable(string(desc))})
 		}
 	}
 	return out
@@ -364,8 +376,9 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 		b.line(line)
 	}
 	needle := "\t" + b.rawRoot + "\t"
+	rare := rarestByte(rest, needle)
 	for len(rest) > 0 && !b.rootsFull() {
-		i := strings.Index(rest, needle)
+		i := indexAt(rest, needle, rare)
 		if i < 0 {
 			break
 		}
@@ -380,6 +393,53 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 		}
 	}
 	return b.groups, true, nil
+}
+
+// rarestByte is the position in needle of its byte seen least often in
+// samples of text (its start, middle and end): the byte indexAt looks for.
+func rarestByte(text, needle string) int {
+	var freq [256]int
+	const n = 4 << 10
+	for _, at := range []int{0, len(text)/2 - n/2, len(text) - n} {
+		at = max(at, 0)
+		for _, c := range []byte(text[at:min(at+n, len(text))]) {
+			freq[c]++
+		}
+	}
+	p := 0
+	for i := 1; i < len(needle); i++ {
+		if freq[needle[i]] < freq[needle[p]] {
+			p = i
+		}
+	}
+	return p
+}
+
+// indexAt is strings.Index(s, needle), found by looking for needle[p]
+// with IndexByte (a vector scan) and comparing there. Looking for a root
+// column ("\t/home/…\t") strings.Index starts at every tab, four a line;
+// for a directory with few sessions that scan went through the whole
+// index (~1.3 MB at 10,000 sessions) at a fifth of IndexByte's speed.
+func indexAt(s, needle string, p int) int {
+	if len(needle) == 0 || p >= len(needle) {
+		return strings.Index(s, needle)
+	}
+	c := needle[p]
+	for from := 0; from+len(needle) <= len(s); {
+		j := strings.IndexByte(s[from+p:], c)
+		if j < 0 {
+			return -1
+		}
+		start := from + j
+		if start+len(needle) > len(s) {
+			return -1
+		}
+		if s[start:start+len(needle)] == needle {
+			return start
+		}
+		from = start + 1
+	}
+	return -1
 }
 
 // boundedReader is boundedGroups's state.
@@ -450,21 +510,24 @@ func (b *boundedReader) line(line string) {
 }
 
 // RelTime says how long ago t was, briefly.
-func RelTime(now, t time.Time) string {
+func RelTime(now, t time.Time) string { return string(appendRelTime(nil, now, t)) }
+
+// appendRelTime appends RelTime(now, t) to b.
+func appendRelTime(b []byte, now, t time.Time) []byte {
 	d := now.Sub(t)
 	switch {
 	case d < time.Minute:
-		return "just now"
+		return append(b, "just now"...)
 	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+		return append(strconv.AppendInt(b, int64(d/time.Minute), 10), "m ago"...)
 	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+		return append(strconv.AppendInt(b, int64(d/time.Hour), 10), "h ago"...)
 	case d < 14*24*time.Hour:
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+		return append(strconv.AppendInt(b, int64(d/(24*time.Hour)), 10), "d ago"...)
 	case d < 365*24*time.Hour:
-		return strconv.Itoa(int(d/(7*24*time.Hour))) + "w ago"
+		return append(strconv.AppendInt(b, int64(d/(7*24*time.Hour)), 10), "w ago"...)
 	}
-	return t.Format("2006-01-02")
+	return t.AppendFormat(b, "2006-01-02")
 }
 
 // FormatCandidates writes candidates the way the shell's completion
@@ -474,18 +537,20 @@ func FormatCandidates(w io.Writer, shell string, cands []Candidate) error {
 	bw := bufio.NewWriter(w)
 	for _, c := range cands {
 		v, d := printable(c.Value), printable(c.Desc)
+		sep := byte(0)
 		switch shell {
 		case "zsh":
 			v = strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), ":", `\:`)
-			if d != "" {
-				v += ":" + d
-			}
+			sep = ':'
 		case "fish":
-			if d != "" {
-				v += "\t" + d
-			}
+			sep = '\t'
 		}
+		// Written in pieces: a TAB prints up to 500 lines.
 		bw.WriteString(v)
+		if sep != 0 && d != "" {
+			bw.WriteByte(sep)
+			bw.WriteString(d)
+		}
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

@@ -1,6 +1,7 @@
 package shellinit
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,3 +112,30 @@ func TestMapSessionCandidatesAgrees(t *testing.T) {
 }
 
 func head(c []Candidate) []Candidate { return c[:min(len(c), 3)] }
+
+// indexAt finds what strings.Index finds, whichever byte it scans for.
+func TestIndexAtAsStringsIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	alphabet := "\tab/-\n"
+	for n := 0; n < 3000; n++ {
+		s := make([]byte, r.IntN(200))
+		for i := range s {
+			s[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		needle := make([]byte, 1+r.IntN(5))
+		for i := range needle {
+			needle[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		for p := range needle {
+			if got, want := indexAt(string(s), string(needle), p), strings.Index(string(s), string(needle)); got != want {
+				t.Fatalf("indexAt(%q, %q, %d) = %d, want %d", s, needle, p, got, want)
+			}
+		}
+		if p := rarestByte(string(s), string(needle)); p < 0 || p >= len(needle) {
+			t.Fatalf("rarestByte = %d for a needle of %d bytes", p, len(needle))
+		}
+	}
+	if got := indexAt("x\t/home/a\ty", "\t/home/a\t", 3); got != 1 {
+		t.Fatalf("indexAt = %d", got)
+	}
+}

@@ -182,3 +182,25 @@ func TestPrintableFastPathAgrees(t *testing.T) {
 		}
 	}
 }
+
+// The exact lines each shell reads (a regression guard for the
+// allocation-free formatting): harness prefix with two harnesses, the
+// other directory's base name, zsh's escaped colon, fish's tab.
+func TestFormatCandidatesLines(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	entries := []IndexEntry{
+		{Harness: "claude-code", ID: "ab:1", LastActivity: now.Add(-5 * time.Minute), Root: "/home/example/src/here", Title: "fix the bug"},
+		{Harness: "codex", ID: "cd2", LastActivity: now.Add(-400 * 24 * time.Hour), Root: "/home/example/src/there", Title: "tab\there"},
+	}
+	cands := SessionCandidates(entries, SessionQuery{Harnesses: []string{"claude-code", "codex"}, Root: "/home/example/src/here", Now: now})
+	for sh, want := range map[string]string{
+		"bash": "ab:1\ncd2\n",
+		"zsh":  "ab\\:1:claude-code · 5m ago · fix the bug\ncd2:codex · 2025-10-26 · tab here (there)\n",
+		"fish": "ab:1\tclaude-code · 5m ago · fix the bug\ncd2\tcodex · 2025-10-26 · tab here (there)\n",
+	} {
+		var b strings.Builder
+		if err := FormatCandidates(&b, sh, cands); err != nil || b.String() != want {
+			t.Errorf("%s: %q, %v; want %q", sh, b.String(), err, want)
+		}
+	}
+}
