@@ -449,6 +449,9 @@ type boundedReader struct {
 	groups             [][]*IndexEntry
 	last               []int64
 	overflow, unsorted []bool
+	// slab holds the decoded entries, allocated 64 at a time rather than
+	// one by one (a TAB decodes up to q.Limit per group).
+	slab []IndexEntry
 }
 
 // othersFull: every harness's other-directory group has q.Limit entries.
@@ -506,7 +509,11 @@ func (b *boundedReader) line(line string) {
 	} else {
 		root = unfield(root)
 	}
-	b.groups[g] = append(b.groups[g], &IndexEntry{Harness: harness, ID: id, LastActivity: time.Unix(sec, 0), Root: root, Title: unfield(line)})
+	if len(b.slab) == cap(b.slab) {
+		b.slab = make([]IndexEntry, 0, 64)
+	}
+	b.slab = append(b.slab, IndexEntry{Harness: harness, ID: id, LastActivity: time.Unix(sec, 0), Root: root, Title: unfield(line)})
+	b.groups[g] = append(b.groups[g], &b.slab[len(b.slab)-1])
 }
 
 // RelTime says how long ago t was, briefly.
