@@ -9,6 +9,7 @@ package hot
 import (
 	"log/slog"
 	"os"
+	"os/exec"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -68,8 +69,23 @@ func NewBase() *Base {
 func (b *Base) Deps() Deps { return b.d }
 
 func (b *Base) config() (config.Config, error) {
-	b.cfgOnce.Do(func() { b.cfg, b.cfgErr = config.Load(b.d.Loc.ConfigFile) })
+	b.cfgOnce.Do(func() {
+		b.cfg, b.cfgErr = config.LoadCached(b.d.Loc.ConfigFile, config.CachePath(b.d.Loc.CacheDir), refreshConfigCache)
+	})
 	return b.cfg, b.cfgErr
+}
+
+// refreshConfigCache runs `tether config-cache`, which decodes the config
+// file for this process and the next ones (tether-hot has no TOML reader;
+// see internal/config). It runs once per change of the file.
+func refreshConfigCache() error {
+	t, err := FullTether()
+	if err != nil {
+		return err
+	}
+	c := exec.Command(t, "config-cache")
+	c.Stderr = os.Stderr
+	return c.Run()
 }
 
 // rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is

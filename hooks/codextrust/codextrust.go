@@ -1,4 +1,8 @@
-package hooks
+// Package codextrust writes and checks the trust records Codex needs
+// before it runs hooks (in its config.toml). A package of its own, used
+// by tether's hooks install and doctor: it parses TOML, which the hook
+// path (tether-hot) must not link (its package init runs at every start).
+package codextrust
 
 import (
 	"bytes"
@@ -8,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/tether-dev/tether/hooks"
 
 	"github.com/BurntSushi/toml"
 	"github.com/tether-dev/tether/internal/puresha"
@@ -57,8 +63,8 @@ type TrustEntry struct {
 
 // CodexTrust computes the trust records for tether's entries in the hooks
 // file at hooksPath (its content is data).
-func CodexTrust(hooksPath string, data []byte, owner Owner) ([]TrustEntry, error) {
-	entries, err := Installed(data, owner)
+func CodexTrust(hooksPath string, data []byte, owner hooks.Owner) ([]TrustEntry, error) {
+	entries, err := hooks.Installed(data, owner)
 	if err != nil {
 		return nil, err
 	}
