@@ -49,6 +49,13 @@ func TestRecordShape(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339Nano, m["time"].(string)); err != nil {
 		t.Errorf("time: %v", err)
 	}
+	// The keys in this order (Emit builds the record itself, not through
+	// Logger.LogAttrs).
+	wantLine := `{"time":"` + m["time"].(string) + `","level":"info","event":"spawn","harness":"claude-code","identity_root":"/home/example/src/project",` +
+		`"session_id":"d9f7843f-07d6-4b50-9048-40676f77f965","cwd":"/home/example/src/project","pid":42}`
+	if string(lines[0]) != wantLine {
+		t.Errorf("record\n%s\nwant\n%s", lines[0], wantLine)
+	}
 	st, _ := os.Stat(path)
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600", st.Mode().Perm())
