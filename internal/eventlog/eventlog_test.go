@@ -246,3 +246,21 @@ func TestFollowerAcrossRotation(t *testing.T) {
 		t.Errorf("followed %v", got)
 	}
 }
+
+// With names another harness and root, in the same place of the record,
+// at the same level, in the same file.
+func TestWithRecordShape(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	l := Open(Options{Path: path, Level: slog.LevelInfo, Harness: ClaudeCode, IdentityRoot: "/home/example/a"}).With(Codex, "/home/example/b")
+	l.Debug("hidden", "s")
+	l.Info("spawn", "s", slog.Bool("ok", true))
+	data, _ := os.ReadFile(path)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+	want := `{"time":"` + fmt.Sprint(m["time"]) + `","level":"info","event":"spawn","harness":"codex","identity_root":"/home/example/b","session_id":"s","ok":true}` + "\n"
+	if string(data) != want {
+		t.Errorf("got\n%s\nwant\n%s", data, want)
+	}
+}
