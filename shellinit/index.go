@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
+	"github.com/tether-dev/tether/internal/rawfile"
 )
 
 // The completion index is a small tab-separated file in the cache
@@ -159,18 +160,16 @@ func MapIndexMatching(path string, keep func(harness, id string) bool) (entries 
 // maps it (read into memory where it cannot be mapped); the text is
 // valid only during the call.
 func mapIndex(path string, use func(text string) error) (err error) {
-	f, err := os.Open(path)
+	// A plain descriptor (internal/rawfile): completion starts a process
+	// per TAB, and an *os.File's poller registration is part of its cost.
+	f, err := rawfile.OpenNonblock(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	var data []byte
-	if st.Size() > 0 && st.Size() <= 1<<30 && st.Mode().IsRegular() {
-		data, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if size := f.Info().Size(); size > 0 && size <= 1<<30 && f.IsRegular() {
+		data, err = syscall.Mmap(f.Fd(), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	}
 	if data == nil || err != nil {
 		if data, err = os.ReadFile(path); err != nil {
@@ -367,6 +366,11 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 		return nil, false, fmt.Errorf("%s: not a tether completion index", path)
 	}
 	b := boundedReader{q: q, rawRoot: field(q.Root), groups: make([][]*IndexEntry, 2*len(q.Harnesses))}
+	if q.Limit > 0 {
+		for g := range b.groups {
+			b.groups[g] = make([]*IndexEntry, 0, min(q.Limit, 512))
+		}
+	}
 	b.last = make([]int64, len(b.groups))
 	b.overflow = make([]bool, len(b.groups))
 	b.unsorted = make([]bool, len(b.groups))

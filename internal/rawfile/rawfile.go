@@ -98,6 +98,9 @@ func (f *File) IsRegular() bool { return f.st.Mode&syscall.S_IFMT == syscall.S_I
 // Info is the fstat(2) of the opened file as os.File.Stat gives it.
 func (f *File) Info() fs.FileInfo { return fileInfo{name: path.Base(f.name), st: f.st} }
 
+// Fd is the descriptor (valid until Close).
+func (f *File) Fd() int { return f.fd }
+
 // Name is the path the file was opened by.
 func (f *File) Name() string { return f.name }
 
