@@ -168,12 +168,14 @@ func begin(env Env, p Payload) (*call, error) {
 func (c *call) pinnedRoot() string {
 	root := c.st.IdentityRoot
 	pin := c.env.Getenv(identity.EnvRoot)
-	if err := identity.CheckPinned(pin); pin != "" && err != nil {
-		c.pre = append(c.pre, warn(EvHookError, slog.String("error", "ignored: "+err.Error())))
-		pin = ""
-	}
+	// Checked only when set: checking "" built an error (fmt) that every
+	// event threw away.
 	if pin != "" {
-		return pin
+		err := identity.CheckPinned(pin)
+		if err == nil {
+			return pin
+		}
+		c.pre = append(c.pre, warn(EvHookError, slog.String("error", "ignored: "+err.Error())))
 	}
 	if root == "" {
 		base := c.p.Cwd
