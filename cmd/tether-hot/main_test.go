@@ -138,3 +138,34 @@ func TestConfigDecodedByTether(t *testing.T) {
 		t.Errorf("invalid config: want its error logged and the defaults used:\n%s", got)
 	}
 }
+
+// TestConfigWithoutWorkingTether: when tether cannot decode the config
+// for it, a hook still prints nothing (tether's message goes to the log)
+// and runs on the defaults.
+func TestConfigWithoutWorkingTether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	dir := t.TempDir()
+	hot := filepath.Join(dir, "tether-hot")
+	if b, err := exec.Command("go", "build", "-o", hot, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, b)
+	}
+	os.WriteFile(filepath.Join(dir, "tether"), []byte("#!/bin/sh\necho 'tether: cannot write the cache' >&2\nexit 1\n"), 0o755)
+	xdg := filepath.Join(dir, "xdg")
+	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	os.WriteFile(cfgPath, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	cmd := exec.Command(hot, "hook", "PostToolUse")
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
+		"XDG_CACHE_HOME="+filepath.Join(xdg, "cache"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "TETHER_LOG_LEVEL=")
+	cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","cwd":"` + dir + `"}`)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("hook: %v %q", err, out)
+	}
+	log, _ := os.ReadFile(filepath.Join(xdg, "state", "tether", "events.jsonl"))
+	if !strings.Contains(string(log), "cannot read it without tether") || !strings.Contains(string(log), "tether: cannot write the cache") ||
+		strings.Contains(string(log), `"tool_event"`) {
+		t.Errorf("log:\n%s", log)
+	}
+}

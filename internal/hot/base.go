@@ -7,6 +7,8 @@
 package hot
 
 import (
+	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -83,9 +85,13 @@ func refreshConfigCache() error {
 	if err != nil {
 		return err
 	}
-	c := exec.Command(t, "config-cache")
-	c.Stderr = os.Stderr
-	return c.Run()
+	// Its messages go into the error, not to stderr: a hook prints
+	// nothing (the hook logs the error and runs on the defaults).
+	out, err := exec.Command(t, "config-cache").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s config-cache: %v: %s", t, err, bytes.TrimSpace(out))
+	}
+	return nil
 }
 
 // rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is
