@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -27,7 +28,21 @@ import (
 //
 //	# tether complete index v1
 //	claude-code<TAB>3f2a…<TAB>1764500000<TAB>/home/example/src/project<TAB>fix the login bug
+//	…
+//	<TAB>#roots
+//	<TAB>#root<TAB>12<TAB>/home/example/src/project<TAB>
+//
+// The footer counts the lines of each root, so that a TAB in a directory
+// with few sessions stops searching once it has them all (or does not
+// search). Its lines start with a tab, which every reader of the index
+// skips as it skips any line without a harness (older ones too).
 const indexHeader = "# tether complete index v1"
+
+// rootsMarker starts the footer; rootLine is one of its lines.
+const (
+	rootsMarker = "\t#roots\n"
+	rootLine    = "\t#root\t"
+)
 
 // IndexFile is the index's name under the cache directory.
 const IndexFile = "complete.tsv"
@@ -57,12 +72,18 @@ func WriteIndex(path string, entries []IndexEntry) error {
 	var buf bytes.Buffer
 	buf.Grow(len(entries) * 128)
 	buf.WriteString(indexHeader + "\n")
+	perRoot := map[string]int{}
 	for _, e := range entries {
 		if e.ID == "" || e.Harness == "" {
 			continue
 		}
 		buf.WriteString(field(e.Harness) + "\t" + field(e.ID) + "\t" + strconv.FormatInt(e.LastActivity.Unix(), 10) +
 			"\t" + field(e.Root) + "\t" + field(e.Title) + "\n")
+		perRoot[field(e.Root)]++
+	}
+	buf.WriteString(rootsMarker)
+	for _, root := range slices.Sorted(maps.Keys(perRoot)) {
+		buf.WriteString(rootLine + strconv.Itoa(perRoot[root]) + "\t" + root + "\t\n")
 	}
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
 		// Unchanged (a warm list, most of the time): mark it fresh for
@@ -374,6 +395,11 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 	b.last = make([]int64, len(b.groups))
 	b.overflow = make([]bool, len(b.groups))
 	b.unsorted = make([]bool, len(b.groups))
+	rootCount := -1 // unknown: an index without a footer
+	if i := strings.LastIndex(rest, "\n"+rootsMarker); i >= 0 {
+		rootCount = footerCount(rest[i+1+len(rootsMarker):], b.rawRoot)
+		rest = rest[:i+1]
+	}
 	for len(rest) > 0 && !b.othersFull() {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
@@ -381,7 +407,7 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 	}
 	needle := "\t" + b.rawRoot + "\t"
 	rare := rarestByte(rest, needle)
-	for len(rest) > 0 && !b.rootsFull() {
+	for len(rest) > 0 && !b.rootsFull() && (rootCount < 0 || b.rootLines < rootCount) {
 		i := indexAt(rest, needle, rare)
 		if i < 0 {
 			break
@@ -397,6 +423,21 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 		}
 	}
 	return b.groups, true, nil
+}
+
+// footerCount is the number of lines of rawRoot the footer lists (0 when
+// it lists none).
+func footerCount(footer, rawRoot string) int {
+	i := strings.Index(footer, "\t"+rawRoot+"\t\n")
+	if i < 0 {
+		return 0
+	}
+	line := footer[strings.LastIndexByte(footer[:i], '\n')+1 : i]
+	n, err := strconv.Atoi(strings.TrimPrefix(line, rootLine))
+	if err != nil || !strings.HasPrefix(line, rootLine) {
+		return -1 // not a count: search as without a footer
+	}
+	return n
 }
 
 // rarestByte is the position in needle of its byte seen least often in
@@ -453,6 +494,9 @@ type boundedReader struct {
 	groups             [][]*IndexEntry
 	last               []int64
 	overflow, unsorted []bool
+	// rootLines counts the lines of the current root seen, whatever
+	// their harness or id.
+	rootLines int
 	// slab holds the decoded entries, allocated 64 at a time rather than
 	// one by one (a TAB decodes up to q.Limit per group).
 	slab []IndexEntry
@@ -489,6 +533,10 @@ func (b *boundedReader) line(line string) {
 	if !cut || f[0] == "" || f[1] == "" {
 		return
 	}
+	inRoot := f[3] == b.rawRoot
+	if inRoot {
+		b.rootLines++
+	}
 	harness, id := unfield(f[0]), unfield(f[1])
 	if !strings.HasPrefix(id, b.q.Prefix) || !slices.Contains(b.q.Harnesses, harness) {
 		return
@@ -497,7 +545,7 @@ func (b *boundedReader) line(line string) {
 	if err != nil {
 		return
 	}
-	inRoot := f[3] == b.rawRoot || (strings.IndexByte(f[3], '\\') >= 0 && unfield(f[3]) == b.q.Root)
+	inRoot = inRoot || (strings.IndexByte(f[3], '\\') >= 0 && unfield(f[3]) == b.q.Root)
 	g := b.q.group(harness, inRoot)
 	if len(b.groups[g]) > 0 && sec > b.last[g] {
 		b.unsorted[g] = true
