@@ -2,10 +2,10 @@ package archive
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -26,6 +26,11 @@ type Codec interface {
 	NewEncoder() (Encoder, error)
 	// NewDecoder reads the frames of r, skippable ones ignored.
 	NewDecoder(r io.Reader) (io.ReadCloser, error)
+	// NewHash returns the trailers' SHA-256 (crypto/sha256). It comes
+	// with the codec so that tether-hot, which writes and reads no
+	// compressed copy, does not link crypto/sha256: its FIPS module's
+	// package initialisers would run at every hook's start.
+	NewHash() hash.Hash
 }
 
 // Encoder compresses what is written to it into one frame on the writer
@@ -70,9 +75,12 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // decoder) written after each data frame: it proves what the archive holds.
 const (
 	trailerTag     = "tthr"
-	trailerPayload = 4 + 8 + 8 + 8 + sha256.Size
+	trailerPayload = 4 + 8 + 8 + 8 + sumSize
 	trailerSize    = 8 + trailerPayload
 )
+
+// sumSize is the length of a SHA-256 sum.
+const sumSize = 32
 
 var trailerMagic = []byte{0x5e, 0x2a, 0x4d, 0x18}
 
@@ -83,7 +91,7 @@ type trailer struct {
 	Size    int64
 	ModNano int64
 	Ino     uint64
-	Sum     [sha256.Size]byte
+	Sum     [sumSize]byte
 }
 
 func (t trailer) encode() []byte {
@@ -150,7 +158,8 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		res.Action = Unchanged
 		return res, nil
 	}
-	if _, err := currentCodec(); err != nil {
+	c, err := currentCodec()
+	if err != nil {
 		return res, err
 	}
 	f, err := os.Open(livePath)
@@ -163,7 +172,7 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		return res, err
 	}
 	size := fi.Size()
-	h := sha256.New()
+	h := c.NewHash()
 	from := int64(0)
 	if haveOld && size >= old.Size {
 		// Prove the live file still starts with what was copied.
@@ -339,7 +348,7 @@ func Decompress(w io.Writer, path string) (int64, error) {
 		return 0, err
 	}
 	defer dec.Close()
-	h := sha256.New()
+	h := c.NewHash()
 	n64, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(dec, t.Size))
 	if err != nil {
 		return n64, fmt.Errorf("%s: %w", path, err)

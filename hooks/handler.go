@@ -5,9 +5,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"regexp"
 	"strconv"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/tether-dev/tether/agent"
@@ -169,12 +168,14 @@ func begin(env Env, p Payload) (*call, error) {
 func (c *call) pinnedRoot() string {
 	root := c.st.IdentityRoot
 	pin := c.env.Getenv(identity.EnvRoot)
-	if err := identity.CheckPinned(pin); pin != "" && err != nil {
-		c.pre = append(c.pre, warn(EvHookError, slog.String("error", "ignored: "+err.Error())))
-		pin = ""
-	}
+	// Checked only when set: checking "" built an error (fmt) that every
+	// event threw away.
 	if pin != "" {
-		return pin
+		err := identity.CheckPinned(pin)
+		if err == nil {
+			return pin
+		}
+		c.pre = append(c.pre, warn(EvHookError, slog.String("error", "ignored: "+err.Error())))
 	}
 	if root == "" {
 		base := c.p.Cwd
@@ -231,21 +232,61 @@ func (c *call) finish(entries []entry) (Result, error) {
 	return c.res, nil
 }
 
-// selfReportRE is compiled on first use: only a Stop with self-reports on
-// needs it, and every hook event starts a process.
-var selfReportRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\[ctx:\s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\]`)
-})
-
-// SelfReported returns the percentage of the last "[ctx: ~NN%]" in text.
+// SelfReported returns the percentage of the last "[ctx: ~NN%]" in text:
+// the last match of \[ctx:\s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\], read by
+// hand. With regexp reachable, tether-hot's start paid for the Unicode
+// tables regexp/syntax refers to (unicode's map initialisers).
 func SelfReported(text string) (float64, bool) {
-	m := selfReportRE().FindAllStringSubmatch(text, -1)
-	if len(m) == 0 {
-		return 0, false
+	for end := len(text); ; {
+		i := strings.LastIndex(text[:end], "[ctx:")
+		if i < 0 {
+			return 0, false
+		}
+		if num, ok := selfReportAt(text[i+len("[ctx:"):]); ok {
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil || v > 100 {
+				return 0, false
+			}
+			return v, true
+		}
+		end = i
 	}
-	v, err := strconv.ParseFloat(m[len(m)-1][1], 64)
-	if err != nil || v > 100 {
-		return 0, false
+}
+
+// selfReportAt matches \s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\] at the start
+// of s and returns the number. The match is unambiguous (no part can
+// take another's bytes), so one greedy pass decides it, as RE2 would.
+func selfReportAt(s string) (num string, ok bool) {
+	s = trimRESpace(s)
+	s = strings.TrimPrefix(s, "~")
+	s = trimRESpace(s)
+	n := 0
+	for n < len(s) && n < 3 && isDigit(s[n]) {
+		n++
 	}
-	return v, true
+	if n == 0 {
+		return "", false
+	}
+	if n < len(s) && s[n] == '.' && n+1 < len(s) && isDigit(s[n+1]) {
+		n += 2
+		for n < len(s) && isDigit(s[n]) {
+			n++
+		}
+	}
+	num, s = s[:n], trimRESpace(s[n:])
+	if !strings.HasPrefix(s, "%") {
+		return "", false
+	}
+	if s = trimRESpace(s[1:]); !strings.HasPrefix(s, "]") {
+		return "", false
+	}
+	return num, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// trimRESpace trims what RE2's \s matches: tab, newline, form feed,
+// carriage return and space.
+func trimRESpace(s string) string {
+	return strings.TrimLeft(s, "\t\n\f\r ")
 }

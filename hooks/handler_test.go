@@ -289,3 +289,22 @@ func TestResumeRunDurationAndOneTranscriptBytes(t *testing.T) {
 		t.Errorf("session_resume: %v", resume)
 	}
 }
+
+// An unusable TETHER_IDENTITY_ROOT is ignored with a warning and the root
+// comes from the payload's cwd; an unset one warns of nothing.
+func TestUnusablePinIgnored(t *testing.T) {
+	h := newHandlerEnv(t)
+	h.handle(t, `{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"/home/example/src/a"}`)
+	if recs := h.records(t, EvHookError); len(recs) != 0 {
+		t.Errorf("unset pin warned: %v", recs)
+	}
+	h.env["TETHER_IDENTITY_ROOT"] = "src/project"
+	res := h.handle(t, `{"session_id":"s2","hook_event_name":"SessionStart","source":"startup","cwd":"/home/example/src/b"}`)
+	if res.Root != "/home/example/src/b" {
+		t.Errorf("root %q, want the cwd's", res.Root)
+	}
+	recs := h.records(t, EvHookError)
+	if len(recs) != 1 || recs[0].Get("error").String() != `ignored: $TETHER_IDENTITY_ROOT is not an absolute path: "src/project"` {
+		t.Errorf("warnings: %v", recs)
+	}
+}

@@ -40,8 +40,19 @@ var CodexTimeouts = map[string]int64{"SessionEnd": 1, "Interrupt": 1}
 // agent kills the hook after it. tether's own budget is well under it.
 const HookTimeout = 5
 
-// versionRE is compiled on first use (the hook binary links this file).
-var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })
+var versionREOnce struct {
+	sync.Once
+	re *regexp.Regexp
+}
+
+// versionRE is compiled on first use, in a plain function rather than a
+// package-level sync.OnceValue: a closure built at package init keeps
+// regexp reachable in every binary linking hooks (tether-hot), and with it
+// the Unicode tables' initialisers.
+func versionRE() *regexp.Regexp {
+	versionREOnce.Do(func() { versionREOnce.re = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })
+	return versionREOnce.re
+}
 
 // ParseVersion finds a x.y.z version in s (e.g. "2.1.332 (Claude Code)").
 func ParseVersion(s string) ([3]int, bool) {

@@ -3,8 +3,11 @@ package hooks
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,4 +92,50 @@ func assistant(id string, in, cc, cr int64, extra string) string {
 		extra = `"isSidechain":false,`
 	}
 	return fmt.Sprintf(`{"type":"assistant",%s"uuid":"u-%s","message":{"id":"%s","model":"claude-opus-5-5","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":5}}}`, extra, id, id, in, cc, cr)
+}
+
+// SelfReported is the last match of the pattern it documents, as regexp
+// finds it, over random texts made of the pattern's pieces.
+func TestSelfReportedAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`\[ctx:\s*~?\s*(\d{1,3}(?:\.\d+)?)\s*%\s*\]`)
+	want := func(text string) (float64, bool) {
+		m := re.FindAllStringSubmatch(text, -1)
+		if len(m) == 0 {
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(m[len(m)-1][1], 64)
+		if err != nil || v > 100 {
+			return 0, false
+		}
+		return v, true
+	}
+	pieces := []string{"[ctx:", "[ctx: ", "[", "ctx:", " ", "\t", "\v", "~", "~~", "4", "42", "100", "1000", ".", ".5", "5.", "%", " %", "]", "x", "é", "\n"}
+	r := rand.New(rand.NewPCG(3, 4))
+	matched := 0
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := r.IntN(4); k >= 0; k-- {
+			// Mostly the pattern's parts in order, some missing or
+			// doubled, with noise between.
+			for _, part := range [][]string{{"[ctx:", "[ctx: ", "[", "ctx:"}, {" ", "\t", "\v", ""}, {"~", "~~", ""}, {" ", ""},
+				{"4", "42", "100", "1000", "x"}, {".", ".5", ".25", ""}, {" ", ""}, {"%", ""}, {" ", "\n", ""}, {"]", ""}} {
+				if r.IntN(10) > 0 {
+					b.WriteString(part[r.IntN(len(part))])
+				}
+			}
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := b.String()
+		gv, gok := SelfReported(text)
+		wv, wok := want(text)
+		if gv != wv || gok != wok {
+			t.Fatalf("%q: %v %v, regexp: %v %v", text, gv, gok, wv, wok)
+		}
+		if wok {
+			matched++
+		}
+	}
+	if matched < 50 {
+		t.Fatalf("only %d of the random texts hold a self-report", matched)
+	}
 }

@@ -1,6 +1,7 @@
 package shellinit
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,3 +112,72 @@ func TestMapSessionCandidatesAgrees(t *testing.T) {
 }
 
 func head(c []Candidate) []Candidate { return c[:min(len(c), 3)] }
+
+// indexAt finds what strings.Index finds, whichever byte it scans for.
+func TestIndexAtAsStringsIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	alphabet := "\tab/-\n"
+	for n := 0; n < 3000; n++ {
+		s := make([]byte, r.IntN(200))
+		for i := range s {
+			s[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		needle := make([]byte, 1+r.IntN(5))
+		for i := range needle {
+			needle[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		for p := range needle {
+			if got, want := indexAt(string(s), string(needle), p), strings.Index(string(s), string(needle)); got != want {
+				t.Fatalf("indexAt(%q, %q, %d) = %d, want %d", s, needle, p, got, want)
+			}
+		}
+		if p := rarestByte(string(s), string(needle)); p < 0 || p >= len(needle) {
+			t.Fatalf("rarestByte = %d for a needle of %d bytes", p, len(needle))
+		}
+	}
+	if got := indexAt("x\t/home/a\ty", "\t/home/a\t", 3); got != 1 {
+		t.Fatalf("indexAt = %d", got)
+	}
+}
+
+// The footer counts each root's lines; a TAB stops searching once it has
+// seen them all (or does not search for a root the footer lacks), with
+// the same candidates as a full read.
+func TestIndexFooterBoundsTheRootSearch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, IndexFile)
+	now := time.Unix(1764500000, 0)
+	var entries []IndexEntry
+	for i := range 2000 {
+		root := "/home/example/src/other" + strconv.Itoa(i%50)
+		if i == 10 || i == 1500 || i == 1999 {
+			root = "/home/example/src/rare"
+		}
+		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex"}[i%2], ID: "id" + strconv.Itoa(i),
+			LastActivity: now.Add(-time.Duration(i) * time.Minute), Root: root, Title: "t" + strconv.Itoa(i)})
+	}
+	if err := WriteIndex(path, entries); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "\n\t#roots\n") || !strings.Contains(string(data), "\t#root\t3\t/home/example/src/rare\t\n") ||
+		!strings.Contains(string(data), "\t#root\t40\t/home/example/src/other7\t\n") {
+		t.Fatalf("footer missing or wrong:\n%s", data[len(data)-300:])
+	}
+	all, err := ReadIndex(path)
+	if err != nil || len(all) != 2000 {
+		t.Fatalf("ReadIndex: %d entries, %v", len(all), err)
+	}
+	for _, q := range []SessionQuery{
+		{Harnesses: []string{"claude-code"}, Root: "/home/example/src/rare", Now: now, Limit: 5},
+		{Harnesses: []string{"claude-code", "codex"}, Root: "/home/example/src/rare", Now: now, Limit: 5},
+		{Harnesses: []string{"codex"}, Root: "/home/example/src/none", Now: now, Limit: 5},
+		{Harnesses: []string{"codex"}, Root: "/home/example/src/other3", Prefix: "id1", Now: now, Limit: 5},
+	} {
+		want := SessionCandidates(all, q)
+		got, err := MapSessionCandidates(path, q)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: %v\n got %v\nwant %v", q, err, head(got), head(want))
+		}
+	}
+}

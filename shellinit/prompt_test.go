@@ -1,6 +1,7 @@
 package shellinit
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/tether-dev/tether/internal/termsafe"
 )
@@ -179,6 +181,74 @@ func TestPrintableFastPathAgrees(t *testing.T) {
 	for _, s := range inputs {
 		if got, want := printable(s), full(s); got != want {
 			t.Errorf("printable(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// The exact lines each shell reads (a regression guard for the
+// allocation-free formatting): harness prefix with two harnesses, the
+// other directory's base name, zsh's escaped colon, fish's tab.
+func TestFormatCandidatesLines(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	entries := []IndexEntry{
+		{Harness: "claude-code", ID: "ab:1", LastActivity: now.Add(-5 * time.Minute), Root: "/home/example/src/here", Title: "fix the bug"},
+		{Harness: "codex", ID: "cd2", LastActivity: now.Add(-400 * 24 * time.Hour), Root: "/home/example/src/there", Title: "tab\there"},
+	}
+	cands := SessionCandidates(entries, SessionQuery{Harnesses: []string{"claude-code", "codex"}, Root: "/home/example/src/here", Now: now})
+	for sh, want := range map[string]string{
+		"bash": "ab:1\ncd2\n",
+		"zsh":  "ab\\:1:claude-code · 5m ago · fix the bug\ncd2:codex · 2025-10-26 · tab here (there)\n",
+		"fish": "ab:1\tclaude-code · 5m ago · fix the bug\ncd2\tcodex · 2025-10-26 · tab here (there)\n",
+	} {
+		var b strings.Builder
+		if err := FormatCandidates(&b, sh, cands); err != nil || b.String() != want {
+			t.Errorf("%s: %q, %v; want %q", sh, b.String(), err, want)
+		}
+	}
+}
+
+// needsPrintableSlow is needsPrintable byte by byte (as it was before its
+// word-at-a-time pass).
+func needsPrintableSlow(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || termsafe.Unsafe(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// needsPrintable's word-at-a-time pass decides as the byte loop does.
+func TestNeedsPrintableFastPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "Z", " ", "~", "0", "\x1f", "\x7f", "\x00", "\t", "\x80", "\xff", "é", "\u202e", "\u2066", "日本", "\xe2\x80"}
+	for n := 0; n < 50000; n++ {
+		var b strings.Builder
+		for k := r.IntN(40); k > 0; k-- {
+			if r.IntN(4) == 0 {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			} else {
+				b.WriteByte(byte(0x20 + r.IntN(0x5f)))
+			}
+		}
+		s := b.String()
+		if got, want := needsPrintable(s), needsPrintableSlow(s); got != want {
+			t.Fatalf("needsPrintable(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		s := strings.Repeat("x", c%9) + string([]byte{byte(c)}) + strings.Repeat("y", 16)
+		if got, want := needsPrintable(s), needsPrintableSlow(s); got != want {
+			t.Fatalf("byte %#x: %v, want %v", c, got, want)
 		}
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
+
+	"github.com/tether-dev/tether/internal/rawfile"
 )
 
 // replaceNoSync writes data to path atomically for readers and concurrent
@@ -24,26 +27,29 @@ import (
 // temporary file with the previous state.
 func replaceNoSync(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	// Plain system calls, not an *os.File (see internal/rawfile).
+	name := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+randomSuffix())
+	fd, err := rawfile.CreateExcl(name, FileMode)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, DirMode); err != nil {
 			return err
 		}
-		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+		fd, err = rawfile.CreateExcl(name, FileMode)
 	}
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
 	// A file a user made more private than FileMode stays so.
 	if st, err := os.Stat(path); err == nil && st.Mode().Perm() != FileMode {
-		err = tmp.Chmod(st.Mode().Perm())
+		if cerr := syscall.Fchmod(fd, uint32(st.Mode().Perm())); cerr != nil {
+			err = &fs.PathError{Op: "chmod", Path: name, Err: cerr}
+		}
 	}
-	if _, werr := tmp.Write(data); werr != nil && err == nil {
+	if werr := rawfile.WriteAll(fd, name, data); werr != nil && err == nil {
 		err = werr
 	}
-	if cerr := tmp.Close(); cerr != nil && err == nil {
-		err = cerr
+	if cerr := syscall.Close(fd); cerr != nil && err == nil {
+		err = &fs.PathError{Op: "close", Path: name, Err: cerr}
 	}
 	if err != nil {
 		os.Remove(name)

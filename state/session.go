@@ -3,11 +3,11 @@ package state
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/rawfile"
 )
 
 // Session is what tether knows about one session, kept in
@@ -81,7 +81,7 @@ func LatestForRoot(stateDir, root string) (Session, error) {
 }
 
 func readSession(path string) (Session, error) {
-	data, err := os.ReadFile(path)
+	data, err := rawfile.ReadFile(path)
 	if err != nil {
 		return Session{}, err
 	}

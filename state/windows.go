@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
+	"github.com/tether-dev/tether/internal/rawfile"
 )
 
 // WindowFile is an agent.WindowMemory kept in a small JSON file (model → tokens).
@@ -20,7 +21,7 @@ func (f WindowFile) load() map[string]int64 {
 	if f.Path == "" {
 		return m
 	}
-	data, err := os.ReadFile(f.Path)
+	data, err := rawfile.ReadFile(f.Path)
 	if err != nil || json.Unmarshal(data, &m) != nil {
 		return map[string]int64{}
 	}

@@ -152,10 +152,16 @@ func (o Options) fitTrim(id, path string) (*trim.Report, int64, error) {
 }
 
 // contextFiles are the project instruction files each agent reads, which
-// a fresh session still gets.
-var contextFiles = map[Harness][]string{
-	Claude: {"CLAUDE.md", "CLAUDE.local.md", filepath.Join(".claude", "CLAUDE.md")},
-	Codex:  {"AGENTS.md", "AGENTS.override.md"},
+// a fresh session still gets. A function, not a package-level map: the
+// map's initialiser ran at the start of every tether-hot process.
+func contextFiles(h Harness) []string {
+	switch h {
+	case Claude:
+		return []string{"CLAUDE.md", "CLAUDE.local.md", filepath.Join(".claude", "CLAUDE.md")}
+	case Codex:
+		return []string{"AGENTS.md", "AGENTS.override.md"}
+	}
+	return nil
 }
 
 // fallbackNotice is the one line said before a fresh start: why, which
@@ -168,7 +174,7 @@ func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
 		dir, _ = os.Getwd()
 	}
 	var have []string
-	for _, name := range contextFiles[o.Harness] {
+	for _, name := range contextFiles(o.Harness) {
 		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
 			have = append(have, name)
 		}

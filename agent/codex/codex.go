@@ -10,11 +10,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -106,7 +104,7 @@ func NewestThread(home string, since time.Time) string {
 
 // Compiled on first use: the hooks link this package and start on every
 // event, where a regexp compiled at init is paid for nothing.
-var stateDBName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^state_(\d+)\.sqlite$`) })
+var stateDBName = lazyRE{expr: `^state_(\d+)\.sqlite$`}
 
 // StateDB returns the state database with the highest version number under
 // dir, or "" when there is none.
@@ -117,7 +115,7 @@ func StateDB(dir string) string {
 	}
 	best, bestN := "", -1
 	for _, e := range entries {
-		m := stateDBName().FindStringSubmatch(e.Name())
+		m := stateDBName.get().FindStringSubmatch(e.Name())
 		if m == nil {
 			continue
 		}

@@ -3,9 +3,7 @@ package codex
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -23,9 +21,7 @@ const (
 
 // patchFile finds the files an apply_patch names (compiled on first use,
 // like stateDBName).
-var patchFile = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`)
-})
+var patchFile = lazyRE{expr: `(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`}
 
 // Recent reads the end of a rollout: the last n tool calls (name and
 // paths only) and the last assistant text, scanning a bounded tail
@@ -87,7 +83,7 @@ func callActivity(p gjson.Result) agent.Activity {
 			a.Paths = append(a.Paths, v)
 		}
 	}
-	for _, m := range patchFile().FindAllStringSubmatch(p.Get("input").Str, -1) {
+	for _, m := range patchFile.get().FindAllStringSubmatch(p.Get("input").Str, -1) {
 		a.Paths = append(a.Paths, strings.TrimSpace(m[1]))
 	}
 	return a

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/tether-dev/tether/internal/rawfile"
 	"github.com/tidwall/gjson"
 )
 
@@ -28,23 +28,25 @@ type Opener func(path string) (File, error)
 // named as a transcript path would block the open until a writer appears
 // (and a device could block a read), so the open is non-blocking and the
 // opened file is checked with fstat, which also closes the race with a
-// path swapped between a stat and the open.
+// path swapped between a stat and the open. The file is a plain
+// descriptor, not an *os.File: the hooks open one transcript per event,
+// and an *os.File's poller registration is a good part of that open's cost.
 func OpenFile(path string) (File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := rawfile.OpenNonblock(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
+	if !f.IsRegular() {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, f.Info().Mode().Type())
 	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
-	}
-	return f, nil
+	return rawFile{f}, nil
 }
+
+// rawFile is a rawfile.File as a File.
+type rawFile struct{ *rawfile.File }
+
+func (f rawFile) Stat() (os.FileInfo, error) { return f.Info(), nil }
 
 // TailLimits bound a tail read: the first read takes Initial bytes from the
 // end, each retry doubles it, never past Max.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -24,6 +25,11 @@ func TestHotBinaryLinksNothingHeavy(t *testing.T) {
 			// zstd: +1 MB and its package init on every hook; the archive's
 			// compressed copies are tether's (archive.Codec).
 			"github.com/klauspost/compress", "/archive/zstdcodec",
+			// The TOML decoder: its package init reads the local time zone
+			// at every start. tether-hot reads the copy tether decodes
+			// (internal/config, LoadCached); codex trust records are
+			// tether's (hooks/codextrust).
+			"github.com/BurntSushi/toml", "/internal/config/configfile", "/hooks/codextrust",
 		} {
 			if strings.Contains(pkg, bad) {
 				t.Errorf("tether-hot links %s", pkg)
@@ -32,10 +38,44 @@ func TestHotBinaryLinksNothingHeavy(t *testing.T) {
 		if pkg == "net" || pkg == "net/http" {
 			t.Errorf("tether-hot links %s (no network on the hot paths)", pkg)
 		}
+		// crypto/sha256 links the FIPS module, whose package inits (CPU
+		// probes, self-test registration, AES-GCM, SHA-3/512) run at
+		// every start: the hot paths hash a few bytes with
+		// internal/puresha; the archive's hash comes with its codec.
+		if strings.HasPrefix(pkg, "crypto/") || pkg == "crypto" {
+			t.Errorf("tether-hot links %s", pkg)
+		}
 		// A template engine, and net/url with it, for the init scripts
 		// only tether prints (shellinit renders them without it).
 		if pkg == "text/template" || pkg == "net/url" {
 			t.Errorf("tether-hot links %s", pkg)
+		}
+	}
+}
+
+// regexp is linked (the install code and codex's rollout reader use it)
+// but nothing tether-hot runs may reach a compile: regexp/syntax refers to
+// the Unicode category and script tables, whose initialisers then run at
+// every start (~11 KB allocated). The linker's dependency dump shows who
+// reaches what.
+func TestHotBinaryReachesNoRegexpCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links the binary")
+	}
+	out, err := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", os.DevNull, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -dumpdep: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		from, to, ok := strings.Cut(line, " -> ")
+		if !ok || strings.HasPrefix(from, "regexp") {
+			continue
+		}
+		if strings.HasPrefix(to, "regexp.") && (strings.Contains(to, "ompile") || strings.HasPrefix(to, "regexp.(*Regexp)")) {
+			t.Errorf("tether-hot reaches %s from %s", to, from)
+		}
+		if strings.HasPrefix(to, "unicode.map.init") {
+			t.Errorf("tether-hot initialises %s (from %s)", to, from)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/archive"
 	_ "github.com/tether-dev/tether/archive/zstdcodec"
@@ -85,5 +86,86 @@ func TestRunHandsCompressedRestoreToTether(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err == nil {
 		t.Error("tether-hot restored the copy itself")
+	}
+}
+
+// TestConfigDecodedByTether: tether-hot has no TOML reader; with a config
+// file it runs the tether next to it (config-cache) once per version of
+// the file and then reads the decoded copy. Here [log] level decides
+// whether a tool event is logged, and an invalid file is logged as
+// tether reports it.
+func TestConfigDecodedByTether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds both binaries")
+	}
+	dir := t.TempDir()
+	hot := filepath.Join(dir, "tether-hot")
+	for pkg, out := range map[string]string{".": hot, "../tether": filepath.Join(dir, "tether")} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", pkg, err, b)
+		}
+	}
+	xdg := filepath.Join(dir, "xdg")
+	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	logPath := filepath.Join(xdg, "state", "tether", "events.jsonl")
+	hook := func() string {
+		t.Helper()
+		cmd := exec.Command(hot, "hook", "PostToolUse")
+		cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
+			"XDG_CACHE_HOME="+filepath.Join(xdg, "cache"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "TETHER_LOG_LEVEL=")
+		cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","cwd":"` + dir + `"}`)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("hook: %v %q", err, out)
+		}
+		b, _ := os.ReadFile(logPath)
+		os.Remove(logPath)
+		return string(b)
+	}
+	if got := hook(); strings.Contains(got, `"tool_event"`) {
+		t.Errorf("no config: tool event logged at info:\n%s", got)
+	}
+	os.WriteFile(cfgPath, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	if got := hook(); !strings.Contains(got, `"tool_event"`) {
+		t.Errorf("level debug: no tool event:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(xdg, "cache", "tether", "config.json")); err != nil {
+		t.Errorf("no decoded copy: %v", err)
+	}
+	os.WriteFile(cfgPath, []byte("[log]\nlevel = \"loud\"\n"), 0o600)
+	os.Chtimes(cfgPath, time.Now(), time.Unix(1, 0))
+	if got := hook(); strings.Contains(got, `"tool_event"`) || !strings.Contains(got, `level: \"loud\" is not one of debug, info, warn, error`) {
+		t.Errorf("invalid config: want its error logged and the defaults used:\n%s", got)
+	}
+}
+
+// TestConfigWithoutWorkingTether: when tether cannot decode the config
+// for it, a hook still prints nothing (tether's message goes to the log)
+// and runs on the defaults.
+func TestConfigWithoutWorkingTether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	dir := t.TempDir()
+	hot := filepath.Join(dir, "tether-hot")
+	if b, err := exec.Command("go", "build", "-o", hot, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, b)
+	}
+	os.WriteFile(filepath.Join(dir, "tether"), []byte("#!/bin/sh\necho 'tether: cannot write the cache' >&2\nexit 1\n"), 0o755)
+	xdg := filepath.Join(dir, "xdg")
+	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	os.WriteFile(cfgPath, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	cmd := exec.Command(hot, "hook", "PostToolUse")
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
+		"XDG_CACHE_HOME="+filepath.Join(xdg, "cache"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "TETHER_LOG_LEVEL=")
+	cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","cwd":"` + dir + `"}`)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("hook: %v %q", err, out)
+	}
+	log, _ := os.ReadFile(filepath.Join(xdg, "state", "tether", "events.jsonl"))
+	if !strings.Contains(string(log), "cannot read it without tether") || !strings.Contains(string(log), "tether: cannot write the cache") ||
+		strings.Contains(string(log), `"tool_event"`) {
+		t.Errorf("log:\n%s", log)
 	}
 }

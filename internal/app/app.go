@@ -20,6 +20,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/internal/config/configfile"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/hot"
@@ -70,7 +71,7 @@ func New(version string) *App {
 
 // Config returns the configuration file's settings, loaded once.
 func (a *App) Config() (config.Config, error) {
-	a.cfgOnce.Do(func() { a.cfg, a.cfgErr = config.Load(a.Loc.ConfigFile) })
+	a.cfgOnce.Do(func() { a.cfg, a.cfgErr = configfile.Load(a.Loc.ConfigFile) })
 	return a.cfg, a.cfgErr
 }
 
@@ -172,6 +173,7 @@ func (a *App) Command() *cli.Command {
 			a.promptCommand(),
 			a.completeCommand(),
 			a.archiveCommand(),
+			a.configCacheCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/hooks/codextrust"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/hot"
 )
@@ -82,7 +83,7 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 			case path == "" || !exists(path):
 				status, detail = "fail", fmt.Sprintf("%s runs %s, which does not exist — 'tether hooks install --scope %s%s' points them at this tether", t.path, p, t.scope, harnessFlag(t.harness))
 				if opts.ReinstallHooks != nil {
-					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && hooks.InstalledWithTrust(opts.Loc.StateDir, t.path)
+					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && codextrust.InstalledWithTrust(opts.Loc.StateDir, t.path)
 					fix = func() error { return opts.ReinstallHooks(h, s, false, trust) }
 				}
 			case self != "" && !sameFile(path, self) && !sameFile(path, hot.Sibling(self)) && status == "ok":
@@ -121,7 +122,7 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 // Codex computes for it now. A hook changed after it was trusted (a moved
 // binary re-pointed by --fix) is skipped by Codex without a word.
 func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner hooks.Owner, status, detail string) (string, string, func() error) {
-	want, err := hooks.CodexTrust(hooksPath, data, owner)
+	want, err := codextrust.CodexTrust(hooksPath, data, owner)
 	if err != nil {
 		return "warn", fmt.Sprintf("%s; cannot compute Codex's trust hashes: %v", detail, err), nil
 	}
@@ -130,7 +131,7 @@ func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner ho
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "warn", fmt.Sprintf("%s; cannot read %s: %v", detail, cfgPath, err), nil
 	}
-	ts, err := hooks.CheckCodexTrust(cfg, want)
+	ts, err := codextrust.CheckCodexTrust(cfg, want)
 	if err != nil {
 		return "warn", fmt.Sprintf("%s; %s: %v", detail, cfgPath, err), nil
 	}
@@ -138,7 +139,7 @@ func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner ho
 		return status, detail + ", trusted", nil
 	}
 	var fix func() error
-	retrust := hooks.InstalledWithTrust(opts.Loc.StateDir, hooksPath)
+	retrust := codextrust.InstalledWithTrust(opts.Loc.StateDir, hooksPath)
 	if retrust && opts.ReinstallHooks != nil {
 		fix = func() error { return opts.ReinstallHooks(eventlog.Codex, "user", false, true) }
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/hooks/codextrust"
 	"github.com/tether-dev/tether/internal/atomicfile"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
@@ -353,19 +354,19 @@ func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []
 	var newCfg []byte
 	switch {
 	case opts.Action == "install" && opts.Trust:
-		entries, err := hooks.CodexTrust(t.path, out, owner)
+		entries, err := codextrust.CodexTrust(t.path, out, owner)
 		if err != nil {
 			return err
 		}
-		if newCfg, err = hooks.ApplyCodexTrust(cfg, entries); err != nil {
+		if newCfg, err = codextrust.ApplyCodexTrust(cfg, entries); err != nil {
 			return exitcode.With(exitcode.Refused, fmt.Errorf("%s: %w", cfgPath, err))
 		}
 	case opts.Action == "uninstall" && len(cfg) > 0:
-		entries, err := hooks.CodexTrust(t.path, old, owner)
+		entries, err := codextrust.CodexTrust(t.path, old, owner)
 		if err != nil {
 			return err
 		}
-		newCfg = hooks.RemoveCodexTrust(cfg, entries)
+		newCfg = codextrust.RemoveCodexTrust(cfg, entries)
 	}
 	if newCfg != nil && !bytes.Equal(newCfg, cfg) {
 		fmt.Fprintf(opts.IO.Out, "  %s trust records in %s\n", map[string]string{"install": "wrote", "uninstall": "removed"}[opts.Action], cfgPath)
@@ -377,7 +378,7 @@ func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []
 	}
 	if !opts.DryRun && opts.StateDir != "" {
 		// doctor --fix trusts again only what the user had tether trust.
-		if err := hooks.RecordTrust(opts.StateDir, t.path, opts.Action == "install" && opts.Trust); err != nil {
+		if err := codextrust.RecordTrust(opts.StateDir, t.path, opts.Action == "install" && opts.Trust); err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "tether: note: could not record the --trust choice: %v\n", err)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tether-dev/tether/agent"
 )
@@ -53,8 +54,10 @@ type Options struct {
 // safe for concurrent use. Writing never fails the caller: the last write
 // error is kept for Err.
 type Log struct {
-	logger *slog.Logger
-	w      *appendWriter
+	h       slog.Handler
+	harness string
+	root    string
+	w       *appendWriter
 }
 
 // Open returns a log that appends to opts.Path. Nothing is opened until the
@@ -76,36 +79,38 @@ func Open(opts Options) *Log {
 			return a
 		},
 	})
-	l := slog.New(h).With(KeyHarness, opts.Harness, KeyIdentityRoot, opts.IdentityRoot)
-	return &Log{logger: l, w: w}
+	return &Log{h: h, w: w, harness: opts.Harness, root: opts.IdentityRoot}
 }
 
-// With returns a log whose records name a different harness and root.
+// With returns a log whose records name a different harness and root. It
+// writes through the same handler and file.
 func (l *Log) With(harness, identityRoot string) *Log {
-	if l == nil || l.logger == nil {
+	if l == nil || l.h == nil {
 		return l
 	}
-	return Open(Options{Path: l.w.path, MaxSize: l.w.maxSize, Level: l.level(), Harness: harness, IdentityRoot: identityRoot})
-}
-
-func (l *Log) level() slog.Level {
-	for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn} {
-		if l.logger.Enabled(context.Background(), lv) {
-			return lv
-		}
-	}
-	return slog.LevelError
+	c := *l
+	c.harness, c.root = harness, identityRoot
+	return &c
 }
 
 // Emit writes one event record.
 func (l *Log) Emit(level slog.Level, event, sessionID string, attrs ...slog.Attr) {
-	if l == nil || l.logger == nil {
+	if l == nil || l.h == nil {
 		return
 	}
-	all := make([]slog.Attr, 0, len(attrs)+1)
-	all = append(all, slog.String(KeySessionID, sessionID))
-	all = append(all, attrs...)
-	l.logger.LogAttrs(context.Background(), level, event, all...)
+	// What slog.New(h).With(harness, root).LogAttrs wrote, the same
+	// fields in the same order, without a Logger: its With formats the
+	// two fields in a handler of their own (twice a hook: the hook
+	// names its harness and root once it knows them), and LogAttrs walks
+	// the stack for a source the records never carry.
+	ctx := context.Background()
+	if !l.h.Enabled(ctx, level) {
+		return
+	}
+	r := slog.NewRecord(time.Now(), level, event, 0)
+	r.AddAttrs(slog.String(KeyHarness, l.harness), slog.String(KeyIdentityRoot, l.root), slog.String(KeySessionID, sessionID))
+	r.AddAttrs(attrs...)
+	_ = l.h.Handle(ctx, r)
 }
 
 // Debug, Info, Warn and Error are Emit at that level.

@@ -49,6 +49,13 @@ func TestRecordShape(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339Nano, m["time"].(string)); err != nil {
 		t.Errorf("time: %v", err)
 	}
+	// The keys in this order (Emit builds the record itself, not through
+	// Logger.LogAttrs).
+	wantLine := `{"time":"` + m["time"].(string) + `","level":"info","event":"spawn","harness":"claude-code","identity_root":"/home/example/src/project",` +
+		`"session_id":"d9f7843f-07d6-4b50-9048-40676f77f965","cwd":"/home/example/src/project","pid":42}`
+	if string(lines[0]) != wantLine {
+		t.Errorf("record\n%s\nwant\n%s", lines[0], wantLine)
+	}
 	st, _ := os.Stat(path)
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600", st.Mode().Perm())
@@ -237,5 +244,23 @@ func TestFollowerAcrossRotation(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[before a partial b c]" {
 		t.Errorf("followed %v", got)
+	}
+}
+
+// With names another harness and root, in the same place of the record,
+// at the same level, in the same file.
+func TestWithRecordShape(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	l := Open(Options{Path: path, Level: slog.LevelInfo, Harness: ClaudeCode, IdentityRoot: "/home/example/a"}).With(Codex, "/home/example/b")
+	l.Debug("hidden", "s")
+	l.Info("spawn", "s", slog.Bool("ok", true))
+	data, _ := os.ReadFile(path)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+	want := `{"time":"` + fmt.Sprint(m["time"]) + `","level":"info","event":"spawn","harness":"codex","identity_root":"/home/example/b","session_id":"s","ok":true}` + "\n"
+	if string(data) != want {
+		t.Errorf("got\n%s\nwant\n%s", data, want)
 	}
 }

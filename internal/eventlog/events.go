@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -75,50 +76,54 @@ type Event struct {
 }
 
 // Events is every lifecycle event, in the order the README lists them.
-var Events = []Event{
-	{SessionSpawn, "hook: SessionStart `startup`", []string{"source", "cwd", "model", "normalized_cwd", "reported_context_tokens"}},
-	{SessionResume, "hook: SessionStart `resume`", fields([]string{"source", "cwd", "model", "transcript_path", "transcript_bytes", "reported_context_tokens"}, usageFields)},
-	{SessionFork, "hook: SessionStart `fork`", []string{"source", "cwd", "model", "reported_context_tokens"}},
-	{SessionClear, "hook: SessionStart `clear`", []string{"source", "cwd", "model", "reported_context_tokens"}},
-	{SessionCompacted, "hook: SessionStart `compact`", fields([]string{"source", "cwd", "model", "reported_context_tokens"}, compactionFields)},
-	{SessionStart, "hook: SessionStart, other source", []string{"source", "cwd", "model", "reported_context_tokens"}},
-	{TurnEnd, "hook: Stop", fields([]string{"first_after_compaction"}, usageFields)},
-	{TurnFailure, "hook: StopFailure, or SessionEnd after an API error", []string{"error", "prompt_too_long", "agent_id", "detected_at"}},
-	{TurnInterrupt, "hook: Interrupt (Codex)", []string{"turn_id"}},
-	{CompactStart, "hook: PreCompact", []string{"trigger", "tokens_before"}},
-	{CompactEnd, "hook: PostCompact", fields([]string{"trigger", "tokens_before"}, compactionFields)},
-	{SessionEnd, "hook: SessionEnd", []string{"reason", "duration_ms", "tokens", "pct"}},
-	{SubagentStart, "hook: SubagentStart", []string{"agent_id", "agent_type"}},
-	{SubagentStop, "hook: SubagentStop, a Codex subagent's Stop", []string{"agent_id", "agent_type", "agent_transcript_path"}},
-	{PathNormalized, "hook: a `cwd` other than the identity root", []string{"cwd", "normalized", "hook_event"}},
-	{ContextUsage, "hook: Stop with self-report on", []string{"sdk_pct", "tokens", "window", "self_reported_pct", "drift_pct", "self_report_missing"}},
-	{ToolEvent, "hook: tool events (debug)", []string{"hook_event", "tool_name"}},
-	{PromptSubmit, "hook: UserPromptSubmit (debug)", []string{"prompt_chars"}},
-	{Notification, "hook: Notification (debug)", []string{"notification_type"}},
-	{ModelRequest, "hook: Pre/PostModelRequest (debug)", []string{"hook_event", "kind", "status", "input_tokens", "cached_input_tokens"}},
-	{HookUnknownEvent, "hook: an event it does not know (debug)", []string{"hook_event"}},
-	{HookError, "hook: its own errors", []string{"hook_event", "error", "using"}},
-	{Spawn, "wrapper: before starting the agent", []string{"cwd", "resume", "fork", "print", "bin"}},
-	{End, "wrapper: the agent exited", []string{"exit_code"}},
-	{ResumeCwdRepair, "wrapper: a session filed under another spelling of its directory", []string{"from", "to", "transcript"}},
-	{ResumeRefused, "wrapper: the session runs elsewhere", []string{"reason"}},
-	{ResumeFailure, "wrapper: a resume failed or cannot work", []string{"reason", "exit_code", "cwd", "transcript", "size", "next"}},
-	{ResumeRetry, "wrapper: resumed once more after trimming a session the API refused as too long", []string{"exit_code"}},
-	{OutputWithheld, "wrapper: a failed attempt's `-p` json output, dropped (kind only, never text)", []string{"bytes", "type", "subtype", "is_error"}},
-	{FreshFallback, "wrapper: started fresh instead", []string{"new_session_id", "reason", "exit_code", "handoff"}},
-	{Trim, "`tether trim` (`source=manual`), the wrapper over its threshold (`source=auto`) or after the API refused a resume as too long (`source=retry`)", TrimFields},
-	{TrimFailed, "a trim that failed (either source)", TrimFailedFields},
-	{TrimSkipped, "wrapper: over its threshold with `TETHER_DISABLE_TRIM`, or while the session may be running", []string{"source", "reason", "percent", "pid"}},
-	{TrimRestore, "`tether trim --restore`", []string{"path"}},
-	{TrimReset, "`tether trim --reset`", []string{"root"}},
-	{Resume, "`tether sessions resume`", []string{"cwd", "mode", "forced"}},
-	{IdentityFallback, "any command whose identity root fell back (debug)", []string{"raw", "reason"}},
-	{Archive, "hooks: a transcript linked into the archive at SessionStart/SessionEnd (debug)", []string{"action"}},
-	{ArchiveError, "archiving that failed during a listing or a hook (debug)", []string{"failed", "error"}},
-	{ArchiveRestore, "`tether sessions resume`, `archive restore` or the wrapper put a transcript back from the archive", []string{"path", "compressed"}},
-	{ArchiveRestoreFailed, "wrapper: a transcript could not be put back from the archive", []string{"error", "exists"}},
-	{IdentityPinIgnored, "any command given an unusable `TETHER_IDENTITY_ROOT`", []string{"reason", "root"}},
-}
+// Built on first use: as a package-level slice its initialiser ran at the
+// start of every hook, which never reads it.
+var Events = sync.OnceValue(func() []Event {
+	return []Event{
+		{SessionSpawn, "hook: SessionStart `startup`", []string{"source", "cwd", "model", "normalized_cwd", "reported_context_tokens"}},
+		{SessionResume, "hook: SessionStart `resume`", fields([]string{"source", "cwd", "model", "transcript_path", "transcript_bytes", "reported_context_tokens"}, usageFields)},
+		{SessionFork, "hook: SessionStart `fork`", []string{"source", "cwd", "model", "reported_context_tokens"}},
+		{SessionClear, "hook: SessionStart `clear`", []string{"source", "cwd", "model", "reported_context_tokens"}},
+		{SessionCompacted, "hook: SessionStart `compact`", fields([]string{"source", "cwd", "model", "reported_context_tokens"}, compactionFields)},
+		{SessionStart, "hook: SessionStart, other source", []string{"source", "cwd", "model", "reported_context_tokens"}},
+		{TurnEnd, "hook: Stop", fields([]string{"first_after_compaction"}, usageFields)},
+		{TurnFailure, "hook: StopFailure, or SessionEnd after an API error", []string{"error", "prompt_too_long", "agent_id", "detected_at"}},
+		{TurnInterrupt, "hook: Interrupt (Codex)", []string{"turn_id"}},
+		{CompactStart, "hook: PreCompact", []string{"trigger", "tokens_before"}},
+		{CompactEnd, "hook: PostCompact", fields([]string{"trigger", "tokens_before"}, compactionFields)},
+		{SessionEnd, "hook: SessionEnd", []string{"reason", "duration_ms", "tokens", "pct"}},
+		{SubagentStart, "hook: SubagentStart", []string{"agent_id", "agent_type"}},
+		{SubagentStop, "hook: SubagentStop, a Codex subagent's Stop", []string{"agent_id", "agent_type", "agent_transcript_path"}},
+		{PathNormalized, "hook: a `cwd` other than the identity root", []string{"cwd", "normalized", "hook_event"}},
+		{ContextUsage, "hook: Stop with self-report on", []string{"sdk_pct", "tokens", "window", "self_reported_pct", "drift_pct", "self_report_missing"}},
+		{ToolEvent, "hook: tool events (debug)", []string{"hook_event", "tool_name"}},
+		{PromptSubmit, "hook: UserPromptSubmit (debug)", []string{"prompt_chars"}},
+		{Notification, "hook: Notification (debug)", []string{"notification_type"}},
+		{ModelRequest, "hook: Pre/PostModelRequest (debug)", []string{"hook_event", "kind", "status", "input_tokens", "cached_input_tokens"}},
+		{HookUnknownEvent, "hook: an event it does not know (debug)", []string{"hook_event"}},
+		{HookError, "hook: its own errors", []string{"hook_event", "error", "using"}},
+		{Spawn, "wrapper: before starting the agent", []string{"cwd", "resume", "fork", "print", "bin"}},
+		{End, "wrapper: the agent exited", []string{"exit_code"}},
+		{ResumeCwdRepair, "wrapper: a session filed under another spelling of its directory", []string{"from", "to", "transcript"}},
+		{ResumeRefused, "wrapper: the session runs elsewhere", []string{"reason"}},
+		{ResumeFailure, "wrapper: a resume failed or cannot work", []string{"reason", "exit_code", "cwd", "transcript", "size", "next"}},
+		{ResumeRetry, "wrapper: resumed once more after trimming a session the API refused as too long", []string{"exit_code"}},
+		{OutputWithheld, "wrapper: a failed attempt's `-p` json output, dropped (kind only, never text)", []string{"bytes", "type", "subtype", "is_error"}},
+		{FreshFallback, "wrapper: started fresh instead", []string{"new_session_id", "reason", "exit_code", "handoff"}},
+		{Trim, "`tether trim` (`source=manual`), the wrapper over its threshold (`source=auto`) or after the API refused a resume as too long (`source=retry`)", TrimFields},
+		{TrimFailed, "a trim that failed (either source)", TrimFailedFields},
+		{TrimSkipped, "wrapper: over its threshold with `TETHER_DISABLE_TRIM`, or while the session may be running", []string{"source", "reason", "percent", "pid"}},
+		{TrimRestore, "`tether trim --restore`", []string{"path"}},
+		{TrimReset, "`tether trim --reset`", []string{"root"}},
+		{Resume, "`tether sessions resume`", []string{"cwd", "mode", "forced"}},
+		{IdentityFallback, "any command whose identity root fell back (debug)", []string{"raw", "reason"}},
+		{Archive, "hooks: a transcript linked into the archive at SessionStart/SessionEnd (debug)", []string{"action"}},
+		{ArchiveError, "archiving that failed during a listing or a hook (debug)", []string{"failed", "error"}},
+		{ArchiveRestore, "`tether sessions resume`, `archive restore` or the wrapper put a transcript back from the archive", []string{"path", "compressed"}},
+		{ArchiveRestoreFailed, "wrapper: a transcript could not be put back from the archive", []string{"error", "exists"}},
+		{IdentityPinIgnored, "any command given an unusable `TETHER_IDENTITY_ROOT`", []string{"reason", "root"}},
+	}
+})
 
 // usageFields are what a hook reports of the context in use after reading
 // a transcript's tail; compactionFields what it reports after a
@@ -145,11 +150,11 @@ func fields(lists ...[]string) []string {
 
 // Lookup returns the description of the named event.
 func Lookup(name string) (Event, bool) {
-	i := slices.IndexFunc(Events, func(e Event) bool { return e.Name == name })
+	i := slices.IndexFunc(Events(), func(e Event) bool { return e.Name == name })
 	if i < 0 {
 		return Event{}, false
 	}
-	return Events[i], true
+	return Events()[i], true
 }
 
 // Sources of a trim.
@@ -219,7 +224,7 @@ func Check(r Record) error {
 func EventTable() string {
 	var b strings.Builder
 	b.WriteString("| event | written by | fields |\n| --- | --- | --- |\n")
-	for _, e := range Events {
+	for _, e := range Events() {
 		fs := make([]string, len(e.Fields))
 		for i, f := range e.Fields {
 			fs[i] = "`" + f + "`"

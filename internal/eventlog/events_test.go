@@ -47,7 +47,7 @@ func TestREADMEEventTable(t *testing.T) {
 
 func TestEventsAreUniqueAndDescribed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, e := range Events {
+	for _, e := range Events() {
 		if seen[e.Name] || e.Name == "" || e.Writer == "" {
 			t.Errorf("duplicate or undescribed event %+v", e)
 		}

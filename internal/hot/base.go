@@ -7,8 +7,11 @@
 package hot
 
 import (
+	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -68,8 +71,27 @@ func NewBase() *Base {
 func (b *Base) Deps() Deps { return b.d }
 
 func (b *Base) config() (config.Config, error) {
-	b.cfgOnce.Do(func() { b.cfg, b.cfgErr = config.Load(b.d.Loc.ConfigFile) })
+	b.cfgOnce.Do(func() {
+		b.cfg, b.cfgErr = config.LoadCached(b.d.Loc.ConfigFile, config.CachePath(b.d.Loc.CacheDir), refreshConfigCache)
+	})
 	return b.cfg, b.cfgErr
+}
+
+// refreshConfigCache runs `tether config-cache`, which decodes the config
+// file for this process and the next ones (tether-hot has no TOML reader;
+// see internal/config). It runs once per change of the file.
+func refreshConfigCache() error {
+	t, err := FullTether()
+	if err != nil {
+		return err
+	}
+	// Its messages go into the error, not to stderr: a hook prints
+	// nothing (the hook logs the error and runs on the defaults).
+	out, err := exec.Command(t, "config-cache").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s config-cache: %v: %s", t, err, bytes.TrimSpace(out))
+	}
+	return nil
 }
 
 // rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is

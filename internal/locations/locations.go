@@ -4,11 +4,12 @@
 package locations
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tether-dev/tether/internal/puresha"
 )
 
 // Locations are the directories and files tether uses. Fields are absolute.
@@ -58,7 +59,7 @@ func SessionStateFile(stateDir, sessionID string) string {
 // identity root: a hash of the root keeps the name short and free of
 // separators.
 func RootIndexFile(stateDir, root string) string {
-	sum := sha256.Sum256([]byte(root))
+	sum := puresha.Sum256([]byte(root))
 	return filepath.Join(stateDir, "roots", hex.EncodeToString(sum[:12])+".json")
 }
 

@@ -1,10 +1,12 @@
-package config
+package configfile
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/config"
 )
 
 func write(t *testing.T, body string) string {
@@ -112,7 +114,7 @@ func TestArchiveSection(t *testing.T) {
 	if len(cfg.Unknown) != 1 || cfg.Unknown[0] != "archive.speed" {
 		t.Errorf("unknown: %v", cfg.Unknown)
 	}
-	if d := Default().Archive; !d.Enabled || d.Mode != "link" {
+	if d := config.Default().Archive; !d.Enabled || d.Mode != "link" {
 		t.Errorf("default archive: %+v", d)
 	}
 	for _, body := range []string{"[archive]\nmode = \"move\"\n", "[archive]\ndir = \"rel/dir\"\n"} {

@@ -1,8 +1,11 @@
-package hooks
+// Package codextrust writes and checks the trust records Codex needs
+// before it runs hooks (in its config.toml). A package of its own, used
+// by tether's hooks install and doctor: it parses TOML, which the hook
+// path (tether-hot) must not link (its package init runs at every start).
+package codextrust
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -10,7 +13,10 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/tether-dev/tether/hooks"
+
 	"github.com/BurntSushi/toml"
+	"github.com/tether-dev/tether/internal/puresha"
 	"github.com/tidwall/gjson"
 )
 
@@ -57,8 +63,8 @@ type TrustEntry struct {
 
 // CodexTrust computes the trust records for tether's entries in the hooks
 // file at hooksPath (its content is data).
-func CodexTrust(hooksPath string, data []byte, owner Owner) ([]TrustEntry, error) {
-	entries, err := Installed(data, owner)
+func CodexTrust(hooksPath string, data []byte, owner hooks.Owner) ([]TrustEntry, error) {
+	entries, err := hooks.Installed(data, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +104,7 @@ func groupHash(event string, g gjson.Result) (string, error) {
 	if err := enc.Encode(obj); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
+	sum := puresha.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 

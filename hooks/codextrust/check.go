@@ -1,4 +1,4 @@
-package hooks
+package codextrust
 
 import (
 	"encoding/json"

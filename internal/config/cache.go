@@ -1,0 +1,144 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/tether-dev/tether/internal/rawfile"
+)
+
+// CacheFile is the decoded configuration tether-hot reads, in tether's
+// cache directory: the result of configfile.Load (configuration or error)
+// with the version of the file it came from. tether writes it
+// (`tether config-cache`, which tether-hot runs when the copy is missing
+// or the file changed), so the TOML file keeps one reader.
+const CacheFile = "config.json"
+
+// Cached is the content of CacheFile.
+type Cached struct {
+	// Schema is the shape of Config that wrote it (SchemaOf): a copy
+	// written by another build is not read.
+	Schema string `json:"schema"`
+	Path   string `json:"path"`
+	Stamp  Stamp  `json:"stamp"`
+	Config Config `json:"config"`
+	// Err is Load's error message ("" when none; Config is then the
+	// defaults).
+	Err string `json:"error,omitempty"`
+}
+
+// Stamp identifies one version of the file: any write changes its ctime,
+// a replacement its inode.
+type Stamp struct {
+	Dev     uint64 `json:"dev"`
+	Ino     uint64 `json:"ino"`
+	Size    int64  `json:"size"`
+	MtimeNs int64  `json:"mtime_ns"`
+	CtimeNs int64  `json:"ctime_ns"`
+}
+
+// StampOf stats path (through symbolic links). ok is false with a nil
+// error when there is no file.
+func StampOf(path string) (s Stamp, ok bool, err error) {
+	var st syscall.Stat_t
+	for {
+		err = syscall.Stat(path, &st)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return Stamp{}, false, nil
+	}
+	if err != nil {
+		return Stamp{}, false, err
+	}
+	return Stamp{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano(), CtimeNs: st.Ctim.Nano()}, true, nil
+}
+
+// SchemaOf is Config's shape: every field's name and type, nested.
+var SchemaOf = sync.OnceValue(func() string {
+	var b strings.Builder
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		b.WriteString(t.String())
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		b.WriteByte('{')
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			b.WriteString(f.Name + " ")
+			walk(f.Type)
+			b.WriteByte(';')
+		}
+		b.WriteByte('}')
+	}
+	walk(reflect.TypeOf(Config{}))
+	return b.String()
+})
+
+// LoadCached is configfile.Load(path) as tether-hot gets it: the defaults
+// when there is no file, else the copy in cachePath when it was made from
+// the file as it is now. Otherwise refresh (which runs tether to write
+// it) is called once and the copy read again.
+func LoadCached(path, cachePath string, refresh func() error) (Config, error) {
+	stamp, ok, err := StampOf(path)
+	if err != nil {
+		return Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	if !ok {
+		return Default(), nil
+	}
+	if c, ok := readCached(cachePath, path, stamp); ok {
+		return c.result()
+	}
+	rerr := refresh()
+	if c, ok := readCached(cachePath, path, stamp); ok {
+		return c.result()
+	}
+	if rerr == nil {
+		rerr = errors.New("no decoded copy was written")
+	}
+	return Default(), fmt.Errorf("config %s: cannot read it without tether: %w", path, rerr)
+}
+
+func (c Cached) result() (Config, error) {
+	if c.Err != "" {
+		return Default(), errors.New(c.Err)
+	}
+	return c.Config, nil
+}
+
+// readCached reads cachePath; ok is false unless it is a copy of path at
+// stamp written by this build.
+func readCached(cachePath, path string, stamp Stamp) (Cached, bool) {
+	data, err := rawfile.ReadFile(cachePath)
+	if err != nil {
+		return Cached{}, false
+	}
+	var c Cached
+	if json.Unmarshal(data, &c) != nil || c.Schema != SchemaOf() || c.Path != path || c.Stamp != stamp {
+		return Cached{}, false
+	}
+	return c, true
+}
+
+// CachePath is CacheFile in tether's cache directory.
+func CachePath(cacheDir string) string { return filepath.Join(cacheDir, CacheFile) }
+
+// Encode is the content of CacheFile for load's result on path at stamp.
+func Encode(path string, stamp Stamp, cfg Config, loadErr error) ([]byte, error) {
+	c := Cached{Schema: SchemaOf(), Path: path, Stamp: stamp, Config: cfg}
+	if loadErr != nil {
+		c.Err = loadErr.Error()
+	}
+	return json.Marshal(c)
+}
