@@ -309,7 +309,11 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		return writeJSON(opts.IO.Out, catalog.ListOutput{Sessions: out, Diagnostics: diags})
 	}
 	if len(out) > 0 {
-		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, catalog.Abbrev(all), opts.Summary)
+		var ab *identity.Abbreviator // nil: among out's ids, which are all's
+		if len(out) != len(all) {
+			ab = catalog.Abbrev(all)
+		}
+		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, ab, opts.Summary)
 		countsHint(opts, out)
 	} else {
 		// No header over an empty table: one line that says why.

@@ -137,11 +137,12 @@ func TestSessionRowsParallelMatchSequential(t *testing.T) {
 		}
 	}
 	ab := catalog.Abbrev(ss)
+	ids := catalog.ShortIDs(ss)
 	for _, withSummary := range []bool{false, true} {
-		got := sessionRows(ss, now, ab, withSummary)
+		got := sessionRows(ss, now, ids, withSummary)
 		for i, s := range ss {
 			want := make([]string, len(sessionHeader))
-			sessionRowInto(want, s, now, ab)
+			sessionRowInto(want, &s, ab.Short(s.ID), now)
 			if withSummary {
 				want = slices.Insert(want, len(want)-1, summaryCell(s.Summary))
 			}

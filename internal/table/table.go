@@ -6,7 +6,6 @@ package table
 
 import (
 	"io"
-	"strings"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -63,14 +62,15 @@ func printableASCII(s string) bool {
 // spaces pads cells without allocating for each.
 const spaces = "                                                                "
 
-func pad(b *strings.Builder, n int) {
+func pad(b []byte, n int) []byte {
 	for n > len(spaces) {
-		b.WriteString(spaces)
+		b = append(b, spaces...)
 		n -= len(spaces)
 	}
 	if n > 0 {
-		b.WriteString(spaces[:n])
+		b = append(b, spaces[:n]...)
 	}
+	return b
 }
 
 // Write prints the header (on the first write) and rows. The last column
@@ -80,9 +80,12 @@ func (t *Table) Write(w io.Writer, rows [][]string) error {
 	if !t.headerDone && t.Header != nil {
 		all = append([][]string{t.Header}, rows...)
 	}
-	t.grow(all)
-	var b strings.Builder
-	b.Grow(t.lineWidth() * len(all))
+	cw := t.grow(all)
+	// Written in chunks of about chunkSize: a table of 10,000 rows is
+	// ~1.5 MB, which built whole was as much fresh memory again.
+	b := make([]byte, 0, min(t.lineWidth()*len(all), chunkSize+t.lineWidth()))
+	var err error
+	k := 0
 	for i, row := range all {
 		header := i == 0 && !t.headerDone && t.Header != nil
 		for c, cell := range row {
@@ -90,18 +93,28 @@ func (t *Table) Write(w io.Writer, rows [][]string) error {
 			if t.Paint != nil && !header {
 				text = t.Paint(row, c, cell)
 			}
-			b.WriteString(text)
+			b = append(b, text...)
 			if c < len(row)-1 {
-				pad(&b, t.widths[c]-Width(cell))
-				b.WriteString(gap)
+				b = pad(b, t.widths[c]-int(cw[k]))
+				b = append(b, gap...)
 			}
+			k++
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
+		if len(b) >= chunkSize && err == nil {
+			_, err = w.Write(b)
+			b = b[:0]
+		}
 	}
 	t.headerDone = t.headerDone || t.Header != nil
-	_, err := io.WriteString(w, b.String())
+	if len(b) > 0 && err == nil {
+		_, err = w.Write(b)
+	}
 	return err
 }
+
+// chunkSize is how much of a table Write buffers before writing it.
+const chunkSize = 64 << 10
 
 // lineWidth estimates a line's bytes: the widths and gaps, plus some
 // room for a multi-byte last column.
@@ -113,15 +126,26 @@ func (t *Table) lineWidth() int {
 	return n
 }
 
-func (t *Table) grow(rows [][]string) {
+// grow widens the columns to rows' cells and returns each cell's width,
+// row after row (measured once: a listing of 10,000 sessions has 110,000
+// cells).
+func (t *Table) grow(rows [][]string) []int32 {
 	for c, m := range t.MinWidths {
 		t.widen(c, m)
 	}
+	n := 0
+	for _, row := range rows {
+		n += len(row)
+	}
+	cw := make([]int32, 0, n)
 	for _, row := range rows {
 		for c, cell := range row {
-			t.widen(c, Width(cell))
+			w := Width(cell)
+			t.widen(c, w)
+			cw = append(cw, int32(w))
 		}
 	}
+	return cw
 }
 
 func (t *Table) widen(c, w int) {

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -80,4 +81,37 @@ func TestWidePaddingBeyondSpaces(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("got %q", b.String())
 	}
+}
+
+// A table larger than a chunk is written in several writes that add up
+// to the same lines, each padded as if written at once.
+func TestLargeTableInChunks(t *testing.T) {
+	var rows [][]string
+	var want strings.Builder
+	want.WriteString("ID      NAME   STATE\n")
+	for i := range 20000 {
+		name := []string{"a", "修复", "abcde"}[i%3]
+		rows = append(rows, []string{fmt.Sprintf("%06d", i), name, "ok"})
+		fmt.Fprintf(&want, "%06d  %s%s  ok\n", i, name, strings.Repeat(" ", 5-runewidth.StringWidth(name)))
+	}
+	w := &countingWriter{}
+	if err := (&Table{Header: []string{"ID", "NAME", "STATE"}}).Write(w, rows); err != nil {
+		t.Fatal(err)
+	}
+	if w.b.String() != want.String() {
+		t.Error("chunked output differs from the expected table")
+	}
+	if w.writes < 2 {
+		t.Errorf("%d bytes in %d writes", w.b.Len(), w.writes)
+	}
+}
+
+type countingWriter struct {
+	b      strings.Builder
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.b.Write(p)
 }
