@@ -21,7 +21,8 @@ import (
 // 4: message counts (msgState) in the summaries, and the search index's
 // stamp they were last filled from.
 // 5: a hand-written encoding (cachecodec.go) instead of gob, with a
-// checksum (gob's decode of 10,000 summaries was ~35 ms of a warm list).
+// checksum (gob's decode of 10,000 summaries was ~35 ms of a warm list),
+// and the Codex state database's rows (codex_threads.go).
 // The files keep their .gob names: a version-4 file is not this format's
 // magic, so it is ignored and replaced by the next listing.
 const cacheVersion = 5
@@ -39,6 +40,8 @@ type Cache struct {
 	entries map[string]*cacheEntry
 	dirs    map[string]dirRecord
 	dirSeen map[string]bool
+	// dbs are the Codex reader's state database rows, by database.
+	dbs map[string]*threadsRecord
 	// stamp is the CountIndex stamp counts were last taken at.
 	stamp string
 	dirty bool
@@ -97,6 +100,7 @@ type cacheFile struct {
 	Version int
 	Entries map[string]*cacheEntry
 	Dirs    map[string]dirRecord
+	DBs     map[string]*threadsRecord
 	// CountStamp is the CountIndex stamp counts were last taken at.
 	CountStamp string
 }
@@ -109,7 +113,8 @@ type cacheFile struct {
 // for it, and caches of several readers decode in parallel with each
 // other and with what the caller does before its first lookup.
 func OpenCache(path string) *Cache {
-	c := &Cache{path: path, entries: map[string]*cacheEntry{}, dirs: map[string]dirRecord{}, dirSeen: map[string]bool{}}
+	c := &Cache{path: path, entries: map[string]*cacheEntry{}, dirs: map[string]dirRecord{}, dirSeen: map[string]bool{},
+		dbs: map[string]*threadsRecord{}}
 	c.mu.Lock() // unlocked by load: a sync.Mutex may be unlocked by another goroutine
 	go c.load()
 	return c
@@ -123,7 +128,7 @@ func (c *Cache) load() {
 		return
 	}
 	if f, err := decodeCache(data); err == nil {
-		c.entries, c.dirs, c.stamp = f.Entries, f.Dirs, f.CountStamp
+		c.entries, c.dirs, c.dbs, c.stamp = f.Entries, f.Dirs, f.DBs, f.CountStamp
 	}
 }
 
@@ -301,10 +306,16 @@ func (c *Cache) Save() error {
 			c.dirty = true
 		}
 	}
+	for db, rec := range c.dbs {
+		if !rec.seen {
+			delete(c.dbs, db)
+			c.dirty = true
+		}
+	}
 	if !c.dirty {
 		return nil
 	}
-	data := encodeCache(cacheFile{Version: cacheVersion, Entries: c.entries, Dirs: c.dirs, CountStamp: c.stamp})
+	data := encodeCache(cacheFile{Version: cacheVersion, Entries: c.entries, Dirs: c.dirs, DBs: c.dbs, CountStamp: c.stamp})
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return err
 	}

@@ -16,7 +16,8 @@ import (
 //	magic (8 bytes) | version (uvarint) | CRC-32C of the rest (4 bytes, LE) | body
 //
 // The body: the count stamp, the entries (path, size, mtime, kind, then
-// the kind's fields in a fixed order), the directory records. Strings are
+// the kind's fields in a fixed order), the directory records, the state
+// database rows (codex_threads.go). Strings are
 // a uvarint length and the bytes; integers varints; times their
 // MarshalBinary form (what gob stored: the instant and the zone offset).
 // Any change to what is stored changes cacheVersion: a file of another
@@ -67,6 +68,20 @@ func encodeCache(f cacheFile) []byte {
 		w.uint(uint64(len(d.Files)))
 		for _, name := range d.Files {
 			w.str(name)
+		}
+	}
+	w.uint(uint64(len(f.DBs)))
+	for path, rec := range f.DBs {
+		w.str(path)
+		st := rec.Stamp
+		for _, v := range []int64{st.DBSize, st.DBMTime, st.WALSize, st.WALMTime, rec.Checked} {
+			w.int(v)
+		}
+		w.uint(st.DBIno)
+		w.uint(st.WALIno)
+		w.uint(uint64(len(rec.Rows)))
+		for i := range rec.Rows {
+			w.row(&rec.Rows[i])
 		}
 	}
 	head := append([]byte(cacheMagic), binary.AppendUvarint(nil, cacheVersion)...)
@@ -149,6 +164,27 @@ func decodeCache(data []byte) (cacheFile, error) {
 		}
 		f.Dirs[path] = d
 	}
+	ndb := r.count()
+	f.DBs = make(map[string]*threadsRecord, min(ndb, 16))
+	for range ndb {
+		path := r.str()
+		rec := &threadsRecord{}
+		st := &rec.Stamp
+		for _, p := range []*int64{&st.DBSize, &st.DBMTime, &st.WALSize, &st.WALMTime, &rec.Checked} {
+			*p = r.int()
+		}
+		st.DBIno, st.WALIno = r.uint(), r.uint()
+		if nr := r.count(); nr > 0 {
+			rec.Rows = make([]codexRow, 0, min(nr, valueBlock))
+			for range nr {
+				rec.Rows = append(rec.Rows, r.row())
+			}
+		}
+		if r.err != nil {
+			return cacheFile{}, r.err
+		}
+		f.DBs[path] = rec
+	}
 	if r.err != nil || len(r.b) != r.off {
 		return cacheFile{}, errCacheFormat
 	}
@@ -224,6 +260,16 @@ func (w *cacheWriter) codex(t *codexTail) {
 	w.int(int64(t.Valid))
 	w.int(t.Size)
 	w.msgs(t.Msgs)
+}
+
+func (w *cacheWriter) row(t *codexRow) {
+	for _, v := range []string{t.ID, t.RolloutPath, t.Cwd, t.Source, t.Title, t.Name, t.FirstUser,
+		t.GitSHA, t.GitBranch, t.GitOrigin, t.CLIVersion, t.Model} {
+		w.str(v)
+	}
+	w.time(t.Created)
+	w.time(t.Updated)
+	w.bool(t.Archived)
 }
 
 // cacheReader reads the body: b and s are the same memory (strings are
@@ -356,5 +402,16 @@ func (r *cacheReader) codex() codexTail {
 	t.Valid = int(r.int())
 	t.Size = r.int()
 	t.Msgs = r.msgs()
+	return t
+}
+
+func (r *cacheReader) row() codexRow {
+	var t codexRow
+	for _, p := range []*string{&t.ID, &t.RolloutPath, &t.Cwd, &t.Source, &t.Title, &t.Name, &t.FirstUser,
+		&t.GitSHA, &t.GitBranch, &t.GitOrigin, &t.CLIVersion, &t.Model} {
+		*p = r.str()
+	}
+	t.Created, t.Updated = r.time(), r.time()
+	t.Archived = r.bool()
 	return t
 }

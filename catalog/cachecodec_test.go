@@ -34,6 +34,12 @@ func sampleCacheFile() cacheFile {
 				Tokens: 5, Window: 272000, HasUsage: true, Valid: 3, Size: 9, Msgs: msgs}},
 			"/none": &cacheEntry{Size: 1, MTime: 2},
 		},
+		DBs: map[string]*threadsRecord{
+			"/home/example/.codex/state_5.sqlite": {Stamp: dbStamp{DBSize: 1, DBMTime: 2, WALSize: 3, WALMTime: -4, DBIno: 5, WALIno: 1<<64 - 1}, Checked: 7,
+				Rows: []codexRow{{ID: "r", RolloutPath: "/r.jsonl", Cwd: "/w", Source: "exec", Title: "t", Name: "n", FirstUser: "f\n",
+					GitSHA: "abc", GitBranch: "b", GitOrigin: "o", CLIVersion: "0.171.0", Model: "m", Created: utc, Updated: east, Archived: true}, {}}},
+			"/empty.sqlite": {},
+		},
 		Dirs: map[string]dirRecord{
 			"/home/example/.claude/projects/p": {MTime: 1, Checked: 2, Newest: 3, Files: []string{"a.jsonl", "b.jsonl"}},
 			"/empty":                           {MTime: 4},
@@ -68,6 +74,15 @@ func TestCacheCodecRoundTrip(t *testing.T) {
 // DeepEqual compares what the encoding must keep.
 func normTimes(f cacheFile) map[string]any {
 	out := map[string]any{"stamp": f.CountStamp, "dirs": f.Dirs}
+	for p, rec := range f.DBs {
+		r := *rec
+		r.Rows = nil
+		var rows []any
+		for _, row := range rec.Rows {
+			rows = append(rows, fmtTimes(&row.Created, &row.Updated), row)
+		}
+		out["db "+p] = []any{r, rows}
+	}
 	for p, e := range f.Entries {
 		if e.Claude != nil {
 			c := *e.Claude
