@@ -147,7 +147,8 @@ func (a *Archive) listArchived(live []Session, found [][]archiveDir) ([]Session,
 	listed := make(map[file]bool, len(live))
 	for _, s := range live {
 		if s.State != StateUnknown {
-			listed[file{filepath.Dir(s.Source), filepath.Base(s.Source)}] = true
+			dir, name := splitPath(s.Source)
+			listed[file{dir, name}] = true
 		}
 	}
 	var (

@@ -226,7 +226,8 @@ func (a *Archive) groupByDir(live []Session) (groups []*syncGroup, loose []int) 
 		if s.State == StateArchived || s.Source == "" {
 			continue
 		}
-		k := key{s.Harness, filepath.Dir(s.Source)}
+		dir, name := splitPath(s.Source)
+		k := key{s.Harness, dir}
 		g := byDir[k]
 		if g == nil {
 			g = a.newGroup(k.harness, k.dir)
@@ -238,7 +239,7 @@ func (a *Archive) groupByDir(live []Session) (groups []*syncGroup, loose []int) 
 			groups = append(groups, g)
 		}
 		g.idx = append(g.idx, i)
-		g.names += nameHash(filepath.Base(s.Source))
+		g.names += nameHash(name)
 		g.running = g.running || s.State == StateRunning
 	}
 	return groups, loose

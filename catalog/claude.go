@@ -173,9 +173,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 			diags = append(diags, Diagnostic{ClaudeCode, d.path, "unreadable project directory: " + err.Error()})
 			continue
 		}
-		for _, name := range names {
-			paths = append(paths, filepath.Join(d.path, name))
-		}
+		paths = joinNames(paths, d.path, names)
 		d.end = len(paths)
 		dirs = append(dirs, d)
 	}
