@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -37,5 +39,29 @@ func TestShortIDsMatchAbbreviator(t *testing.T) {
 	}
 	if len(ShortIDs(nil)) != 0 {
 		t.Error("nil")
+	}
+}
+
+// radixSort orders as a stable sort by key does, equal keys included.
+func TestRadixSortStable(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
+		es := make([]keyIndex, n)
+		for i := range es {
+			k := rng.Uint64()
+			switch i % 4 {
+			case 0:
+				k &= 0xff00ff // few distinct bytes: skipped passes and ties
+			case 1:
+				k = uint64(rng.Intn(5))
+			}
+			es[i] = keyIndex{k, int32(i)}
+		}
+		want := slices.Clone(es)
+		slices.SortStableFunc(want, func(a, b keyIndex) int { return cmp.Compare(a.key, b.key) })
+		radixSort(es)
+		if !slices.Equal(es, want) {
+			t.Fatalf("n=%d: radix order differs", n)
+		}
 	}
 }
