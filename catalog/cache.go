@@ -174,6 +174,23 @@ func (c *Cache) lookupAny(path string, v any) (size, mtime int64, ok bool) {
 	return e.Size, e.MTime, true
 }
 
+// claudeAny is lookupAny of a Claude Code summary that returns the cached
+// value itself, not a copy. The caller must not change it (the cache
+// never does: Store and withMsgState replace it).
+func (c *Cache) claudeAny(path string) (sum *claudeSummary, size, mtime int64, ok bool) {
+	if c == nil {
+		return nil, 0, 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[path]
+	if e == nil || e.Claude == nil {
+		return nil, 0, 0, false
+	}
+	e.seen = true
+	return e.Claude, e.Size, e.MTime, true
+}
+
 func setFrom(v any, e *cacheEntry) bool {
 	// The common cases without reflection.
 	switch v := v.(type) {

@@ -41,10 +41,26 @@ func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if len(s) <= w && printableASCII(s) {
-		return s
+	if printableASCII(s) {
+		if len(s) <= w {
+			return s
+		}
+		// runewidth's answer for ASCII, one cell a byte, without asking
+		// it the width of "…": its first lookup above U+0300 builds a
+		// 2 MB table (~550 page faults of a listing whose titles are all
+		// ASCII).
+		return s[:max(w-ellipsisWidth(), 0)] + "…"
 	}
 	return runewidth.Truncate(s, w, "…")
+}
+
+// ellipsisWidth is runewidth's width of "…" (U+2026): East Asian
+// ambiguous, so two cells when runewidth takes the locale as East Asian.
+func ellipsisWidth() int {
+	if runewidth.DefaultCondition.EastAsianWidth {
+		return 2
+	}
+	return 1
 }
 
 // printableASCII reports whether every byte of s is printable ASCII

@@ -115,3 +115,19 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	w.writes++
 	return w.b.Write(p)
 }
+
+// Truncate's ASCII path cuts where runewidth.Truncate cuts, East Asian
+// widths or not.
+func TestTruncateASCIIMatchesRunewidth(t *testing.T) {
+	defer func(ea bool) { runewidth.DefaultCondition.EastAsianWidth = ea }(runewidth.DefaultCondition.EastAsianWidth)
+	for _, ea := range []bool{false, true} {
+		runewidth.DefaultCondition.EastAsianWidth = ea
+		for _, s := range []string{"", "a", "ab", "fix the parser", strings.Repeat("x", 70)} {
+			for w := -1; w <= len(s)+2; w++ {
+				if got, want := Truncate(s, w), runewidth.Truncate(s, w, "…"); w > 0 && got != want {
+					t.Errorf("ea=%v Truncate(%q, %d) = %q, want %q", ea, s, w, got, want)
+				}
+			}
+		}
+	}
+}
