@@ -131,3 +131,27 @@ func TestTruncateASCIIMatchesRunewidth(t *testing.T) {
 		}
 	}
 }
+
+// printableASCII's word-at-a-time check agrees with a byte loop for
+// every byte value at every position of short and long strings.
+func TestPrintableASCIIWords(t *testing.T) {
+	slow := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < ' ' || s[i] > '~' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range []int{1, 7, 8, 9, 16, 23} {
+		for pos := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a~ }", n)[:n])
+				b[pos] = byte(c)
+				if got, want := printableASCII(string(b)), slow(string(b)); got != want {
+					t.Fatalf("%q: %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
