@@ -235,7 +235,7 @@ func (a *App) sessionsListCommand() *cli.Command {
 
 // listGC trades collections for memory a list can afford: a warm list of
 // 10,000 sessions spent ~45 ms of its ~270 ms of CPU in the collector at
-// the default GOGC=100 and ~60 MiB RSS. A list allocates ~40 MB in all,
+// the default GOGC=100 and ~60 MiB RSS. A list allocates ~35 MB in all,
 // so under a 48 MiB soft limit it needs no collection by rate at all:
 // with GOGC off the collector runs only when the heap nears the limit
 // (never, at 10,000 sessions: ~10% less CPU than GOGC=400, +2 MiB RSS),
