@@ -221,13 +221,23 @@ func nameHash(name string) uint64 {
 func (a *Archive) groupByDir(live []Session) (groups []*syncGroup, loose []int) {
 	type key struct{ harness, dir string } // substrings: no allocation
 	byDir := map[key]*syncGroup{}
+	var (
+		lastKey key
+		last    *syncGroup
+	)
 	for i := range live {
 		s := &live[i]
 		if s.State == StateArchived || s.Source == "" {
 			continue
 		}
-		k := key{s.Harness, filepath.Dir(s.Source)}
-		g := byDir[k]
+		dir, name := splitPath(s.Source)
+		k := key{s.Harness, dir}
+		// A reader lists a directory's sessions together: the last
+		// group saves most of 10,000 lookups of two-string keys.
+		g := last
+		if g == nil || k != lastKey {
+			g = byDir[k]
+		}
 		if g == nil {
 			g = a.newGroup(k.harness, k.dir)
 			if g == nil {
@@ -237,8 +247,9 @@ func (a *Archive) groupByDir(live []Session) (groups []*syncGroup, loose []int) 
 			byDir[k] = g
 			groups = append(groups, g)
 		}
+		lastKey, last = k, g
 		g.idx = append(g.idx, i)
-		g.names += nameHash(filepath.Base(s.Source))
+		g.names += nameHash(name)
 		g.running = g.running || s.State == StateRunning
 	}
 	return groups, loose

@@ -83,7 +83,7 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 	fromDB := false
 	if db := StateDB(r.Dir); db != "" {
 		var err error
-		rows, err = queryThreads(ctx, db)
+		rows, err = r.threads(ctx, db)
 		if err != nil {
 			diags = append(diags, Diagnostic{Codex, db, err.Error() + "; falling back to rollout files"})
 		} else {

@@ -344,7 +344,10 @@ func gitHasCommit(ctx context.Context, repo, sha string) bool {
 type rootMemo struct {
 	shared *rootMemo
 
-	mu      sync.Mutex
+	// mu is read-locked for lookups: the readers' workers look up every
+	// session's cwd, and with a plain mutex they spun on each other
+	// (~5 ms of a warm list at 10,000 sessions).
+	mu      sync.RWMutex
 	roots   map[string]string // cwd → identity root
 	repos   map[string]string // directory → repository root holding it ("": none)
 	origins map[string]string // repository root → origin id
@@ -359,8 +362,8 @@ func (r *rootMemo) memo() *rootMemo {
 
 // cached returns m[k] under the lock.
 func (r *rootMemo) cached(m *map[string]string, k string) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	v, ok := (*m)[k]
 	return v, ok
 }

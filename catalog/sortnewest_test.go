@@ -22,7 +22,15 @@ func TestSortNewestMatchesStableSort(t *testing.T) {
 				h = Codex
 			}
 			ss[i] = Session{Harness: h, ID: fmt.Sprintf("%04d", rng.IntN(n+1)), Title: fmt.Sprint(i),
-				LastActivity: t0.Add(time.Duration(rng.IntN(5)) * time.Minute)}
+				LastActivity: t0.Add(time.Duration(rng.IntN(5))*time.Minute + time.Duration(rng.IntN(3)))}
+			if rng.IntN(4) == 0 {
+				// The same instant in another zone, and times before 1970
+				// (a negative second with a positive nanosecond).
+				ss[i].LastActivity = ss[i].LastActivity.In(time.FixedZone("", -5*3600))
+			}
+			if rng.IntN(8) == 0 {
+				ss[i].LastActivity = time.Unix(-1, int64(rng.IntN(3)))
+			}
 			if rng.IntN(10) == 0 {
 				ss[i].LastActivity = time.Time{}
 			}

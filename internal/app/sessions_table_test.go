@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -137,17 +138,47 @@ func TestSessionRowsParallelMatchSequential(t *testing.T) {
 		}
 	}
 	ab := catalog.Abbrev(ss)
+	ids := catalog.ShortIDs(ss)
 	for _, withSummary := range []bool{false, true} {
-		got := sessionRows(ss, now, ab, withSummary)
+		got := sessionRows(ss, now, ids, withSummary)
 		for i, s := range ss {
 			want := make([]string, len(sessionHeader))
-			sessionRowInto(want, s, now, ab)
+			sessionRowInto(want, &s, ab.Short(s.ID), now)
 			if withSummary {
 				want = slices.Insert(want, len(want)-1, summaryCell(s.Summary))
 			}
 			if !slices.Equal(got[i], want) {
 				t.Fatalf("row %d (summary %v): %q, want %q", i, withSummary, got[i], want)
 			}
+		}
+	}
+}
+
+// listGC turns the rate-driven collector off only under its own memory
+// limit, leaves what the user set alone, and restore puts back the rest.
+func TestListGC(t *testing.T) {
+	gcPercent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+	memLimit := func() int64 { return debug.SetMemoryLimit(-1) }
+	before, beforeLim := gcPercent(), memLimit()
+	for _, c := range []struct {
+		gogc, limit string
+		percent     int
+		lim         int64
+	}{
+		{"", "", -1, 48 << 20},
+		{"", "1GiB", 400, beforeLim},
+		{"200", "", before, 48 << 20},
+		{"200", "1GiB", before, beforeLim},
+	} {
+		t.Setenv("GOGC", c.gogc)
+		t.Setenv("GOMEMLIMIT", c.limit)
+		restore := listGC()
+		if p, l := gcPercent(), memLimit(); p != c.percent || l != c.lim {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: percent %d limit %d, want %d %d", c.gogc, c.limit, p, l, c.percent, c.lim)
+		}
+		restore()
+		if p, l := gcPercent(), memLimit(); p != before || l != beforeLim {
+			t.Errorf("not restored: %d %d", p, l)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,5 +80,78 @@ func TestWidePaddingBeyondSpaces(t *testing.T) {
 	want := "A" + strings.Repeat(" ", 149) + "  B\n" + wide + "  x\ny" + strings.Repeat(" ", 149) + "  z\n"
 	if b.String() != want {
 		t.Errorf("got %q", b.String())
+	}
+}
+
+// A table larger than a chunk is written in several writes that add up
+// to the same lines, each padded as if written at once.
+func TestLargeTableInChunks(t *testing.T) {
+	var rows [][]string
+	var want strings.Builder
+	want.WriteString("ID      NAME   STATE\n")
+	for i := range 20000 {
+		name := []string{"a", "修复", "abcde"}[i%3]
+		rows = append(rows, []string{fmt.Sprintf("%06d", i), name, "ok"})
+		fmt.Fprintf(&want, "%06d  %s%s  ok\n", i, name, strings.Repeat(" ", 5-runewidth.StringWidth(name)))
+	}
+	w := &countingWriter{}
+	if err := (&Table{Header: []string{"ID", "NAME", "STATE"}}).Write(w, rows); err != nil {
+		t.Fatal(err)
+	}
+	if w.b.String() != want.String() {
+		t.Error("chunked output differs from the expected table")
+	}
+	if w.writes < 2 {
+		t.Errorf("%d bytes in %d writes", w.b.Len(), w.writes)
+	}
+}
+
+type countingWriter struct {
+	b      strings.Builder
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.b.Write(p)
+}
+
+// Truncate's ASCII path cuts where runewidth.Truncate cuts, East Asian
+// widths or not.
+func TestTruncateASCIIMatchesRunewidth(t *testing.T) {
+	defer func(ea bool) { runewidth.DefaultCondition.EastAsianWidth = ea }(runewidth.DefaultCondition.EastAsianWidth)
+	for _, ea := range []bool{false, true} {
+		runewidth.DefaultCondition.EastAsianWidth = ea
+		for _, s := range []string{"", "a", "ab", "fix the parser", strings.Repeat("x", 70)} {
+			for w := -1; w <= len(s)+2; w++ {
+				if got, want := Truncate(s, w), runewidth.Truncate(s, w, "…"); w > 0 && got != want {
+					t.Errorf("ea=%v Truncate(%q, %d) = %q, want %q", ea, s, w, got, want)
+				}
+			}
+		}
+	}
+}
+
+// printableASCII's word-at-a-time check agrees with a byte loop for
+// every byte value at every position of short and long strings.
+func TestPrintableASCIIWords(t *testing.T) {
+	slow := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < ' ' || s[i] > '~' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range []int{1, 7, 8, 9, 16, 23} {
+		for pos := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a~ }", n)[:n])
+				b[pos] = byte(c)
+				if got, want := printableASCII(string(b)), slow(string(b)); got != want {
+					t.Fatalf("%q: %v, want %v", b, got, want)
+				}
+			}
+		}
 	}
 }
