@@ -16,14 +16,7 @@ import (
 // runs the tether next to it with the same arguments, and the exit status
 // is that tether's.
 func TestHandsOtherCommandsToTether(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a binary")
-	}
-	dir := t.TempDir()
-	hot := filepath.Join(dir, "tether-hot")
-	if out, err := exec.Command("go", "build", "-o", hot, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	dir, hot := buildHot(t)
 	fake := "#!/bin/sh\nprintf '%s|' \"$0\" \"$@\"\nexit 3\n"
 	os.WriteFile(filepath.Join(dir, "tether"), []byte(fake), 0o755)
 	for _, args := range [][]string{{"sessions", "list", "a b"}, {"prompt", "--help"}, {"complete", "--refresh-index"}, {"complete", "--", "tether", "ses"}, {}} {
@@ -48,14 +41,7 @@ func TestHandsOtherCommandsToTether(t *testing.T) {
 // codec, which tether-hot does not link. It hands the unchanged command
 // line to tether before it starts or restores anything.
 func TestRunHandsCompressedRestoreToTether(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a binary")
-	}
-	dir := t.TempDir()
-	hot := filepath.Join(dir, "tether-hot")
-	if out, err := exec.Command("go", "build", "-o", hot, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	dir, hot := buildHot(t)
 	fake := "#!/bin/sh\nprintf '%s|' \"$@\"\nexit 3\n"
 	os.WriteFile(filepath.Join(dir, "tether"), []byte(fake), 0o755)
 	os.WriteFile(filepath.Join(dir, "claude-real"), []byte("#!/bin/sh\necho ran claude\n"), 0o755)
@@ -95,16 +81,8 @@ func TestRunHandsCompressedRestoreToTether(t *testing.T) {
 // whether a tool event is logged, and an invalid file is logged as
 // tether reports it.
 func TestConfigDecodedByTether(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds both binaries")
-	}
-	dir := t.TempDir()
-	hot := filepath.Join(dir, "tether-hot")
-	for pkg, out := range map[string]string{".": hot, "../tether": filepath.Join(dir, "tether")} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", pkg, err, b)
-		}
-	}
+	dir, hot := buildHot(t)
+	build(t, "../tether", filepath.Join(dir, "tether"))
 	xdg := filepath.Join(dir, "xdg")
 	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
 	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
@@ -143,14 +121,7 @@ func TestConfigDecodedByTether(t *testing.T) {
 // for it, a hook still prints nothing (tether's message goes to the log)
 // and runs on the defaults.
 func TestConfigWithoutWorkingTether(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a binary")
-	}
-	dir := t.TempDir()
-	hot := filepath.Join(dir, "tether-hot")
-	if b, err := exec.Command("go", "build", "-o", hot, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, b)
-	}
+	dir, hot := buildHot(t)
 	os.WriteFile(filepath.Join(dir, "tether"), []byte("#!/bin/sh\necho 'tether: cannot write the cache' >&2\nexit 1\n"), 0o755)
 	xdg := filepath.Join(dir, "xdg")
 	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
@@ -167,5 +138,24 @@ func TestConfigWithoutWorkingTether(t *testing.T) {
 	if !strings.Contains(string(log), "cannot read it without tether") || !strings.Contains(string(log), "tether: cannot write the cache") ||
 		strings.Contains(string(log), `"tool_event"`) {
 		t.Errorf("log:\n%s", log)
+	}
+}
+
+// buildHot builds tether-hot into a new directory (skipped with -short).
+func buildHot(t *testing.T) (dir, hot string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	dir = t.TempDir()
+	hot = filepath.Join(dir, "tether-hot")
+	build(t, ".", hot)
+	return dir, hot
+}
+
+func build(t *testing.T, pkg, out string) {
+	t.Helper()
+	if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, b)
 	}
 }
