@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/shellinit"
@@ -41,5 +44,39 @@ func indexEntriesOf(ss []catalog.Session) []shellinit.IndexEntry {
 // is best effort: a listing never fails because the index could not be
 // written.
 func (a *App) writeCompletionIndex(ss []catalog.Session) {
-	_ = shellinit.WriteIndex(shellinit.IndexPath(a.Loc.CacheDir), indexEntriesOf(ss))
+	_ = writeIndex(shellinit.IndexPath(a.Loc.CacheDir), indexEntriesOf(ss))
+}
+
+// writeIndex writes the completion index with the digest of its entries,
+// so that an index already holding them is not built again (most
+// listings: see shellinit.WriteIndexDigest).
+func writeIndex(path string, entries []shellinit.IndexEntry) error {
+	return shellinit.WriteIndexDigest(path, entries, indexDigest(entries))
+}
+
+// indexDigest is the SHA-256 of every field of entries, in order: each
+// string length-prefixed, the time as WriteIndex writes it (seconds).
+func indexDigest(entries []shellinit.IndexEntry) string {
+	h := sha256.New()
+	// Appended to one buffer and hashed in large writes: a write per
+	// field costs more than the hash.
+	buf := make([]byte, 0, 64<<10)
+	put := func(s string) {
+		buf = binary.AppendUvarint(buf, uint64(len(s)))
+		buf = append(buf, s...)
+	}
+	for i := range entries {
+		e := &entries[i]
+		put(e.Harness)
+		put(e.ID)
+		buf = binary.AppendVarint(buf, e.LastActivity.Unix())
+		put(e.Root)
+		put(e.Title)
+		if len(buf) >= 60<<10 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
 }
