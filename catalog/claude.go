@@ -552,8 +552,14 @@ func newContext(tokens, window int64, known bool) *ContextUsage {
 
 // oneLine collapses whitespace and cuts s to max runes, for titles.
 func oneLine(s string, max int) string {
-	if len(s) <= max && singleSpaced(s) {
-		return s // already one line: no allocation (every title, every warm list)
+	if singleSpaced(s) {
+		if len(s) <= max {
+			return s // already one line: no allocation (every title, every warm list)
+		}
+		// ASCII: a rune a byte. The cut below, without splitting and
+		// joining the words and converting to runes (a fifth of the
+		// titles of a warm list are cut).
+		return s[:max-1] + "…"
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= max {
