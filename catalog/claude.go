@@ -216,9 +216,19 @@ func (r *ClaudeReader) sessions(paths []string, results []summaryResult, running
 	out := make([]Session, len(paths), joinRoom(len(paths)))
 	ok := func(i int) bool { return results[i].err == nil && results[i].sum.Problem == "" }
 	fill := func(lo, hi int) {
+		// A directory's sessions come together and mostly share their
+		// cwd: resolved once for a run of them, not looked up in the
+		// shared memo (a lock and three lookups) for each.
+		var last struct {
+			cwd, root, origin string
+			ok                bool
+		}
 		for i := lo; i < hi; i++ {
 			if ok(i) {
-				out[i] = r.session(paths[i], *results[i].sum, running)
+				if cwd := results[i].sum.Cwd; !last.ok || cwd != last.cwd {
+					last.cwd, last.root, last.origin, last.ok = cwd, r.roots.get(cwd), r.roots.origin(cwd), true
+				}
+				out[i] = r.sessionIn(paths[i], *results[i].sum, running, last.root, last.origin)
 				out[i].SourceSize, out[i].SourceMTime = results[i].size, results[i].mtime
 			}
 		}
@@ -457,12 +467,17 @@ func (r *ClaudeReader) scanChunks(path string, c chunks, count bool) (claudeSumm
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
+	return r.sessionIn(path, sum, running, r.roots.get(sum.Cwd), r.roots.origin(sum.Cwd))
+}
+
+// sessionIn is session with sum.Cwd's identity root and origin id given.
+func (r *ClaudeReader) sessionIn(path string, sum claudeSummary, running *claude.LiveSet, root, origin string) Session {
 	s := Session{
 		Harness:      ClaudeCode,
 		ID:           sum.ID,
 		Cwd:          sum.Cwd,
-		IdentityRoot: r.roots.get(sum.Cwd),
-		GitOrigin:    r.roots.origin(sum.Cwd),
+		IdentityRoot: root,
+		GitOrigin:    origin,
 		GitBranch:    sum.Branch,
 		Created:      sum.Created,
 		LastActivity: sum.LastActivity,
