@@ -190,13 +190,14 @@ func listedNames(live []Session) map[string][]string {
 	var (
 		lastDir string
 		last    []string
+		sp      pathSplitter
 	)
 	for i := range live {
 		s := &live[i]
 		if s.State == StateUnknown {
 			continue
 		}
-		dir, name := splitPath(s.Source)
+		dir, name := sp.split(s.Source)
 		if last == nil || dir != lastDir {
 			if last != nil {
 				byDir[lastDir] = last

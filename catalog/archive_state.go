@@ -224,13 +224,14 @@ func (a *Archive) groupByDir(live []Session) (groups []*syncGroup, loose []int) 
 	var (
 		lastKey key
 		last    *syncGroup
+		sp      pathSplitter
 	)
 	for i := range live {
 		s := &live[i]
 		if s.State == StateArchived || s.Source == "" {
 			continue
 		}
-		dir, name := splitPath(s.Source)
+		dir, name := sp.split(s.Source)
 		k := key{s.Harness, dir}
 		// A reader lists a directory's sessions together: the last
 		// group saves most of 10,000 lookups of two-string keys.
