@@ -115,6 +115,17 @@ func indexRecords(path, digest string) bool {
 	return n == len(want) && (err == nil || err == io.EOF) && string(got) == want
 }
 
+// FreshenIndex marks the index at path fresh (complete's age check) when
+// it records digest, and reports whether it did: a writer that knows the
+// digest of what it would write then need not even build the entries.
+func FreshenIndex(path, digest string) (bool, error) {
+	if digest == "" || strings.ContainsAny(digest, "\t\n\r\\") || !indexRecords(path, digest) {
+		return false, nil
+	}
+	now := time.Now()
+	return true, os.Chtimes(path, now, now)
+}
+
 // WriteIndexDigest is WriteIndex for entries of the given digest (see
 // listingTag; "" records none): when the index already records it, the
 // file is only marked fresh for complete's age check.
@@ -122,9 +133,10 @@ func WriteIndexDigest(path string, entries []IndexEntry, digest string) error {
 	if strings.ContainsAny(digest, "\t\n\r\\") {
 		digest = "" // not a digest a line can hold: record none
 	}
-	if digest != "" && indexRecords(path, digest) {
-		now := time.Now()
-		return os.Chtimes(path, now, now)
+	if digest != "" {
+		if fresh, err := FreshenIndex(path, digest); fresh {
+			return err
+		}
 	}
 	if !newestFirst(entries) {
 		entries = slices.Clone(entries)

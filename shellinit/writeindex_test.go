@@ -157,3 +157,31 @@ func TestWriteIndexDigest(t *testing.T) {
 		check(name, "d2", in)
 	}
 }
+
+// FreshenIndex refreshes only an index that records the digest asked.
+func TestFreshenIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), IndexFile)
+	in := []IndexEntry{{Harness: "codex", ID: "abc", LastActivity: time.Unix(1764500000, 0), Root: "/r", Title: "t"}}
+	if fresh, err := FreshenIndex(path, "d1"); fresh || err != nil {
+		t.Errorf("no index: %v %v", fresh, err)
+	}
+	if err := WriteIndexDigest(path, in, "d1"); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+	for _, d := range []string{"d2", "", "d\t1", "d"} {
+		if fresh, err := FreshenIndex(path, d); fresh || err != nil {
+			t.Errorf("digest %q: %v %v", d, fresh, err)
+		}
+	}
+	if st, _ := os.Stat(path); st.ModTime().After(old.Add(time.Minute)) {
+		t.Error("refreshed for another digest")
+	}
+	if fresh, err := FreshenIndex(path, "d1"); !fresh || err != nil {
+		t.Errorf("same digest: %v %v", fresh, err)
+	}
+	if st, _ := os.Stat(path); !st.ModTime().After(old.Add(time.Minute)) {
+		t.Error("not refreshed")
+	}
+}

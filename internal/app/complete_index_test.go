@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/shellinit"
 )
 
@@ -74,6 +75,19 @@ func TestIndexDigest(t *testing.T) {
 			t.Errorf("%s: same digest as %s", name, other)
 		}
 		seen[got] = name
+	}
+	// The digest of a listing is that of its entries (archived sessions
+	// are not in the index).
+	ss := []catalog.Session{
+		{Harness: "claude-code", ID: "a1", LastActivity: day, IdentityRoot: "/home/example/p", Title: "t1", Cwd: "/x"},
+		{Harness: "codex", ID: "z9", LastActivity: day, Archived: true, Title: "gone"},
+		{Harness: "codex", ID: "b2", LastActivity: day.Add(-time.Hour), IdentityRoot: "/home/example/q", Title: "t2"},
+	}
+	if got := sessionsDigest(ss); got != d || got != indexDigest(indexEntriesOf(ss)) {
+		t.Errorf("sessionsDigest %q, want %q", got, d)
+	}
+	if sessionsDigest(nil) != indexDigest(nil) {
+		t.Error("empty listing: digests differ")
 	}
 	// Only whole seconds are written: a change below one is none.
 	es := slices.Clone(base)
