@@ -84,6 +84,8 @@ type archivePass struct {
 	st   *archiveState
 	// found are the archive directories holding files, per source.
 	found [][]archiveDir
+	// stats are the live directories' mtimes the readers read (nil: none).
+	stats *dirStats
 }
 
 // archiveDir is one archive directory the walk found files in.
@@ -121,7 +123,7 @@ func (a *Archive) begin(ctx context.Context) *archivePass {
 func (p *archivePass) finish(ctx context.Context, live []Session) ([]Session, []Diagnostic) {
 	<-p.done
 	a, st := p.a, p.st
-	a.sync(live, st)
+	a.sync(live, st, p.stats)
 	out, diags := a.listArchived(live, p.found)
 	hs := make([]string, 0, len(a.Sources))
 	for _, src := range a.Sources {

@@ -40,6 +40,7 @@ type ClaudeReader struct {
 	Counts CountIndex
 
 	roots rootMemo
+	stats *dirStats // set per listing by Catalog.List
 }
 
 // Harness implements Reader.
@@ -267,6 +268,7 @@ func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time) ([]string, error) {
 		return nil, err
 	}
 	mtime := fi.ModTime().UnixNano()
+	r.stats.put(d.path, mtime)
 	if rec, ok := r.Cache.Dir(d.path); ok && rec.MTime == mtime &&
 		mtime < rec.Checked-int64(dirRacyWindow) &&
 		now.UnixNano()-rec.Checked < int64(dirRecheck) &&
