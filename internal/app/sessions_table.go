@@ -113,14 +113,16 @@ func sessionRows(ss []catalog.Session, now time.Time, ids []string, withSummary 
 	n := len(sessionHeader)
 	cells := make([]string, len(ss)*n)
 	fill := func(lo, hi int) {
-		// A directory's sessions mostly come together: its DIR cell
-		// (escaped, collapsed and cut when not plain ASCII) is made once
-		// for a run of them.
-		lastCwd, dir := "", ""
+		// A listing has a few hundred directories for thousands of
+		// sessions: each DIR cell (escaped, collapsed and cut when not
+		// plain ASCII) is made once.
+		dirs := map[string]string{}
 		for i := lo; i < hi; i++ {
 			r := cells[i*n : (i+1)*n : (i+1)*n]
-			if i == lo || ss[i].Cwd != lastCwd {
-				lastCwd, dir = ss[i].Cwd, dirCell(ss[i].Cwd)
+			dir, ok := dirs[ss[i].Cwd]
+			if !ok {
+				dir = dirCell(ss[i].Cwd)
+				dirs[ss[i].Cwd] = dir
 			}
 			sessionRowInto(r, &ss[i], ids[i], dir, now)
 			if withSummary {
