@@ -84,6 +84,8 @@ type archivePass struct {
 	st   *archiveState
 	// found are the archive directories holding files, per source.
 	found [][]archiveDir
+	// stats are the live directories' mtimes the readers read (nil: none).
+	stats *dirStats
 }
 
 // archiveDir is one archive directory the walk found files in.
@@ -121,7 +123,7 @@ func (a *Archive) begin(ctx context.Context) *archivePass {
 func (p *archivePass) finish(ctx context.Context, live []Session) ([]Session, []Diagnostic) {
 	<-p.done
 	a, st := p.a, p.st
-	a.sync(live, st)
+	a.sync(live, st, p.stats)
 	out, diags := a.listArchived(live, p.found)
 	hs := make([]string, 0, len(a.Sources))
 	for _, src := range a.Sources {
@@ -190,13 +192,14 @@ func listedNames(live []Session) map[string][]string {
 	var (
 		lastDir string
 		last    []string
+		sp      pathSplitter
 	)
 	for i := range live {
 		s := &live[i]
 		if s.State == StateUnknown {
 			continue
 		}
-		dir, name := splitPath(s.Source)
+		dir, name := sp.split(s.Source)
 		if last == nil || dir != lastDir {
 			if last != nil {
 				byDir[lastDir] = last

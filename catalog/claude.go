@@ -40,6 +40,7 @@ type ClaudeReader struct {
 	Counts CountIndex
 
 	roots rootMemo
+	stats *dirStats // set per listing by Catalog.List
 }
 
 // Harness implements Reader.
@@ -216,9 +217,19 @@ func (r *ClaudeReader) sessions(paths []string, results []summaryResult, running
 	out := make([]Session, len(paths), joinRoom(len(paths)))
 	ok := func(i int) bool { return results[i].err == nil && results[i].sum.Problem == "" }
 	fill := func(lo, hi int) {
+		// A directory's sessions come together and mostly share their
+		// cwd: resolved once for a run of them, not looked up in the
+		// shared memo (a lock and three lookups) for each.
+		var last struct {
+			cwd, root, origin string
+			ok                bool
+		}
 		for i := lo; i < hi; i++ {
 			if ok(i) {
-				out[i] = r.session(paths[i], *results[i].sum, running)
+				if cwd := results[i].sum.Cwd; !last.ok || cwd != last.cwd {
+					last.cwd, last.root, last.origin, last.ok = cwd, r.roots.get(cwd), r.roots.origin(cwd), true
+				}
+				out[i] = r.sessionIn(paths[i], *results[i].sum, running, last.root, last.origin)
 				out[i].SourceSize, out[i].SourceMTime = results[i].size, results[i].mtime
 			}
 		}
@@ -257,6 +268,7 @@ func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time) ([]string, error) {
 		return nil, err
 	}
 	mtime := fi.ModTime().UnixNano()
+	r.stats.put(d.path, mtime)
 	if rec, ok := r.Cache.Dir(d.path); ok && rec.MTime == mtime &&
 		mtime < rec.Checked-int64(dirRacyWindow) &&
 		now.UnixNano()-rec.Checked < int64(dirRecheck) &&
@@ -457,12 +469,17 @@ func (r *ClaudeReader) scanChunks(path string, c chunks, count bool) (claudeSumm
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
+	return r.sessionIn(path, sum, running, r.roots.get(sum.Cwd), r.roots.origin(sum.Cwd))
+}
+
+// sessionIn is session with sum.Cwd's identity root and origin id given.
+func (r *ClaudeReader) sessionIn(path string, sum claudeSummary, running *claude.LiveSet, root, origin string) Session {
 	s := Session{
 		Harness:      ClaudeCode,
 		ID:           sum.ID,
 		Cwd:          sum.Cwd,
-		IdentityRoot: r.roots.get(sum.Cwd),
-		GitOrigin:    r.roots.origin(sum.Cwd),
+		IdentityRoot: root,
+		GitOrigin:    origin,
 		GitBranch:    sum.Branch,
 		Created:      sum.Created,
 		LastActivity: sum.LastActivity,
@@ -552,8 +569,14 @@ func newContext(tokens, window int64, known bool) *ContextUsage {
 
 // oneLine collapses whitespace and cuts s to max runes, for titles.
 func oneLine(s string, max int) string {
-	if len(s) <= max && singleSpaced(s) {
-		return s // already one line: no allocation (every title, every warm list)
+	if singleSpaced(s) {
+		if len(s) <= max {
+			return s // already one line: no allocation (every title, every warm list)
+		}
+		// ASCII: a rune a byte. The cut below, without splitting and
+		// joining the words and converting to runes (a fifth of the
+		// titles of a warm list are cut).
+		return s[:max-1] + "…"
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= max {

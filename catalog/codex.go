@@ -42,6 +42,7 @@ type CodexReader struct {
 	Now func() time.Time
 
 	roots rootMemo
+	stats *dirStats // set per listing by Catalog.List
 }
 
 // Harness implements Reader.

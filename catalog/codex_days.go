@@ -57,6 +57,7 @@ func (ds *codexDays) day(dir string) *codexDay {
 	if !ok {
 		return d
 	}
+	ds.r.stats.put(dir, mtime)
 	d.stated = true
 	d.old, d.hadOld = ds.r.Cache.Dir(dir)
 	rec := d.old

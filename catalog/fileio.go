@@ -221,6 +221,30 @@ func splitPath(p string) (dir, base string) {
 	return filepath.Dir(p), filepath.Base(p)
 }
 
+// pathSplitter is splitPath for paths that mostly share their directory
+// with the path before them (a listing's sources, grouped by directory):
+// a path in the directory of the last one split by the fast path is
+// recognised by comparing that prefix and looking forward for a slash,
+// both vector scans, where LastIndexByte and cleanAbs walk every byte
+// (two passes over a listing's 10,000 sources cost ~4 ms).
+type pathSplitter struct{ dir string }
+
+func (ps *pathSplitter) split(p string) (dir, base string) {
+	if d := ps.dir; d != "" && len(p) > len(d)+1 && p[len(d)] == '/' && p[:len(d)] == d {
+		// d is clean and absolute (not "/"), so p is too when its last
+		// element is a plain name: splitPath's fast path, same answer.
+		if name := p[len(d)+1:]; strings.IndexByte(name, '/') < 0 && name != "." && name != ".." {
+			return d, name
+		}
+	}
+	if i := strings.LastIndexByte(p, '/'); i > 0 && cleanAbs(p) {
+		ps.dir = p[:i]
+		return p[:i], p[i+1:]
+	}
+	ps.dir = ""
+	return splitPath(p)
+}
+
 // cleanAbs reports whether p is absolute and filepath.Clean would leave it
 // unchanged: no empty, "." or ".." element and no trailing slash.
 func cleanAbs(p string) bool {

@@ -26,3 +26,22 @@ func TestSplitAndJoinMatchFilepath(t *testing.T) {
 		}
 	}
 }
+
+// pathSplitter gives splitPath's answers whatever came before: every
+// path after every other (the same directory, another, a subdirectory,
+// a prefix that is not a directory, unclean ones).
+func TestPathSplitterMatchesSplitPath(t *testing.T) {
+	paths := []string{"/a/b.jsonl", "/a/c.jsonl", "/a/b/c.jsonl", "/a/b", "/a/b/", "/a/.", "/a/..", "/a//b", "/ab/c", "/a",
+		"/", "", "a/b", "/a/./b", "/a/b/../c", "/home/example/p/0f.jsonl", "/home/example/p/10.jsonl", "/home/example/p2/1.jsonl",
+		"/home/example/p/x/", "relative", "."}
+	for _, first := range paths {
+		for _, p := range paths {
+			var sp pathSplitter
+			sp.split(first)
+			d, b := sp.split(p)
+			if wd, wb := splitPath(p); d != wd || b != wb {
+				t.Errorf("after %q: split(%q) = %q, %q; want %q, %q", first, p, d, b, wd, wb)
+			}
+		}
+	}
+}

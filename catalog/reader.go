@@ -67,9 +67,11 @@ func (c *Catalog) List(ctx context.Context, opts ListOptions) ([]Session, []Diag
 		wg    sync.WaitGroup
 	)
 	c.shareRoots()
+	stats := c.shareStats()
 	var arch *archivePass
 	if c.Archive != nil {
 		arch = c.Archive.begin(ctx)
+		arch.stats = stats
 	}
 	found := make([][]Session, len(c.Readers))
 	for i, r := range c.Readers {
@@ -136,6 +138,55 @@ func joinSessions(found [][]Session) []Session {
 // joinSessions can append the other readers' and the archive's to it
 // without copying it.
 func joinRoom(n int) int { return n + n/4 + 64 }
+
+// dirStats are the mtimes of the live directories a listing's readers
+// stat-ed (before listing them), for the archive's pass, which checks the
+// same directories (~300 stats a warm list at 10,000 sessions): a change
+// after the reader's stat shows in the next listing's.
+type dirStats struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+func (d *dirStats) put(dir string, mtime int64) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = map[string]int64{}
+	}
+	d.m[dir] = mtime
+}
+
+// mtime is dir's mtime as a reader read it, or else as a stat reads it
+// now (ok false when it cannot be read).
+func (d *dirStats) mtime(dir string) (int64, bool) {
+	if d != nil {
+		d.mu.Lock()
+		m, ok := d.m[dir]
+		d.mu.Unlock()
+		if ok {
+			return m, true
+		}
+	}
+	return mtimeOf(dir)
+}
+
+// shareStats gives the harness readers one dirStats for this listing.
+func (c *Catalog) shareStats() *dirStats {
+	st := &dirStats{}
+	for _, r := range c.Readers {
+		switch r := r.(type) {
+		case *ClaudeReader:
+			r.stats = st
+		case *CodexReader:
+			r.stats = st
+		}
+	}
+	return st
+}
 
 // shareRoots gives the readers (the archive's too) one rootMemo for this
 // listing: the agents often worked in the same directories.

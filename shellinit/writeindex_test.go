@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -56,5 +58,130 @@ func TestWriteIndexBytes(t *testing.T) {
 	}
 	if !slices.Equal(shuffled, keep) {
 		t.Error("the caller's entries were reordered")
+	}
+}
+
+// With a digest, the index records it on a tab-led second line (readers
+// skip it: they read the same entries), and a later write of the same
+// digest only refreshes the file's mtime, without building the index:
+// given other entries, the file is left as it was. Another digest, or a
+// file that is not what was recorded (cut short, grown, another line, an
+// index of no digest), is rewritten.
+func TestWriteIndexDigest(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, IndexFile)
+	day := time.Unix(1764500000, 0)
+	in := []IndexEntry{
+		{Harness: "claude-code", ID: "abc1", LastActivity: day, Root: "/home/example/p", Title: "fix the bug"},
+		{Harness: "codex", ID: "abc2", LastActivity: day.Add(-time.Hour), Root: "/home/example/q", Title: "tab\there"},
+	}
+	plain := filepath.Join(dir, "plain.tsv")
+	if err := WriteIndex(plain, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndexDigest(path, in, "d1"); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(plain)
+	got, _ := os.ReadFile(path)
+	line := listingLine("d1", len(got))
+	if string(got) != indexHeader+"\n"+line+string(want[len(indexHeader)+1:]) {
+		t.Fatalf("index with digest:\n%s\nwant the plain index with %q after its header", got, line)
+	}
+	if es, err := ReadIndex(path); err != nil || !slices.Equal(es, in) {
+		t.Errorf("read: %+v %v, want %+v", es, err, in)
+	}
+	if es, unmap, err := MapIndexMatching(path, nil); err != nil || !slices.Equal(es, in) {
+		t.Errorf("mapped: %+v %v, want %+v", es, err, in)
+	} else {
+		unmap()
+	}
+	q := SessionQuery{Harnesses: []string{"claude-code", "codex"}, Root: "/home/example/q", Prefix: "abc", Now: day, Limit: 10}
+	if c, err := MapSessionCandidates(path, q); err != nil || len(c) != 2 || c[0].Value != "abc1" || c[1].Value != "abc2" {
+		t.Errorf("candidates from the index with a digest: %+v %v", c, err)
+	}
+
+	other := slices.Clone(in)
+	other[0].Title = "another title"
+	ino := func() uint64 {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Sys().(*syscall.Stat_t).Ino
+	}
+	before := ino()
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndexDigest(path, other, "d1"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	if again, _ := os.ReadFile(path); string(again) != string(got) || ino() != before || !st.ModTime().After(old.Add(time.Minute)) {
+		t.Errorf("same digest: rewritten (%v) or not refreshed (mtime %v)", string(again) != string(got), st.ModTime())
+	}
+
+	check := func(name string, digest string, entries []IndexEntry) {
+		t.Helper()
+		if err := WriteIndexDigest(path, entries, digest); err != nil {
+			t.Fatal(err)
+		}
+		es, err := ReadIndex(path)
+		data, _ := os.ReadFile(path)
+		if err != nil || !slices.Equal(es, entries) || !strings.Contains(string(data), listingLine(digest, len(data))) {
+			t.Errorf("%s: not rewritten: %+v %v", name, es, err)
+		}
+	}
+	check("another digest", "d2", other)
+	for name, spoil := range map[string]func([]byte) []byte{
+		"cut short": func(b []byte) []byte { return b[:len(b)-3] },
+		"grown":     func(b []byte) []byte { return append(b, "codex\tzz\t1\t/r\tt\n"...) },
+		"no digest": func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), listingLine("d2", len(b)), "", 1))
+		},
+		"other layout": func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), listingTag+listingLayout+"\t", listingTag+"0\t", 1))
+		},
+		"empty": func([]byte) []byte { return nil },
+	} {
+		// The file holds other, of d2, spoiled: given in of d2, it is
+		// rewritten only if the spoiling is seen.
+		os.Remove(path)
+		check(name+": before", "d2", other)
+		data, _ := os.ReadFile(path)
+		if err := os.WriteFile(path, spoil(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		check(name, "d2", in)
+	}
+}
+
+// FreshenIndex refreshes only an index that records the digest asked.
+func TestFreshenIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), IndexFile)
+	in := []IndexEntry{{Harness: "codex", ID: "abc", LastActivity: time.Unix(1764500000, 0), Root: "/r", Title: "t"}}
+	if fresh, err := FreshenIndex(path, "d1"); fresh || err != nil {
+		t.Errorf("no index: %v %v", fresh, err)
+	}
+	if err := WriteIndexDigest(path, in, "d1"); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+	for _, d := range []string{"d2", "", "d\t1", "d"} {
+		if fresh, err := FreshenIndex(path, d); fresh || err != nil {
+			t.Errorf("digest %q: %v %v", d, fresh, err)
+		}
+	}
+	if st, _ := os.Stat(path); st.ModTime().After(old.Add(time.Minute)) {
+		t.Error("refreshed for another digest")
+	}
+	if fresh, err := FreshenIndex(path, "d1"); !fresh || err != nil {
+		t.Errorf("same digest: %v %v", fresh, err)
+	}
+	if st, _ := os.Stat(path); !st.ModTime().After(old.Add(time.Minute)) {
+		t.Error("not refreshed")
 	}
 }

@@ -290,5 +290,5 @@ func (a *App) refreshCompletionIndex(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return shellinit.WriteIndex(path, entries)
+	return writeIndex(path, entries)
 }

@@ -464,6 +464,11 @@ func cell(s string, max int) string {
 		// warm list of 10,000 sessions spent ~15 ms of CPU here.
 		return s
 	}
+	if p, ok := strings.CutSuffix(s, "…"); ok && plainASCII(p) && table.Width(s) <= max {
+		// A title the catalog cut: as above, with the ellipsis (neither
+		// white space nor a terminal control) after it.
+		return s
+	}
 	s = termsafe.String(strings.Join(strings.Fields(s), " "))
 	if s == "" {
 		return "-"

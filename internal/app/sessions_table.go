@@ -113,9 +113,18 @@ func sessionRows(ss []catalog.Session, now time.Time, ids []string, withSummary 
 	n := len(sessionHeader)
 	cells := make([]string, len(ss)*n)
 	fill := func(lo, hi int) {
+		// A listing has a few hundred directories for thousands of
+		// sessions: each DIR cell (escaped, collapsed and cut when not
+		// plain ASCII) is made once.
+		dirs := map[string]string{}
 		for i := lo; i < hi; i++ {
 			r := cells[i*n : (i+1)*n : (i+1)*n]
-			sessionRowInto(r, &ss[i], ids[i], now)
+			dir, ok := dirs[ss[i].Cwd]
+			if !ok {
+				dir = dirCell(ss[i].Cwd)
+				dirs[ss[i].Cwd] = dir
+			}
+			sessionRowInto(r, &ss[i], ids[i], dir, now)
 			if withSummary {
 				// The summary goes before the title, which takes what is left.
 				r = slices.Insert(r, len(r)-1, summaryCell(ss[i].Summary))
@@ -161,9 +170,12 @@ func dropColumn(header []string, rows [][]string, c int) ([]string, [][]string) 
 	return slices.Delete(header, c, c+1), rows
 }
 
+// dirCell is the DIR cell of a session in cwd.
+func dirCell(cwd string) string { return cell(filepath.Base(cwd), 24) }
+
 // sessionRowInto fills r (len(sessionHeader) cells) with s's row; id is
-// s's abbreviated id.
-func sessionRowInto(r []string, s *catalog.Session, id string, now time.Time) {
+// s's abbreviated id, dir its dirCell.
+func sessionRowInto(r []string, s *catalog.Session, id, dir string, now time.Time) {
 	human := "-"
 	if s.LastHumanActivity != nil {
 		human = relTime(now, *s.LastHumanActivity)
@@ -185,7 +197,7 @@ func sessionRowInto(r []string, s *catalog.Session, id string, now time.Time) {
 		msgs = strconv.Itoa(*s.Messages)
 	}
 	// Cells come from transcripts and directory names: cell() escapes them.
-	r[0], r[1], r[2], r[3] = s.Harness, cell(id, 40), cell(filepath.Base(s.Cwd), 24), cell(s.GitBranch, 24)
+	r[0], r[1], r[2], r[3] = s.Harness, cell(id, 40), dir, cell(s.GitBranch, 24)
 	r[4], r[5], r[6], r[7] = human, relTime(now, s.LastActivity), state, cell(tmux, 16)
 	r[8], r[9], r[10] = ctxs, msgs, cell(s.Title, 1<<10)
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -131,7 +132,7 @@ func TestSessionRowsParallelMatchSequential(t *testing.T) {
 	ss := make([]catalog.Session, 7001)
 	for i := range ss {
 		ss[i] = catalog.Session{Harness: catalog.ClaudeCode, ID: fmt.Sprintf("%08x-0000-4000-8000-%012d", i*7919, i),
-			Cwd: fmt.Sprintf("/home/example/p%d", i%13), Title: titles[i%len(titles)], State: catalog.StateResumable,
+			Cwd: fmt.Sprintf([]string{"/home/example/p%d", "/home/example/café  %d/", "/home/example/x\x1b%d"}[i/5%3], i/5%13), Title: titles[i%len(titles)], State: catalog.StateResumable,
 			LastActivity: now.Add(-time.Duration(i) * 17 * time.Minute)}
 		if i%3 == 0 {
 			ss[i].Summary = &catalog.Summary{Title: titles[(i+1)%len(titles)], Current: i%2 == 0}
@@ -143,7 +144,7 @@ func TestSessionRowsParallelMatchSequential(t *testing.T) {
 		got := sessionRows(ss, now, ids, withSummary)
 		for i, s := range ss {
 			want := make([]string, len(sessionHeader))
-			sessionRowInto(want, &s, ab.Short(s.ID), now)
+			sessionRowInto(want, &s, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24), now)
 			if withSummary {
 				want = slices.Insert(want, len(want)-1, summaryCell(s.Summary))
 			}

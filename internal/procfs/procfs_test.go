@@ -1,8 +1,10 @@
 package procfs
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -40,5 +42,45 @@ func TestSelf(t *testing.T) {
 	}
 	if (FS{Root: filepath.Join(t.TempDir(), "none")}).Available() {
 		t.Error("a missing root is available")
+	}
+}
+
+// OpenBy finds each path in the first process (by pid) holding it, over
+// every descriptor: links that are no files (pipes), processes without
+// an fd directory, entries that are no pid, and a process with more
+// descriptors than one directory read returns.
+func TestOpenByFakeProc(t *testing.T) {
+	root := t.TempDir()
+	fd := func(pid, n, target string) {
+		dir := filepath.Join(root, pid, "fd")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fd("12", "0", "/home/example/a.jsonl")
+	fd("12", "1", "pipe:[123]")
+	fd("12", "3", "/home/example/other")
+	fd("30", "5", "/home/example/a.jsonl")
+	fd("30", "6", "/home/example/c d.jsonl")
+	os.MkdirAll(filepath.Join(root, "40"), 0o755) // no fd directory
+	os.MkdirAll(filepath.Join(root, "self", "fd"), 0o755)
+	fd("self", "9", "/home/example/self.jsonl")
+	for i := range 1500 {
+		fd("77", strconv.Itoa(i), "/home/example/many/"+strconv.Itoa(i))
+	}
+	fd("77", "1500", "/home/example/last.jsonl")
+	want := map[string]int{"/home/example/a.jsonl": 12, "/home/example/c d.jsonl": 30, "/home/example/last.jsonl": 77}
+	paths := map[string]bool{"/home/example/self.jsonl": true, "/home/example/none.jsonl": true, "pipe:[124]": true}
+	for p := range want {
+		paths[p] = true
+	}
+	if got := (FS{Root: root}).OpenBy(paths); !maps.Equal(got, want) {
+		t.Errorf("OpenBy: %v, want %v", got, want)
+	}
+	if got := (FS{Root: root}).OpenBy(nil); len(got) != 0 {
+		t.Errorf("OpenBy(nil): %v", got)
 	}
 }

@@ -6,6 +6,7 @@ package table
 
 import (
 	"io"
+	"strings"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -33,7 +34,20 @@ func Width(s string) int {
 	if printableASCII(s) {
 		return len(s) // one cell a byte: runewidth's answer, without its rune loop
 	}
+	if p, ok := asciiEllipsis(s); ok {
+		return len(p) + ellipsisWidth()
+	}
 	return runewidth.StringWidth(s)
+}
+
+// asciiEllipsis returns p when s is p+"…" and p is printable ASCII: a
+// title cut earlier (the catalog cuts long titles so). runewidth's first
+// lookup of a rune above U+0300 builds its 2 MB table (~550 page faults
+// of a listing whose cut titles are otherwise ASCII); its answers for
+// such a string are p's bytes plus the ellipsis's width.
+func asciiEllipsis(s string) (string, bool) {
+	p, ok := strings.CutSuffix(s, "…")
+	return p, ok && printableASCII(p)
 }
 
 // Truncate shortens s to at most w cells, ending in "…" when cut.
@@ -50,6 +64,14 @@ func Truncate(s string, w int) string {
 		// 2 MB table (~550 page faults of a listing whose titles are all
 		// ASCII).
 		return s[:max(w-ellipsisWidth(), 0)] + "…"
+	}
+	if p, ok := asciiEllipsis(s); ok {
+		// runewidth's answer, as above: s itself when it fits, else p
+		// cut as an ASCII string is.
+		if len(p)+ellipsisWidth() <= w {
+			return s
+		}
+		return p[:max(w-ellipsisWidth(), 0)] + "…"
 	}
 	return runewidth.Truncate(s, w, "…")
 }

@@ -155,3 +155,24 @@ func TestPrintableASCIIWords(t *testing.T) {
 		}
 	}
 }
+
+// A title cut earlier (printable ASCII, then "…") is measured and cut as
+// runewidth measures and cuts it, East Asian widths or not; so are the
+// strings that only look like one.
+func TestCutTitleMatchesRunewidth(t *testing.T) {
+	defer func(ea bool) { runewidth.DefaultCondition.EastAsianWidth = ea }(runewidth.DefaultCondition.EastAsianWidth)
+	for _, ea := range []bool{false, true} {
+		runewidth.DefaultCondition.EastAsianWidth = ea
+		for _, s := range []string{"…", "a…", "fix the parser…", strings.Repeat("x", 70) + "…", "é…", "a\x01…", "a……",
+			"a…b", "修复…", " spaced  out …"} {
+			if got, want := Width(s), runewidth.StringWidth(s); got != want {
+				t.Errorf("ea=%v Width(%q) = %d, want %d", ea, s, got, want)
+			}
+			for w := 1; w <= len(s)+2; w++ {
+				if got, want := Truncate(s, w), runewidth.Truncate(s, w, "…"); got != want {
+					t.Errorf("ea=%v Truncate(%q, %d) = %q, want %q", ea, s, w, got, want)
+				}
+			}
+		}
+	}
+}
