@@ -182,13 +182,25 @@ func (m *Model) inScope(s *catalog.Session, since time.Time) bool {
 	return false
 }
 
-// rescope recomputes the candidates after the scope, harness or sessions
-// changed, then re-filters, keeping the selected session selected.
-func (m *Model) rescope() {
-	keep := ""
+// sessionKey names a session (catalog.Session.Key's parts, compared
+// without building the string for every row).
+type sessionKey struct{ harness, id string }
+
+// selectedKey names the session under the cursor (zero when none).
+func (m *Model) selectedKey() sessionKey {
 	if s := m.selected(); s != nil {
-		keep = s.Key()
+		return sessionKey{s.Harness, s.ID}
 	}
+	return sessionKey{}
+}
+
+// rescope recomputes the candidates after the scope or harness changed,
+// then re-filters, keeping the selected session selected.
+func (m *Model) rescope() { m.rescopeKeeping(m.selectedKey()) }
+
+// rescopeKeeping is rescope with the session to keep selected named
+// (after a refresh, the rows under the old cursor are gone).
+func (m *Model) rescopeKeeping(keep sessionKey) {
 	since := m.opts.Now().Add(-m.opts.Since)
 	m.cand = m.cand[:0]
 	for i := range m.rows {
@@ -199,10 +211,12 @@ func (m *Model) rescope() {
 	m.lastQuery = ""
 	m.refilter()
 	m.cursor, m.offset = 0, 0
-	for i, mt := range m.matches {
-		if m.rows[mt.row].s.Key() == keep {
-			m.cursor = i
-			break
+	if keep != (sessionKey{}) {
+		for i, mt := range m.matches {
+			if s := m.rows[mt.row].s; s.ID == keep.id && s.Harness == keep.harness {
+				m.cursor = i
+				break
+			}
 		}
 	}
 	m.clampOffset()
