@@ -151,7 +151,8 @@ func TestMatchesAreHighlightedAndControlCharsNeverDrawn(t *testing.T) {
 		t.Errorf("title text missing: %q", v)
 	}
 	r := m.rows[m.matches[0].row]
-	if got := r.fieldPositions(r.positions("bench"), fTitle); fmt.Sprint(got) != "[0 1 2 3 4]" {
+	h := m.hays.get()[m.matches[0].row]
+	if got := h.fieldPositions(h.positions("bench"), fTitle, len(r.id)); fmt.Sprint(got) != "[0 1 2 3 4]" {
 		t.Errorf("title highlight positions %v", got)
 	}
 }

@@ -58,7 +58,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.sessions != nil || msg.err == nil {
 			keep := m.selectedKey() // before the rows change under the cursor
-			m.setSessions(msg.sessions)
+			m.setSessions(msg.sessions, nil)
 			m.rescopeKeeping(keep)
 		}
 		return m, m.schedulePreview()
