@@ -242,7 +242,9 @@ func TestSnapshotDecoderSurvivesDamageBehindAGoodChecksum(t *testing.T) {
 	// Unknown flags: a later writer's optional value.
 	one := encodeSnapshot(ss[:1], []string{"x"})
 	r := &snapReader{b: one[head:], s: string(one[head:])}
-	r.uint()
+	for range 4 { // the count, the chunk table
+		r.uint()
+	}
 	r.str()
 	for range 7 {
 		r.str()
@@ -263,5 +265,60 @@ func TestSnapshotDecoderSurvivesDamageBehindAGoodChecksum(t *testing.T) {
 	}
 	if _, _, err := decodeSnapshot(withFlags(f | knownFlags + 1)); err == nil {
 		t.Error("unknown flags were accepted")
+	}
+}
+
+// A snapshot of several chunks decodes every chunk in its place; a chunk
+// table that does not describe the chunks exactly is refused.
+func TestSnapshotChunks(t *testing.T) {
+	ss := synthetic(2*chunkSessions + 5)
+	short := catalog.ShortIDs(ss)
+	data := encodeSnapshot(ss, short)
+	got, gotShort, err := decodeSnapshot(data)
+	if err != nil || len(got) != len(ss) {
+		t.Fatalf("%d sessions, %v", len(got), err)
+	}
+	for i := range ss {
+		if !sameSession(got[i], listingOnly(ss[i])) || gotShort[i] != short[i] {
+			t.Fatalf("session %d differs", i)
+		}
+	}
+	head := len(snapMagic) + 1 + 4
+	table := snapWriter{}
+	r := &snapReader{b: data[head:]}
+	count, n := r.count(), r.count()
+	type entry struct{ n, len int }
+	var es []entry
+	for range n {
+		es = append(es, entry{r.count(), r.count()})
+	}
+	chunks := data[head+r.off:]
+	if count != len(ss) || n != 3 || es[2].n != 5 {
+		t.Fatalf("table: %d sessions, %d chunks %v", count, n, es)
+	}
+	rewrite := func(count int, es []entry) []byte {
+		table.b = append(table.b[:0], data[:head]...)
+		table.uint(uint64(count))
+		table.uint(uint64(len(es)))
+		for _, e := range es {
+			table.uint(uint64(e.n))
+			table.uint(uint64(e.len))
+		}
+		return withSum(append(table.b, chunks...))
+	}
+	if _, _, err := decodeSnapshot(rewrite(count, es)); err != nil {
+		t.Fatalf("the table rewritten as it was: %v", err)
+	}
+	swapped := []entry{{es[0].n, es[0].len - 1}, {es[1].n, es[1].len + 1}, es[2]}
+	moved := []entry{{es[0].n - 1, es[0].len}, {es[1].n + 1, es[1].len}, es[2]}
+	for name, bad := range map[string][]byte{
+		"a boundary moved by a byte":     rewrite(count, swapped),
+		"a session moved between chunks": rewrite(count, moved),
+		"a chunk left out":               rewrite(count-5, es[:2]),
+		"a count above the chunks'":      rewrite(count+1, es),
+	} {
+		if _, _, err := decodeSnapshot(bad); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }
