@@ -93,11 +93,11 @@ func BenchmarkFirstPaint(b *testing.B) {
 	cpu := cpuTime()
 	defer reportCPU(b, cpu)
 	for i := 0; i < b.N; i++ {
-		ss := LoadSnapshot(path)
+		ss, short := LoadSnapshot(path)
 		if len(ss) != 10000 {
 			b.Fatalf("snapshot has %d sessions", len(ss))
 		}
-		m := New(Options{Sessions: ss, Root: "/home/example/src/project-7/parser", Now: time.Now})
+		m := New(Options{Sessions: ss, Short: short, Root: "/home/example/src/project-7/parser", Now: time.Now})
 		m = send(m, tea.WindowSizeMsg{Width: 120, Height: 40})
 		_ = m.View()
 	}
@@ -114,12 +114,12 @@ func TestSnapshotRoundTripIsPrivate(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("snapshot mode %v, %v", fi.Mode(), err)
 	}
-	got := LoadSnapshot(path)
+	got, _ := LoadSnapshot(path)
 	if len(got) != 3 || got[1].Title != ss[1].Title || got[0].Evidence != nil {
 		t.Errorf("round trip: %+v", got)
 	}
 	os.WriteFile(path, []byte("garbage"), 0o600)
-	if LoadSnapshot(path) != nil {
+	if got, _ := LoadSnapshot(path); got != nil {
 		t.Error("a corrupt snapshot was not ignored")
 	}
 }

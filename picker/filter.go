@@ -25,7 +25,7 @@ const parallelMin = 2000
 // rows, newest first). Every space-separated term must match (as in fzf).
 // An empty query keeps every candidate in order; otherwise the best score
 // comes first and recency breaks ties.
-func filter(rows []row, cand []int, query string) []match {
+func filter(hs *haystacks, cand []int, query string) []match {
 	terms := strings.Fields(query)
 	if len(terms) == 0 {
 		out := make([]match, len(cand))
@@ -34,6 +34,7 @@ func filter(rows []row, cand []int, query string) []match {
 		}
 		return out
 	}
+	hays := hs.get()
 	parts := 1
 	if len(cand) >= parallelMin {
 		parts = runtime.GOMAXPROCS(0)
@@ -45,7 +46,7 @@ func filter(rows []row, cand []int, query string) []match {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[p] = matchTerms(rows, cand[lo:hi], terms)
+			results[p] = matchTerms(hays, cand[lo:hi], terms)
 		}()
 	}
 	wg.Wait()
@@ -61,7 +62,7 @@ func filter(rows []row, cand []int, query string) []match {
 // with strings.Index (memchr-fast); only rows where it occurs scattered
 // in the shown fields go through sahilm/fuzzy for a score and positions,
 // which keeps 10,000 rows within a keystroke's budget.
-func matchTerms(rows []row, cand []int, terms []string) []match {
+func matchTerms(hays []hay, cand []int, terms []string) []match {
 	cur := make([]match, len(cand))
 	for i, c := range cand {
 		cur[i] = match{row: c}
@@ -71,7 +72,7 @@ func matchTerms(rows []row, cand []int, terms []string) []match {
 		next := make([]match, 0, len(cur))
 		var fuzzyIdx []int // indexes into next of rows sahilm scores
 		for _, m := range cur {
-			r := &rows[m.row]
+			r := &hays[m.row]
 			if at := strings.Index(r.lower, lt); at >= 0 {
 				// A literal occurrence beats any scattered match: score
 				// it above them and highlight it.
@@ -89,13 +90,13 @@ func matchTerms(rows []row, cand []int, terms []string) []match {
 			next = append(next, m)
 		}
 		if len(fuzzyIdx) > 0 {
-			src := shownSource{rows, next, fuzzyIdx}
+			src := shownSource{hays, next, fuzzyIdx}
 			for _, fm := range fuzzy.FindFromNoSort(t, src) {
 				m := &next[fuzzyIdx[fm.Index]]
 				// sahilm/fuzzy subtracts one point per unmatched byte, which
 				// ranks by length; add it back so the score is the quality
 				// of the match alone.
-				m.score += fm.Score + rows[m.row].shown - len(fm.MatchedIndexes)
+				m.score += fm.Score + hays[m.row].shown - len(fm.MatchedIndexes)
 			}
 		}
 		cur = next
@@ -106,7 +107,7 @@ func matchTerms(rows []row, cand []int, terms []string) []match {
 // positions are the byte offsets of r's haystack that query matches, as
 // filter matched them: each term's literal occurrence, else its fuzzy
 // match in the shown fields (a match only in the prompts shows nothing).
-func (r *row) positions(query string) []int {
+func (r *hay) positions(query string) []int {
 	var pos []int
 	for _, t := range strings.Fields(query) {
 		lt := lowerASCII(t)
@@ -116,7 +117,7 @@ func (r *row) positions(query string) []int {
 			}
 			continue
 		}
-		if ms := fuzzy.Find(t, []string{r.hay[:r.shown]}); len(ms) == 1 {
+		if ms := fuzzy.Find(t, []string{r.text[:r.shown]}); len(ms) == 1 {
 			pos = append(pos, ms[0].MatchedIndexes...)
 		}
 	}
@@ -126,14 +127,14 @@ func (r *row) positions(query string) []int {
 
 // shownSource feeds sahilm/fuzzy the shown fields of selected rows.
 type shownSource struct {
-	rows []row
+	hays []hay
 	ms   []match
 	idx  []int
 }
 
 func (s shownSource) String(i int) string {
-	r := &s.rows[s.ms[s.idx[i]].row]
-	return r.hay[:r.shown]
+	r := &s.hays[s.ms[s.idx[i]].row]
+	return r.text[:r.shown]
 }
 func (s shownSource) Len() int { return len(s.idx) }
 

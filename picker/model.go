@@ -16,6 +16,9 @@ import (
 type Options struct {
 	// Sessions paint the first screen (the last listing, from the cache).
 	Sessions []catalog.Session
+	// Short are the sessions' short ids, catalog.ShortIDs(Sessions), when
+	// the caller has them (LoadSnapshot does); nil: computed.
+	Short []string
 	// Root is the identity root of the directory the picker was opened in
 	// (or --cwd): the scope starts there when it has sessions.
 	Root string
@@ -51,6 +54,7 @@ type Model struct {
 	opts     Options
 	sessions []catalog.Session
 	rows     []row
+	hays     *haystacks
 
 	scopeAll bool
 	harness  string
@@ -109,7 +113,7 @@ func New(opts Options) Model {
 	m.styles = newStyles(m.dark)
 	// Init cannot change the model: the refresh it starts is marked here.
 	m.refreshing = opts.Refresh != nil
-	m.setSessions(opts.Sessions)
+	m.setSessions(opts.Sessions, opts.Short)
 	// The scope starts at this directory when it has sessions.
 	m.scopeAll = true
 	if opts.Root != "" {
@@ -123,6 +127,10 @@ func New(opts Options) Model {
 	m.rescope()
 	return m
 }
+
+// WaitReady returns once the rows' search text, which New builds in the
+// background, is built.
+func (m Model) WaitReady() { m.hays.get() }
 
 // Result is how the picker ended (valid after the program quit).
 func (m Model) Result() Result { return m.result }
@@ -152,14 +160,13 @@ func (m *Model) refreshCmd() tea.Cmd {
 	}
 }
 
-// setSessions replaces the sessions and rebuilds the rows.
-func (m *Model) setSessions(ss []catalog.Session) {
+// setSessions replaces the sessions and the rows, and starts building
+// their haystacks in the background: only a query needs them.
+func (m *Model) setSessions(ss []catalog.Session, short []string) {
 	m.sessions = ss
-	m.rows = make([]row, len(ss))
-	ab := catalog.Abbrev(ss)
-	for i := range ss {
-		m.rows[i] = newRow(&m.sessions[i], ab.Short(ss[i].ID), m.opts.Home)
-	}
+	m.rows = newRows(ss, short)
+	m.hays = newHaystacks(m.rows, m.opts.Home)
+	go m.hays.get()
 }
 
 // selected is the session under the cursor, or nil.
@@ -182,13 +189,25 @@ func (m *Model) inScope(s *catalog.Session, since time.Time) bool {
 	return false
 }
 
-// rescope recomputes the candidates after the scope, harness or sessions
-// changed, then re-filters, keeping the selected session selected.
-func (m *Model) rescope() {
-	keep := ""
+// sessionKey names a session (catalog.Session.Key's parts, compared
+// without building the string for every row).
+type sessionKey struct{ harness, id string }
+
+// selectedKey names the session under the cursor (zero when none).
+func (m *Model) selectedKey() sessionKey {
 	if s := m.selected(); s != nil {
-		keep = s.Key()
+		return sessionKey{s.Harness, s.ID}
 	}
+	return sessionKey{}
+}
+
+// rescope recomputes the candidates after the scope or harness changed,
+// then re-filters, keeping the selected session selected.
+func (m *Model) rescope() { m.rescopeKeeping(m.selectedKey()) }
+
+// rescopeKeeping is rescope with the session to keep selected named
+// (after a refresh, the rows under the old cursor are gone).
+func (m *Model) rescopeKeeping(keep sessionKey) {
 	since := m.opts.Now().Add(-m.opts.Since)
 	m.cand = m.cand[:0]
 	for i := range m.rows {
@@ -199,10 +218,12 @@ func (m *Model) rescope() {
 	m.lastQuery = ""
 	m.refilter()
 	m.cursor, m.offset = 0, 0
-	for i, mt := range m.matches {
-		if m.rows[mt.row].s.Key() == keep {
-			m.cursor = i
-			break
+	if keep != (sessionKey{}) {
+		for i, mt := range m.matches {
+			if s := m.rows[mt.row].s; s.ID == keep.id && s.Harness == keep.harness {
+				m.cursor = i
+				break
+			}
 		}
 	}
 	m.clampOffset()
@@ -221,7 +242,7 @@ func (m *Model) refilter() {
 		}
 		slices.Sort(cand) // rows are newest first
 	}
-	m.matches = filter(m.rows, cand, q)
+	m.matches = filter(m.hays, cand, q)
 	m.lastQuery = q
 }
 

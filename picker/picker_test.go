@@ -151,7 +151,8 @@ func TestMatchesAreHighlightedAndControlCharsNeverDrawn(t *testing.T) {
 		t.Errorf("title text missing: %q", v)
 	}
 	r := m.rows[m.matches[0].row]
-	if got := r.fieldPositions(r.positions("bench"), fTitle); fmt.Sprint(got) != "[0 1 2 3 4]" {
+	h := m.hays.get()[m.matches[0].row]
+	if got := h.fieldPositions(h.positions("bench"), fTitle, len(r.id)); fmt.Sprint(got) != "[0 1 2 3 4]" {
 		t.Errorf("title highlight positions %v", got)
 	}
 }
@@ -347,5 +348,30 @@ func TestPreviewMessageCount(t *testing.T) {
 	m = send(m, tea.WindowSizeMsg{Width: 160, Height: 30})
 	if p := m.PreviewText(); !strings.Contains(p, "messages:      42\n") {
 		t.Errorf("preview lacks the message count:\n%s", p)
+	}
+}
+
+// A refresh keeps the session under the cursor selected, also when the
+// fresh listing is shorter or in another order than the snapshot.
+func TestRefreshKeepsTheSelectedSession(t *testing.T) {
+	old := fixture()
+	m := newModel(t, Options{Sessions: old, Refresh: func() ([]catalog.Session, error) { return nil, nil }})
+	m = press(m, tea.KeyDown, 0)
+	m = press(m, tea.KeyDown, 0)
+	m = press(m, tea.KeyDown, 0)
+	if s, _ := m.Selected(); s.ID[:4] != "dddd" {
+		t.Fatalf("selected %s, want dddd", s.ID)
+	}
+	// dddd is now the newest of two sessions.
+	d, a := old[3], old[0]
+	d.LastActivity = now
+	m = send(m, refreshMsg{sessions: []catalog.Session{d, a}})
+	if s, ok := m.Selected(); !ok || s.ID[:4] != "dddd" {
+		t.Errorf("after refresh selected %q, want dddd (rows %s)", s.ID, ids(m))
+	}
+	// Selected session gone: the cursor goes to the top.
+	m = send(m, refreshMsg{sessions: []catalog.Session{a}})
+	if s, ok := m.Selected(); !ok || s.ID[:4] != "aaaa" {
+		t.Errorf("after refresh without it selected %q, want aaaa", s.ID)
 	}
 }

@@ -1,9 +1,6 @@
 package picker
 
 import (
-	"bufio"
-	"encoding/gob"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -14,46 +11,35 @@ import (
 // The snapshot is the last listing the picker saw, so the next picker
 // paints its first screen without listing the catalog (which stats every
 // transcript): the refresh then runs in the background. It holds titles
-// and prompts, so it is written 0600, like the catalog's own cache.
-
-// snapshotVersion changes whenever what is stored changes meaning.
-const snapshotVersion = 1
-
-type snapshotFile struct {
-	Version  int
-	Sessions []catalog.Session
-}
+// and prompts, so it is written 0600, like the catalog's own cache. Its
+// encoding is snapcodec.go's (the name stays: a file of the gob days is
+// not a snapshot of this version, so it is ignored and then replaced).
 
 // SnapshotPath is where the picker keeps its snapshot under cacheDir.
 func SnapshotPath(cacheDir string) string { return filepath.Join(cacheDir, "picker-sessions.gob") }
 
-// LoadSnapshot reads the snapshot; a missing, unreadable or outdated file
-// gives nothing (the background refresh fills the list).
-func LoadSnapshot(path string) []catalog.Session {
-	f, err := os.Open(path)
+// LoadSnapshot reads the snapshot: the sessions and their short ids (for
+// Options.Sessions and Options.Short). A missing, unreadable, damaged or
+// outdated file gives nothing (the background refresh fills the list).
+// The strings share the bytes read.
+func LoadSnapshot(path string) (ss []catalog.Session, short []string) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	defer f.Close()
-	var sf snapshotFile
-	if gob.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&sf) != nil || sf.Version != snapshotVersion {
-		return nil
+	ss, short, err = decodeSnapshot(data)
+	if err != nil {
+		return nil, nil
 	}
-	return sf.Sessions
+	return ss, short
 }
 
 // SaveSnapshot writes ss (listing fields only; full-read fields are
-// dropped) atomically, mode 0600.
+// dropped) and their short ids atomically, mode 0600.
 func SaveSnapshot(path string, ss []catalog.Session) error {
-	light := make([]catalog.Session, len(ss))
-	for i, s := range ss {
-		s.Evidence, s.ContextCurve, s.Counts = nil, nil, nil
-		light[i] = s
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, atomicfile.Options{Perm: 0o600}, func(w io.Writer) error {
-		return gob.NewEncoder(w).Encode(snapshotFile{Version: snapshotVersion, Sessions: light})
-	})
+	data := encodeSnapshot(ss, catalog.ShortIDs(ss))
+	return atomicfile.WriteBytes(path, data, atomicfile.Options{Perm: 0o600})
 }

@@ -57,8 +57,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.refreshErr = msg.err.Error()
 		}
 		if msg.sessions != nil || msg.err == nil {
-			m.setSessions(msg.sessions)
-			m.rescope()
+			keep := m.selectedKey() // before the rows change under the cursor
+			m.setSessions(msg.sessions, nil)
+			m.rescopeKeeping(keep)
 		}
 		return m, m.schedulePreview()
 	case previewTickMsg:

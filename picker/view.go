@@ -201,7 +201,20 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	r := &m.rows[mt.row]
 	s := r.s
 	c := layout(w)
-	pos := r.positions(m.lastQuery)
+	// With a query the hay is built (the filter used it): the matched
+	// positions come from it.
+	var h *hay
+	var pos []int
+	if strings.TrimSpace(m.lastQuery) != "" {
+		h = &m.hays.get()[mt.row]
+		pos = h.positions(m.lastQuery)
+	}
+	at := func(f int) []int {
+		if h == nil {
+			return nil
+		}
+		return h.fieldPositions(pos, f, len(r.id))
+	}
 	st := m.styles
 	base, hl := st.base, st.hl
 	if selected {
@@ -213,8 +226,8 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	}
 	parts := []string{
 		base.Render(padRight(harness, c.harness)),
-		cell(r.id, r.fieldPositions(pos, fID), c.id, false, base, hl),
-		cell(r.dir, r.fieldPositions(pos, fDir), c.dir, true, base, hl),
+		cell(r.id, at(fID), c.id, false, base, hl),
+		cell(rowDir(s, m.opts.Home), at(fDir), c.dir, true, base, hl),
 		base.Render(padLeft(relTime(m.opts.Now(), s.LastActivity), c.age)),
 	}
 	if c.state > 0 {
@@ -222,9 +235,9 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	}
 	parts = append(parts, m.gauge(s, c.gauge, selected))
 	if c.branch > 0 {
-		parts = append(parts, cell(r.branch, r.fieldPositions(pos, fBranch), c.branch, false, base, hl))
+		parts = append(parts, cell(rowBranch(s), at(fBranch), c.branch, false, base, hl))
 	}
-	parts = append(parts, cell(r.title, r.fieldPositions(pos, fTitle), c.title, false, base, hl))
+	parts = append(parts, cell(rowTitle(s), at(fTitle), c.title, false, base, hl))
 	return strings.Join(parts, base.Render(" "))
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,63 @@ echo "rc=$rc" > "$1/rc"
 	}
 	if !strings.Contains(string(stderr), "boom in the refresh") {
 		t.Errorf("the panic was not reported:\n%s", stderr)
+	}
+}
+
+// The headless first frame is drawn from the picker's snapshot (the
+// catalog here is empty), and the collector, off while the picker starts,
+// is put back as it was.
+func TestPickHeadlessPaintsFromTheSnapshot(t *testing.T) {
+	ta := newTestApp(t)
+	snap := picker.SnapshotPath(ta.Loc.CacheDir)
+	s := catalog.Session{Harness: catalog.ClaudeCode, ID: "aaaa1111-0000-4000-8000-000000000001", Cwd: "/home/example/proj",
+		Title: "from the snapshot", State: catalog.StateResumable, LastActivity: time.Now().Add(-time.Hour),
+		Resume: catalog.ResumeSpec{Argv: []string{"claude", "--resume", "aaaa1111-0000-4000-8000-000000000001"}, Dir: "/home/example/proj"}}
+	if err := picker.SaveSnapshot(snap, []catalog.Session{s}); err != nil {
+		t.Fatal(err)
+	}
+	gc := debug.SetGCPercent(77)
+	limit := debug.SetMemoryLimit(123 << 20)
+	defer debug.SetGCPercent(gc)
+	defer debug.SetMemoryLimit(limit)
+	if code := ta.run("pick", "--headless"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	if !strings.Contains(ta.out.String(), "from the snapshot") || !strings.Contains(ta.out.String(), "1/1") {
+		t.Errorf("the frame is not the snapshot's:\n%s", ta.out)
+	}
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		if g, l := debug.SetGCPercent(gc), debug.SetMemoryLimit(limit); g != 77 || l != 123<<20 {
+			t.Errorf("collector left at GOGC %d, limit %d", g, l)
+		}
+	}
+	// A damaged snapshot is not read: the catalog is listed (nothing in
+	// it) and the snapshot written afresh.
+	data, _ := os.ReadFile(snap)
+	data[len(data)-1] ^= 1
+	os.WriteFile(snap, data, 0o600)
+	ta.out.Reset()
+	if code := ta.run("pick", "--headless"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	if strings.Contains(ta.out.String(), "from the snapshot") || !strings.Contains(ta.out.String(), "no sessions found") {
+		t.Errorf("a damaged snapshot was painted from:\n%s", ta.out)
+	}
+	if fresh, err := os.ReadFile(snap); err != nil || bytes.Equal(fresh, data) {
+		t.Errorf("the snapshot was not rewritten: %v", err)
+	}
+}
+
+// started calls its function once the model's background work is done,
+// without waiting for it itself; nil is no call.
+func TestPickStartedCallsBack(t *testing.T) {
+	m := picker.New(picker.Options{Sessions: []catalog.Session{{Harness: catalog.Codex, ID: "x", Title: "t"}}})
+	done := make(chan struct{})
+	started(m, func() { close(done) })
+	started(m, nil)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("started never called back")
 	}
 }
