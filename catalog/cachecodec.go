@@ -1,10 +1,9 @@
 package catalog
 
 import (
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
-	"time"
+
+	"github.com/tether-dev/tether/internal/bincodec"
 )
 
 // The cache file's encoding, written by hand: gob spent 35–40 ms of a warm
@@ -35,80 +34,67 @@ const (
 // valueBlock is how many decoded values share one allocation.
 const valueBlock = 2048
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 var errCacheFormat = errors.New("not a cache file of this version")
 
 // encodeCache returns f's encoding.
 func encodeCache(f cacheFile) []byte {
 	w := &cacheWriter{}
-	w.str(f.CountStamp)
-	w.uint(uint64(len(f.Entries)))
+	w.Str(f.CountStamp)
+	w.Uint(uint64(len(f.Entries)))
 	for path, e := range f.Entries {
-		w.str(path)
-		w.int(e.Size)
-		w.int(e.MTime)
+		w.Str(path)
+		w.Int(e.Size)
+		w.Int(e.MTime)
 		switch {
 		case e.Claude != nil:
-			w.b = append(w.b, kindClaude)
+			w.Byte(kindClaude)
 			w.claude(e.Claude)
 		case e.Codex != nil:
-			w.b = append(w.b, kindCodex)
+			w.Byte(kindCodex)
 			w.codex(e.Codex)
 		default:
-			w.b = append(w.b, kindNone)
+			w.Byte(kindNone)
 		}
 	}
-	w.uint(uint64(len(f.Dirs)))
+	w.Uint(uint64(len(f.Dirs)))
 	for path, d := range f.Dirs {
-		w.str(path)
-		w.int(d.MTime)
-		w.int(d.Checked)
-		w.int(d.Newest)
-		w.uint(uint64(len(d.Files)))
+		w.Str(path)
+		w.Int(d.MTime)
+		w.Int(d.Checked)
+		w.Int(d.Newest)
+		w.Uint(uint64(len(d.Files)))
 		for _, name := range d.Files {
-			w.str(name)
+			w.Str(name)
 		}
 	}
-	w.uint(uint64(len(f.DBs)))
+	w.Uint(uint64(len(f.DBs)))
 	for path, rec := range f.DBs {
-		w.str(path)
+		w.Str(path)
 		st := rec.Stamp
 		for _, v := range []int64{st.DBSize, st.DBMTime, st.WALSize, st.WALMTime, rec.Checked} {
-			w.int(v)
+			w.Int(v)
 		}
-		w.uint(st.DBIno)
-		w.uint(st.WALIno)
-		w.uint(uint64(len(rec.Rows)))
+		w.Uint(st.DBIno)
+		w.Uint(st.WALIno)
+		w.Uint(uint64(len(rec.Rows)))
 		for i := range rec.Rows {
 			w.row(&rec.Rows[i])
 		}
 	}
-	head := append([]byte(cacheMagic), binary.AppendUvarint(nil, cacheVersion)...)
-	head = binary.LittleEndian.AppendUint32(head, crc32.Checksum(w.b, castagnoli))
-	return append(head, w.b...)
+	return bincodec.Frame(cacheMagic, cacheVersion, w.B)
 }
 
 // decodeCache parses data; any error means data is not to be used. The
 // strings it returns share data's memory (no copy): data must not change
 // afterwards.
 func decodeCache(data []byte) (cacheFile, error) {
-	if len(data) < len(cacheMagic) || string(data[:len(cacheMagic)]) != cacheMagic {
+	body, ok := bincodec.Unframe(data, cacheMagic, cacheVersion)
+	if !ok {
 		return cacheFile{}, errCacheFormat
 	}
-	rest := data[len(cacheMagic):]
-	v, n := binary.Uvarint(rest)
-	if n <= 0 || v != cacheVersion || len(rest) < n+4 {
-		return cacheFile{}, errCacheFormat
-	}
-	sum := binary.LittleEndian.Uint32(rest[n:])
-	body := rest[n+4:]
-	if crc32.Checksum(body, castagnoli) != sum {
-		return cacheFile{}, errCacheFormat
-	}
-	r := &cacheReader{b: body, s: bytesString(body, true)}
-	f := cacheFile{Version: cacheVersion, CountStamp: r.str()}
-	ne := r.count()
+	r := cacheReader{bincodec.NewReader(body)}
+	f := cacheFile{Version: cacheVersion, CountStamp: r.Str()}
+	ne := r.Count()
 	// A real entry takes well over 32 bytes: a larger count only
 	// grows the map as it goes.
 	f.Entries = make(map[string]*cacheEntry, min(ne, len(body)/32))
@@ -120,13 +106,13 @@ func decodeCache(data []byte) (cacheFile, error) {
 		codexes []codexTail
 	)
 	for i := range ne {
-		path := r.str()
+		path := r.Str()
 		if len(entries) == cap(entries) {
 			entries = make([]cacheEntry, 0, min(ne-i, valueBlock))
 		}
-		entries = append(entries, cacheEntry{Size: r.int(), MTime: r.int()})
+		entries = append(entries, cacheEntry{Size: r.Int(), MTime: r.Int()})
 		e := &entries[len(entries)-1]
-		switch r.byte() {
+		switch r.Byte() {
 		case kindNone:
 		case kindClaude:
 			if len(claudes) == cap(claudes) {
@@ -141,251 +127,139 @@ func decodeCache(data []byte) (cacheFile, error) {
 			codexes = append(codexes, r.codex())
 			e.Codex = &codexes[len(codexes)-1]
 		default:
-			r.fail()
+			r.Fail()
 		}
-		if r.err != nil {
-			return cacheFile{}, r.err
+		if r.Err() != nil {
+			return cacheFile{}, errCacheFormat
 		}
 		f.Entries[path] = e
 	}
-	nd := r.count()
+	nd := r.Count()
 	f.Dirs = make(map[string]dirRecord, nd)
 	for range nd {
-		path := r.str()
-		d := dirRecord{MTime: r.int(), Checked: r.int(), Newest: r.int()}
-		if nf := r.count(); nf > 0 {
+		path := r.Str()
+		d := dirRecord{MTime: r.Int(), Checked: r.Int(), Newest: r.Int()}
+		if nf := r.Count(); nf > 0 {
 			d.Files = make([]string, nf)
 			for i := range d.Files {
-				d.Files[i] = r.str()
+				d.Files[i] = r.Str()
 			}
 		}
-		if r.err != nil {
-			return cacheFile{}, r.err
+		if r.Err() != nil {
+			return cacheFile{}, errCacheFormat
 		}
 		f.Dirs[path] = d
 	}
-	ndb := r.count()
+	ndb := r.Count()
 	f.DBs = make(map[string]*threadsRecord, min(ndb, 16))
 	for range ndb {
-		path := r.str()
+		path := r.Str()
 		rec := &threadsRecord{}
 		st := &rec.Stamp
 		for _, p := range []*int64{&st.DBSize, &st.DBMTime, &st.WALSize, &st.WALMTime, &rec.Checked} {
-			*p = r.int()
+			*p = r.Int()
 		}
-		st.DBIno, st.WALIno = r.uint(), r.uint()
-		if nr := r.count(); nr > 0 {
+		st.DBIno, st.WALIno = r.Uint(), r.Uint()
+		if nr := r.Count(); nr > 0 {
 			rec.Rows = make([]codexRow, 0, min(nr, valueBlock))
 			for range nr {
 				rec.Rows = append(rec.Rows, r.row())
 			}
 		}
-		if r.err != nil {
-			return cacheFile{}, r.err
+		if r.Err() != nil {
+			return cacheFile{}, errCacheFormat
 		}
 		f.DBs[path] = rec
 	}
-	if r.err != nil || len(r.b) != r.off {
+	if !r.Done() {
 		return cacheFile{}, errCacheFormat
 	}
 	return f, nil
 }
 
-type cacheWriter struct{ b []byte }
-
-func (w *cacheWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *cacheWriter) int(v int64)   { w.b = binary.AppendVarint(w.b, v) }
-
-func (w *cacheWriter) str(s string) {
-	w.uint(uint64(len(s)))
-	w.b = append(w.b, s...)
-}
-
-func (w *cacheWriter) bool(v bool) {
-	if v {
-		w.b = append(w.b, 1)
-	} else {
-		w.b = append(w.b, 0)
-	}
-}
-
-func (w *cacheWriter) time(t time.Time) {
-	b, err := t.MarshalBinary()
-	if err != nil {
-		// A zone offset that is not a whole minute, or a year beyond
-		// int16: not from a transcript; stored as UTC.
-		b, _ = t.UTC().MarshalBinary()
-	}
-	w.uint(uint64(len(b)))
-	w.b = append(w.b, b...)
-}
+// cacheWriter writes the cache's values.
+type cacheWriter struct{ bincodec.Writer }
 
 func (w *cacheWriter) msgs(m msgState) {
-	w.bool(m.Known)
-	w.int(int64(m.Count.N))
-	w.int(m.Count.Off)
-	w.uint(m.Count.Last)
-	w.uint(m.Ino)
-	w.uint(uint64(m.Head))
-	w.int(int64(m.HeadLen))
+	w.Bool(m.Known)
+	w.Int(int64(m.Count.N))
+	w.Int(m.Count.Off)
+	w.Uint(m.Count.Last)
+	w.Uint(m.Ino)
+	w.Uint(uint64(m.Head))
+	w.Int(int64(m.HeadLen))
 }
 
 func (w *cacheWriter) claude(s *claudeSummary) {
 	for _, v := range []string{s.ID, s.Cwd, s.Branch, s.Version, s.Entrypoint, s.Model} {
-		w.str(v)
+		w.Str(v)
 	}
-	w.time(s.Created)
-	w.time(s.LastActivity)
-	w.time(s.LastHuman)
+	w.Time(s.Created)
+	w.Time(s.LastActivity)
+	w.Time(s.LastHuman)
 	for _, v := range []string{s.FirstPrompt, s.CustomTitle, s.AITitle, s.LastPrompt, s.Summary} {
-		w.str(v)
+		w.Str(v)
 	}
-	w.int(s.Tokens)
-	w.bool(s.HasUsage)
-	w.int(int64(s.Records))
-	w.str(s.Problem)
+	w.Int(s.Tokens)
+	w.Bool(s.HasUsage)
+	w.Int(int64(s.Records))
+	w.Str(s.Problem)
 	w.msgs(s.Msgs)
 }
 
 func (w *cacheWriter) codex(t *codexTail) {
 	for _, v := range []string{t.ID, t.Cwd, t.Source, t.CLIVersion, t.Model, t.GitBranch, t.GitSHA, t.GitOrigin, t.FirstPrompt} {
-		w.str(v)
+		w.Str(v)
 	}
-	w.time(t.Created)
-	w.time(t.Last)
-	w.time(t.LastHuman)
-	w.int(t.Tokens)
-	w.int(t.Window)
-	w.bool(t.HasUsage)
-	w.int(int64(t.Valid))
-	w.int(t.Size)
+	w.Time(t.Created)
+	w.Time(t.Last)
+	w.Time(t.LastHuman)
+	w.Int(t.Tokens)
+	w.Int(t.Window)
+	w.Bool(t.HasUsage)
+	w.Int(int64(t.Valid))
+	w.Int(t.Size)
 	w.msgs(t.Msgs)
 }
 
 func (w *cacheWriter) row(t *codexRow) {
 	for _, v := range []string{t.ID, t.RolloutPath, t.Cwd, t.Source, t.Title, t.Name, t.FirstUser,
 		t.GitSHA, t.GitBranch, t.GitOrigin, t.CLIVersion, t.Model} {
-		w.str(v)
+		w.Str(v)
 	}
-	w.time(t.Created)
-	w.time(t.Updated)
-	w.bool(t.Archived)
+	w.Time(t.Created)
+	w.Time(t.Updated)
+	w.Bool(t.Archived)
 }
 
-// cacheReader reads the body: b and s are the same memory (strings are
-// substrings of s). After the first error every read returns
-// a zero value and err stays set.
-type cacheReader struct {
-	b   []byte
-	s   string
-	off int
-	err error
-}
-
-func (r *cacheReader) fail() {
-	if r.err == nil {
-		r.err = errCacheFormat
-	}
-	r.off = len(r.b)
-}
-
-func (r *cacheReader) uint() uint64 {
-	v, n := binary.Uvarint(r.b[r.off:])
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.off += n
-	return v
-}
-
-func (r *cacheReader) int() int64 {
-	v, n := binary.Varint(r.b[r.off:])
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.off += n
-	return v
-}
-
-// count is a number of items to come, each at least one byte: a larger
-// one than the bytes left is corrupt (and would allocate too much).
-func (r *cacheReader) count() int {
-	v := r.uint()
-	if v > uint64(len(r.b)-r.off) {
-		r.fail()
-		return 0
-	}
-	return int(v)
-}
-
-func (r *cacheReader) byte() byte {
-	if r.off >= len(r.b) {
-		r.fail()
-		return 0
-	}
-	r.off++
-	return r.b[r.off-1]
-}
-
-func (r *cacheReader) bool() bool {
-	switch r.byte() {
-	case 0:
-		return false
-	case 1:
-		return true
-	}
-	r.fail()
-	return false
-}
-
-func (r *cacheReader) bytes() (start, end int) {
-	n := r.count()
-	return r.off, r.off + n
-}
-
-func (r *cacheReader) str() string {
-	start, end := r.bytes()
-	r.off = end
-	return r.s[start:end]
-}
-
-func (r *cacheReader) time() time.Time {
-	start, end := r.bytes()
-	r.off = end
-	var t time.Time
-	if r.err == nil && t.UnmarshalBinary(r.b[start:end]) != nil {
-		r.fail()
-	}
-	return t
-}
+// cacheReader reads the cache's values.
+type cacheReader struct{ *bincodec.Reader }
 
 func (r *cacheReader) msgs() msgState {
 	var m msgState
-	m.Known = r.bool()
-	m.Count.N = int(r.int())
-	m.Count.Off = r.int()
-	m.Count.Last = r.uint()
-	m.Ino = r.uint()
-	m.Head = uint32(r.uint())
-	m.HeadLen = int32(r.int())
+	m.Known = r.Bool()
+	m.Count.N = int(r.Int())
+	m.Count.Off = r.Int()
+	m.Count.Last = r.Uint()
+	m.Ino = r.Uint()
+	m.Head = uint32(r.Uint())
+	m.HeadLen = int32(r.Int())
 	return m
 }
 
 func (r *cacheReader) claude() claudeSummary {
 	var s claudeSummary
 	for _, p := range []*string{&s.ID, &s.Cwd, &s.Branch, &s.Version, &s.Entrypoint, &s.Model} {
-		*p = r.str()
+		*p = r.Str()
 	}
-	s.Created, s.LastActivity, s.LastHuman = r.time(), r.time(), r.time()
+	s.Created, s.LastActivity, s.LastHuman = r.Time(), r.Time(), r.Time()
 	for _, p := range []*string{&s.FirstPrompt, &s.CustomTitle, &s.AITitle, &s.LastPrompt, &s.Summary} {
-		*p = r.str()
+		*p = r.Str()
 	}
-	s.Tokens = r.int()
-	s.HasUsage = r.bool()
-	s.Records = int(r.int())
-	s.Problem = r.str()
+	s.Tokens = r.Int()
+	s.HasUsage = r.Bool()
+	s.Records = int(r.Int())
+	s.Problem = r.Str()
 	s.Msgs = r.msgs()
 	return s
 }
@@ -393,14 +267,14 @@ func (r *cacheReader) claude() claudeSummary {
 func (r *cacheReader) codex() codexTail {
 	var t codexTail
 	for _, p := range []*string{&t.ID, &t.Cwd, &t.Source, &t.CLIVersion, &t.Model, &t.GitBranch, &t.GitSHA, &t.GitOrigin, &t.FirstPrompt} {
-		*p = r.str()
+		*p = r.Str()
 	}
-	t.Created, t.Last, t.LastHuman = r.time(), r.time(), r.time()
-	t.Tokens = r.int()
-	t.Window = r.int()
-	t.HasUsage = r.bool()
-	t.Valid = int(r.int())
-	t.Size = r.int()
+	t.Created, t.Last, t.LastHuman = r.Time(), r.Time(), r.Time()
+	t.Tokens = r.Int()
+	t.Window = r.Int()
+	t.HasUsage = r.Bool()
+	t.Valid = int(r.Int())
+	t.Size = r.Int()
 	t.Msgs = r.msgs()
 	return t
 }
@@ -409,9 +283,9 @@ func (r *cacheReader) row() codexRow {
 	var t codexRow
 	for _, p := range []*string{&t.ID, &t.RolloutPath, &t.Cwd, &t.Source, &t.Title, &t.Name, &t.FirstUser,
 		&t.GitSHA, &t.GitBranch, &t.GitOrigin, &t.CLIVersion, &t.Model} {
-		*p = r.str()
+		*p = r.Str()
 	}
-	t.Created, t.Updated = r.time(), r.time()
-	t.Archived = r.bool()
+	t.Created, t.Updated = r.Time(), r.Time()
+	t.Archived = r.Bool()
 	return t
 }

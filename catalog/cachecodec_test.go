@@ -143,7 +143,7 @@ func TestCacheCodecRejectsDamage(t *testing.T) {
 }
 
 func resum(head, body []byte) []byte {
-	out := binary.LittleEndian.AppendUint32(bytes.Clone(head), crc32.Checksum(body, castagnoli))
+	out := binary.LittleEndian.AppendUint32(bytes.Clone(head), crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
 	return append(out, body...)
 }
 

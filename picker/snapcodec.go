@@ -1,17 +1,14 @@
 package picker
 
 import (
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/bincodec"
 )
 
 // The snapshot's encoding, written by hand: gob spent ~45 ms of the
@@ -57,7 +54,6 @@ const (
 const minSessionBytes = 32
 
 var (
-	castagnoli    = crc32.MakeTable(crc32.Castagnoli)
 	errSnapFormat = errors.New("not a picker snapshot of this version")
 )
 
@@ -65,24 +61,22 @@ var (
 // full-read fields (evidence, context curve, counts) are not stored.
 func encodeSnapshot(ss []catalog.Session, short []string) []byte {
 	var table, chunks snapWriter
-	chunks.b = make([]byte, 0, 512*len(ss))
-	table.uint(uint64(len(ss)))
+	chunks.B = make([]byte, 0, 512*len(ss))
+	table.Uint(uint64(len(ss)))
 	n := (len(ss) + chunkSessions - 1) / chunkSessions
-	table.uint(uint64(n))
+	table.Uint(uint64(n))
 	for lo := 0; lo < len(ss); lo += chunkSessions {
 		hi := min(lo+chunkSessions, len(ss))
-		start := len(chunks.b)
+		start := len(chunks.B)
 		for i := lo; i < hi; i++ {
-			chunks.str(short[i])
+			chunks.Str(short[i])
 			chunks.session(&ss[i])
 		}
-		table.uint(uint64(hi - lo))
-		table.uint(uint64(len(chunks.b) - start))
+		table.Uint(uint64(hi - lo))
+		table.Uint(uint64(len(chunks.B) - start))
 	}
-	body := append(table.b, chunks.b...)
-	head := append([]byte(snapMagic), binary.AppendUvarint(nil, snapVersion)...)
-	head = binary.LittleEndian.AppendUint32(head, crc32.Checksum(body, castagnoli))
-	return append(head, body...)
+	body := append(table.B, chunks.B...)
+	return bincodec.Frame(snapMagic, snapVersion, body)
 }
 
 // chunkSessions is how many sessions a chunk holds: the chunks decode in
@@ -95,22 +89,9 @@ type chunk struct{ first, n, off, len int }
 // decodeSnapshot parses data; any error means it is not to be used. The
 // strings returned share data's memory: data must not change afterwards.
 func decodeSnapshot(data []byte) ([]catalog.Session, []string, error) {
-	if len(data) < len(snapMagic) || string(data[:len(snapMagic)]) != snapMagic {
+	body, ok := bincodec.Unframe(data, snapMagic, snapVersion)
+	if !ok {
 		return nil, nil, errSnapFormat
-	}
-	rest := data[len(snapMagic):]
-	v, n := binary.Uvarint(rest)
-	if n <= 0 || v != snapVersion || len(rest) < n+4 {
-		return nil, nil, errSnapFormat
-	}
-	sum := binary.LittleEndian.Uint32(rest[n:])
-	body := rest[n+4:]
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, nil, errSnapFormat
-	}
-	var bodyStr string
-	if len(body) > 0 {
-		bodyStr = unsafe.String(unsafe.SliceData(body), len(body))
 	}
 	count, chunks, err := chunkTable(body)
 	if err != nil {
@@ -130,15 +111,15 @@ func decodeSnapshot(data []byte) ([]catalog.Session, []string, error) {
 			defer wg.Done()
 			for k := int(next.Add(1)) - 1; k < len(chunks); k = int(next.Add(1)) - 1 {
 				c := chunks[k]
-				r := &snapReader{b: body[c.off : c.off+c.len], s: bodyStr[c.off : c.off+c.len]}
-				for i := c.first; i < c.first+c.n && r.err == nil; i++ {
-					short[i] = r.str()
+				r := &snapReader{Reader: bincodec.NewReader(body[c.off : c.off+c.len])}
+				for i := c.first; i < c.first+c.n && r.Err() == nil; i++ {
+					short[i] = r.Str()
 					r.session(&ss[i])
 				}
-				if r.err == nil && r.off != len(r.b) {
-					r.fail()
+				if !r.Done() {
+					r.Fail()
 				}
-				errs[k] = r.err
+				errs[k] = r.Err()
 			}
 		}()
 	}
@@ -153,66 +134,30 @@ func decodeSnapshot(data []byte) ([]catalog.Session, []string, error) {
 // body: the chunks must hold count sessions and every byte after the
 // table, each at least minSessionBytes a session.
 func chunkTable(body []byte) (int, []chunk, error) {
-	r := &snapReader{b: body}
-	count, n := r.count(), r.count()
-	if r.err != nil || count > len(body)/minSessionBytes || n > count {
+	r := bincodec.NewReader(body)
+	count, n := r.Count(), r.Count()
+	if r.Err() != nil || count > len(body)/minSessionBytes || n > count {
 		return 0, nil, errSnapFormat
 	}
 	chunks := make([]chunk, n)
 	first, size := 0, 0
 	for k := range chunks {
-		c := chunk{first: first, n: r.count(), len: r.count()}
+		c := chunk{first: first, n: r.Count(), len: r.Count()}
 		if c.n == 0 || c.len < c.n*minSessionBytes {
-			r.fail()
+			r.Fail()
 		}
 		first, size = first+c.n, size+c.len
 		chunks[k] = c
 	}
-	if r.err != nil || first != count || size != len(body)-r.off {
+	if r.Err() != nil || first != count || size != len(body)-r.Off() {
 		return 0, nil, errSnapFormat
 	}
-	off := r.off
+	off := r.Off()
 	for k := range chunks {
 		chunks[k].off = off
 		off += chunks[k].len
 	}
 	return count, chunks, nil
-}
-
-type snapWriter struct{ b []byte }
-
-func (w *snapWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *snapWriter) int(v int64)   { w.b = binary.AppendVarint(w.b, v) }
-
-func (w *snapWriter) str(s string) {
-	w.uint(uint64(len(s)))
-	w.b = append(w.b, s...)
-}
-
-func (w *snapWriter) strs(ss []string) {
-	w.uint(uint64(len(ss)))
-	for _, s := range ss {
-		w.str(s)
-	}
-}
-
-func (w *snapWriter) bool(v bool) {
-	if v {
-		w.b = append(w.b, 1)
-	} else {
-		w.b = append(w.b, 0)
-	}
-}
-
-func (w *snapWriter) time(t time.Time) {
-	b, err := t.MarshalBinary()
-	if err != nil {
-		// A zone offset that is not a whole minute, or a year beyond
-		// int16: not from a transcript; stored as UTC.
-		b, _ = t.UTC().MarshalBinary()
-	}
-	w.uint(uint64(len(b)))
-	w.b = append(w.b, b...)
 }
 
 func flagsOf(s *catalog.Session) uint64 {
@@ -234,85 +179,83 @@ func flagsOf(s *catalog.Session) uint64 {
 	return f
 }
 
+// snapWriter writes the snapshot's values.
+type snapWriter struct{ bincodec.Writer }
+
 // session writes s's listing fields; readSession reads them back in the
 // same order.
 func (w *snapWriter) session(s *catalog.Session) {
 	for _, v := range []string{s.Harness, s.ID, s.Cwd, s.IdentityRoot, s.GitBranch, s.GitOrigin, s.GitSHA} {
-		w.str(v)
+		w.Str(v)
 	}
-	w.time(s.Created)
-	w.time(s.LastActivity)
+	w.Time(s.Created)
+	w.Time(s.LastActivity)
 	f := flagsOf(s)
-	w.uint(f)
+	w.Uint(f)
 	if f&hasLastHuman != 0 {
-		w.time(*s.LastHumanActivity)
+		w.Time(*s.LastHumanActivity)
 	}
-	w.str(s.Title)
-	w.str(s.TitleSource)
-	w.str(s.FirstPrompt)
-	w.strs(s.RecentPrompts)
+	w.Str(s.Title)
+	w.Str(s.TitleSource)
+	w.Str(s.FirstPrompt)
+	w.Strs(s.RecentPrompts)
 	if f&hasMessages != 0 {
-		w.int(int64(*s.Messages))
+		w.Int(int64(*s.Messages))
 	}
-	w.str(s.State)
+	w.Str(s.State)
 	if rt := s.Runtime; rt != nil {
-		w.int(int64(rt.PID))
-		w.str(rt.Status)
-		w.str(rt.Tmux)
-		w.str(rt.TmuxTarget)
+		w.Int(int64(rt.PID))
+		w.Str(rt.Status)
+		w.Str(rt.Tmux)
+		w.Str(rt.TmuxTarget)
 	}
 	if st := s.Stale; st != nil {
-		w.str(st.Reason)
-		w.time(st.At)
-		w.str(st.Fix)
+		w.Str(st.Reason)
+		w.Time(st.At)
+		w.Str(st.Fix)
 	}
 	if c := s.Context; c != nil {
-		w.int(c.Tokens)
-		w.int(c.Window)
-		w.bool(c.WindowKnown)
-		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(c.Percent))
+		w.Int(c.Tokens)
+		w.Int(c.Window)
+		w.Bool(c.WindowKnown)
+		w.Float(c.Percent)
 	}
 	if a := s.Archive; a != nil {
-		w.str(a.Path)
-		w.bool(a.Compressed)
-		w.str(a.Restore)
+		w.Str(a.Path)
+		w.Bool(a.Compressed)
+		w.Str(a.Restore)
 	}
-	w.strs(s.Resume.Argv)
-	w.str(s.Resume.Dir)
+	w.Strs(s.Resume.Argv)
+	w.Str(s.Resume.Dir)
 	if f&hasEnv != 0 {
-		w.uint(uint64(len(s.Resume.Env)))
+		w.Uint(uint64(len(s.Resume.Env)))
 		for k, v := range s.Resume.Env {
-			w.str(k)
-			w.str(v)
+			w.Str(k)
+			w.Str(v)
 		}
 	}
 	if sm := s.Summary; sm != nil {
 		for _, v := range []string{sm.Title, sm.Objective, sm.Completed, sm.CurrentWork, sm.LikelyNext, sm.Provider, sm.Model} {
-			w.str(v)
+			w.Str(v)
 		}
-		w.time(sm.Created)
-		w.time(sm.LastActivity)
-		w.bool(sm.Current)
-		w.int(int64(sm.HumanPrompts))
+		w.Time(sm.Created)
+		w.Time(sm.LastActivity)
+		w.Bool(sm.Current)
+		w.Int(int64(sm.HumanPrompts))
 	}
-	w.str(s.Source)
-	w.int(s.SourceSize)
-	w.int(s.SourceMTime)
-	w.str(s.CLIVersion)
-	w.str(s.Origin)
-	w.str(s.Model)
+	w.Str(s.Source)
+	w.Int(s.SourceSize)
+	w.Int(s.SourceMTime)
+	w.Str(s.CLIVersion)
+	w.Str(s.Origin)
+	w.Str(s.Model)
 }
 
-// snapReader reads the body: b and s are the same memory (strings are
-// substrings of s). After the first error every read returns a zero value
-// and err stays set.
+// snapReader reads the snapshot's values, with the blocks the
+// pointed-to values and string slices are cut from.
 type snapReader struct {
-	b   []byte
-	s   string
-	off int
-	err error
+	*bincodec.Reader
 
-	// Blocks the pointed-to values and string slices are cut from.
 	times    block[time.Time]
 	ints     block[int]
 	runtimes block[catalog.Runtime]
@@ -323,85 +266,10 @@ type snapReader struct {
 	strings  []string
 }
 
-func (r *snapReader) fail() {
-	if r.err == nil {
-		r.err = errSnapFormat
-	}
-	r.off = len(r.b)
-}
-
-func (r *snapReader) uint() uint64 {
-	if r.off < len(r.b) && r.b[r.off] < 0x80 { // the common one-byte case
-		r.off++
-		return uint64(r.b[r.off-1])
-	}
-	v, n := binary.Uvarint(r.b[r.off:])
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.off += n
-	return v
-}
-
-func (r *snapReader) int() int64 {
-	v, n := binary.Varint(r.b[r.off:])
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.off += n
-	return v
-}
-
-// count is a number of items to come, each at least one byte.
-func (r *snapReader) count() int {
-	v := r.uint()
-	if v > uint64(len(r.b)-r.off) {
-		r.fail()
-		return 0
-	}
-	return int(v)
-}
-
-func (r *snapReader) str() string {
-	n := r.count()
-	r.off += n
-	return r.s[r.off-n : r.off]
-}
-
-func (r *snapReader) bool() bool {
-	if r.off >= len(r.b) || r.b[r.off] > 1 {
-		r.fail()
-		return false
-	}
-	r.off++
-	return r.b[r.off-1] == 1
-}
-
-func (r *snapReader) float() float64 {
-	if len(r.b)-r.off < 8 {
-		r.fail()
-		return 0
-	}
-	r.off += 8
-	return math.Float64frombits(binary.LittleEndian.Uint64(r.b[r.off-8:]))
-}
-
-func (r *snapReader) time() time.Time {
-	n := r.count()
-	r.off += n
-	var t time.Time
-	if r.err == nil && t.UnmarshalBinary(r.b[r.off-n:r.off]) != nil {
-		r.fail()
-	}
-	return t
-}
-
 // strs reads a string slice, cut from a shared block (capacity limited to
 // its length, so an append copies). Empty is nil.
 func (r *snapReader) strs() []string {
-	n := r.count()
+	n := r.Count()
 	if n == 0 {
 		return nil
 	}
@@ -410,73 +278,73 @@ func (r *snapReader) strs() []string {
 	}
 	start := len(r.strings)
 	for range n {
-		r.strings = append(r.strings, r.str())
+		r.strings = append(r.strings, r.Str())
 	}
 	return r.strings[start:len(r.strings):len(r.strings)]
 }
 
 func (r *snapReader) session(s *catalog.Session) {
 	for _, p := range []*string{&s.Harness, &s.ID, &s.Cwd, &s.IdentityRoot, &s.GitBranch, &s.GitOrigin, &s.GitSHA} {
-		*p = r.str()
+		*p = r.Str()
 	}
-	s.Created = r.time()
-	s.LastActivity = r.time()
-	f := r.uint()
+	s.Created = r.Time()
+	s.LastActivity = r.Time()
+	f := r.Uint()
 	if f&^knownFlags != 0 {
-		r.fail()
+		r.Fail()
 		return
 	}
 	if f&hasLastHuman != 0 {
-		s.LastHumanActivity = r.times.new(r.time())
+		s.LastHumanActivity = r.times.new(r.Time())
 	}
-	s.Title = r.str()
-	s.TitleSource = r.str()
-	s.FirstPrompt = r.str()
+	s.Title = r.Str()
+	s.TitleSource = r.Str()
+	s.FirstPrompt = r.Str()
 	s.RecentPrompts = r.strs()
 	if f&hasMessages != 0 {
-		s.Messages = r.ints.new(int(r.int()))
+		s.Messages = r.ints.new(int(r.Int()))
 	}
 	s.Archived = f&isArchived != 0
-	s.State = r.str()
+	s.State = r.Str()
 	if f&hasRuntime != 0 {
-		s.Runtime = r.runtimes.new(catalog.Runtime{PID: int(r.int()), Status: r.str(), Tmux: r.str(), TmuxTarget: r.str()})
+		s.Runtime = r.runtimes.new(catalog.Runtime{PID: int(r.Int()), Status: r.Str(), Tmux: r.Str(), TmuxTarget: r.Str()})
 	}
 	if f&hasStale != 0 {
-		s.Stale = r.stales.new(catalog.Stale{Reason: r.str(), At: r.time(), Fix: r.str()})
+		s.Stale = r.stales.new(catalog.Stale{Reason: r.Str(), At: r.Time(), Fix: r.Str()})
 	}
 	if f&hasContext != 0 {
-		s.Context = r.contexts.new(catalog.ContextUsage{Tokens: r.int(), Window: r.int(), WindowKnown: r.bool(), Percent: r.float()})
+		s.Context = r.contexts.new(catalog.ContextUsage{Tokens: r.Int(), Window: r.Int(), WindowKnown: r.Bool(), Percent: r.Float()})
 	}
 	if f&hasArchive != 0 {
-		s.Archive = r.archives.new(catalog.ArchiveRef{Path: r.str(), Compressed: r.bool(), Restore: r.str()})
+		s.Archive = r.archives.new(catalog.ArchiveRef{Path: r.Str(), Compressed: r.Bool(), Restore: r.Str()})
 	}
 	s.Resume.Argv = r.strs()
-	s.Resume.Dir = r.str()
+	s.Resume.Dir = r.Str()
 	if f&hasEnv != 0 {
-		n := r.count()
+		n := r.Count()
 		s.Resume.Env = make(map[string]string, n)
 		for range n {
-			k := r.str()
-			s.Resume.Env[k] = r.str()
+			k := r.Str()
+			s.Resume.Env[k] = r.Str()
 		}
 	}
 	if f&hasSummary != 0 {
 		sm := r.sums.new(catalog.Summary{})
 		for _, p := range []*string{&sm.Title, &sm.Objective, &sm.Completed, &sm.CurrentWork, &sm.LikelyNext, &sm.Provider, &sm.Model} {
-			*p = r.str()
+			*p = r.Str()
 		}
-		sm.Created = r.time()
-		sm.LastActivity = r.time()
-		sm.Current = r.bool()
-		sm.HumanPrompts = int(r.int())
+		sm.Created = r.Time()
+		sm.LastActivity = r.Time()
+		sm.Current = r.Bool()
+		sm.HumanPrompts = int(r.Int())
 		s.Summary = sm
 	}
-	s.Source = r.str()
-	s.SourceSize = r.int()
-	s.SourceMTime = r.int()
-	s.CLIVersion = r.str()
-	s.Origin = r.str()
-	s.Model = r.str()
+	s.Source = r.Str()
+	s.SourceSize = r.Int()
+	s.SourceMTime = r.Int()
+	s.CLIVersion = r.Str()
+	s.Origin = r.Str()
+	s.Model = r.Str()
 }
 
 // blockSize is how many values of a kind share one allocation at most.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/bincodec"
 )
 
 // fillAll sets every field reachable from v to a value that is not its
@@ -216,7 +217,7 @@ func TestSnapshotOtherVersionsAndDamageAreIgnored(t *testing.T) {
 func withSum(data []byte) []byte {
 	data = bytes.Clone(data)
 	body := data[len(snapMagic)+1+4:]
-	binary.LittleEndian.PutUint32(data[len(snapMagic)+1:], crc32.Checksum(body, castagnoli))
+	binary.LittleEndian.PutUint32(data[len(snapMagic)+1:], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
 	return data
 }
 
@@ -241,17 +242,17 @@ func TestSnapshotDecoderSurvivesDamageBehindAGoodChecksum(t *testing.T) {
 	}
 	// Unknown flags: a later writer's optional value.
 	one := encodeSnapshot(ss[:1], []string{"x"})
-	r := &snapReader{b: one[head:], s: string(one[head:])}
+	r := bincodec.NewReader(one[head:])
 	for range 4 { // the count, the chunk table
-		r.uint()
+		r.Uint()
 	}
-	r.str()
+	r.Str()
 	for range 7 {
-		r.str()
+		r.Str()
 	}
-	r.time()
-	r.time()
-	flagsAt := head + r.off
+	r.Time()
+	r.Time()
+	flagsAt := head + r.Off()
 	f, n := binary.Uvarint(one[flagsAt:])
 	if f != knownFlags {
 		t.Fatalf("flags %b at %d", f, flagsAt)
@@ -285,26 +286,26 @@ func TestSnapshotChunks(t *testing.T) {
 	}
 	head := len(snapMagic) + 1 + 4
 	table := snapWriter{}
-	r := &snapReader{b: data[head:]}
-	count, n := r.count(), r.count()
+	r := bincodec.NewReader(data[head:])
+	count, n := r.Count(), r.Count()
 	type entry struct{ n, len int }
 	var es []entry
 	for range n {
-		es = append(es, entry{r.count(), r.count()})
+		es = append(es, entry{r.Count(), r.Count()})
 	}
-	chunks := data[head+r.off:]
+	chunks := data[head+r.Off():]
 	if count != len(ss) || n != 3 || es[2].n != 5 {
 		t.Fatalf("table: %d sessions, %d chunks %v", count, n, es)
 	}
 	rewrite := func(count int, es []entry) []byte {
-		table.b = append(table.b[:0], data[:head]...)
-		table.uint(uint64(count))
-		table.uint(uint64(len(es)))
+		table.B = append(table.B[:0], data[:head]...)
+		table.Uint(uint64(count))
+		table.Uint(uint64(len(es)))
 		for _, e := range es {
-			table.uint(uint64(e.n))
-			table.uint(uint64(e.len))
+			table.Uint(uint64(e.n))
+			table.Uint(uint64(e.len))
 		}
-		return withSum(append(table.b, chunks...))
+		return withSum(append(table.B, chunks...))
 	}
 	if _, _, err := decodeSnapshot(rewrite(count, es)); err != nil {
 		t.Fatalf("the table rewritten as it was: %v", err)
