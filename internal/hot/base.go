@@ -118,9 +118,12 @@ func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
 }
 
 func (b *Base) logOf() *eventlog.Log {
+	// The root before the log's Once: its first resolution may log an
+	// ignored pin, which opens the log (inside the Once: a deadlock).
+	root := b.rootOf()
 	b.logOnce.Do(func() {
 		cfg, _ := b.config()
-		b.log = OpenLog(cfg, b.d.Getenv, b.d.Loc, b.rootOf())
+		b.log = OpenLog(cfg, b.d.Getenv, b.d.Loc, root)
 	})
 	return b.log
 }
