@@ -74,12 +74,22 @@ func Open(opts Options) *Log {
 				a.Key = KeyEvent
 			}
 			if len(groups) == 0 && a.Key == slog.LevelKey {
-				a.Value = slog.StringValue(strings.ToLower(a.Value.String()))
+				a.Value = slog.StringValue(levelName(a.Value))
 			}
 			return a
 		},
 	})
 	return &Log{h: h, w: w, harness: opts.Harness, root: opts.IdentityRoot}
+}
+
+// levelName is the record's level in lower case. A slog.Level's
+// Value.String goes through fmt (a printer from its pool, three interface
+// assertions) on every record; the level's own String does not.
+func levelName(v slog.Value) string {
+	if l, ok := v.Any().(slog.Level); ok {
+		return strings.ToLower(l.String())
+	}
+	return strings.ToLower(v.String())
 }
 
 // With returns a log whose records name a different harness and root. It

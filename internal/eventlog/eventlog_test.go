@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -262,5 +263,18 @@ func TestWithRecordShape(t *testing.T) {
 	want := `{"time":"` + fmt.Sprint(m["time"]) + `","level":"info","event":"spawn","harness":"codex","identity_root":"/home/example/b","session_id":"s","ok":true}` + "\n"
 	if string(data) != want {
 		t.Errorf("got\n%s\nwant\n%s", data, want)
+	}
+}
+
+// Every level, custom ones included, is written in lower case, as slog
+// names it (levelName skips fmt, not the naming).
+func TestLevelNames(t *testing.T) {
+	for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError, slog.LevelInfo + 2, slog.LevelError + 4, slog.LevelDebug - 1} {
+		if got, want := levelName(slog.AnyValue(l)), strings.ToLower(slog.AnyValue(l).String()); got != want {
+			t.Errorf("%v: %q, want %q", l, got, want)
+		}
+	}
+	if got := levelName(slog.StringValue("WARN")); got != "warn" {
+		t.Errorf("a string level: %q", got)
 	}
 }
