@@ -122,14 +122,31 @@ func (s *Store) HarnessDir(harness string) string { return filepath.Join(s.Dir, 
 
 // StoredPath is where src is (or would be) archived.
 func (s *Store) StoredPath(src Source) (string, error) {
-	rel, err := filepath.Rel(src.Root, src.Path)
-	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." || filepath.IsAbs(rel) {
+	rel, ok := relInside(src.Root, src.Path)
+	if !ok {
 		return "", fmt.Errorf("%s: %w (%s)", src.Path, ErrOutsideRoot, src.Root)
 	}
 	if src.Harness == "" || strings.ContainsAny(src.Harness, `/\`) {
 		return "", fmt.Errorf("archive: bad harness name %q", src.Harness)
 	}
 	return filepath.Join(s.HarnessDir(src.Harness), rel), nil
+}
+
+// Inside reports whether path is under root, as StoredPath decides it
+// (ErrOutsideRoot). The hooks ask first: a transcript outside the agent's
+// directory is not archived, and the error StoredPath builds for it (fmt,
+// then errors.Is) is most of what such a hook would spend here.
+func Inside(root, path string) bool {
+	_, ok := relInside(root, path)
+	return ok
+}
+
+func relInside(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // LivePath is where a stored file goes back to under root.

@@ -373,3 +373,23 @@ func TestBatchCopiesThenFlush(t *testing.T) {
 		t.Fatalf("stored = %q", got)
 	}
 }
+
+// Inside decides as StoredPath does: the hooks skip what StoredPath would
+// refuse with ErrOutsideRoot.
+func TestInsideAgreesWithStoredPath(t *testing.T) {
+	st := &Store{Dir: "/home/example/archive"}
+	root := "/home/example/.claude"
+	for _, p := range []string{
+		root + "/projects/p/s.jsonl", root, root + "/..", "/home/example/.claude2/x.jsonl",
+		"/tmp/big/.claude/projects/p/s.jsonl", "relative/s.jsonl", root + "/../.claude/projects/s.jsonl", "",
+	} {
+		_, err := st.StoredPath(Source{Harness: "claude-code", Root: root, Path: p})
+		outside := errors.Is(err, ErrOutsideRoot)
+		if Inside(root, p) == outside {
+			t.Errorf("%q: Inside %v, StoredPath's error %v", p, Inside(root, p), err)
+		}
+	}
+	if Inside("", "/home/example/.claude/x") {
+		t.Error("no root: inside")
+	}
+}

@@ -1,3 +1,8 @@
+// A process that lives for milliseconds has no use for the runtime's
+// GOMAXPROCS updates, whose goroutine every Go program starts at start.
+//
+//go:debug updatemaxprocs=0
+
 // Command tether-hot is the small executable behind tether's hot paths:
 // the hooks, the statusLine, the shell prompt and completion, and the
 // claude/codex wrappers run it instead of tether, because it starts in

@@ -98,9 +98,12 @@ func (a *App) Root() identity.Root {
 // Log returns the lifecycle log. It never fails: with an unreadable config
 // it uses the defaults, and a log that cannot be written drops records.
 func (a *App) Log() *eventlog.Log {
+	// The root before the log's Once: its first resolution may log an
+	// ignored pin, which opens the log (inside the Once: a deadlock).
+	root := a.Root()
 	a.logOnce.Do(func() {
 		cfg, _ := a.Config()
-		a.log = hot.OpenLog(cfg, a.Getenv, a.Loc, a.Root())
+		a.log = hot.OpenLog(cfg, a.Getenv, a.Loc, root)
 	})
 	return a.log
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -54,7 +53,10 @@ func StampOf(path string) (s Stamp, ok bool, err error) {
 			break
 		}
 	}
-	if errors.Is(err, fs.ErrNotExist) {
+	// The system call's own error: compared, not errors.Is, whose
+	// interface assertions on a syscall.Errno build an itab at run time
+	// (with the config file absent, at every start of tether-hot).
+	if err == syscall.ENOENT {
 		return Stamp{}, false, nil
 	}
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,6 +49,11 @@ type Options struct {
 	MaxSize      int64 // bytes; 0 means 10 MiB
 	Harness      string
 	IdentityRoot string
+	// RootFunc, when IdentityRoot is "", gives the identity root at the
+	// first record written that names it: a process that logs nothing
+	// (most hook events) does not resolve its working directory's root.
+	// It may itself write records (they then name its result).
+	RootFunc func() string
 }
 
 // Log appends lifecycle events. The zero value discards everything. It is
@@ -57,7 +63,26 @@ type Log struct {
 	h       slog.Handler
 	harness string
 	root    string
+	lazy    *lazyRoot // the root when root is not known yet (Options.RootFunc)
 	w       *appendWriter
+}
+
+// lazyRoot is Options.RootFunc's result, computed at most once per caller
+// that finds it missing. No lock is held while f runs: f may write a
+// record, which asks for the root again (and computes it: f is expected
+// to be idempotent).
+type lazyRoot struct {
+	f func() string
+	v atomic.Pointer[string]
+}
+
+func (z *lazyRoot) get() string {
+	if p := z.v.Load(); p != nil {
+		return *p
+	}
+	v := z.f()
+	z.v.Store(&v)
+	return v
 }
 
 // Open returns a log that appends to opts.Path. Nothing is opened until the
@@ -74,12 +99,26 @@ func Open(opts Options) *Log {
 				a.Key = KeyEvent
 			}
 			if len(groups) == 0 && a.Key == slog.LevelKey {
-				a.Value = slog.StringValue(strings.ToLower(a.Value.String()))
+				a.Value = slog.StringValue(levelName(a.Value))
 			}
 			return a
 		},
 	})
-	return &Log{h: h, w: w, harness: opts.Harness, root: opts.IdentityRoot}
+	l := &Log{h: h, w: w, harness: opts.Harness, root: opts.IdentityRoot}
+	if opts.IdentityRoot == "" && opts.RootFunc != nil {
+		l.lazy = &lazyRoot{f: opts.RootFunc}
+	}
+	return l
+}
+
+// levelName is the record's level in lower case. A slog.Level's
+// Value.String goes through fmt (a printer from its pool, three interface
+// assertions) on every record; the level's own String does not.
+func levelName(v slog.Value) string {
+	if l, ok := v.Any().(slog.Level); ok {
+		return strings.ToLower(l.String())
+	}
+	return strings.ToLower(v.String())
 }
 
 // With returns a log whose records name a different harness and root. It
@@ -89,7 +128,7 @@ func (l *Log) With(harness, identityRoot string) *Log {
 		return l
 	}
 	c := *l
-	c.harness, c.root = harness, identityRoot
+	c.harness, c.root, c.lazy = harness, identityRoot, nil
 	return &c
 }
 
@@ -107,8 +146,12 @@ func (l *Log) Emit(level slog.Level, event, sessionID string, attrs ...slog.Attr
 	if !l.h.Enabled(ctx, level) {
 		return
 	}
+	root := l.root
+	if l.lazy != nil {
+		root = l.lazy.get()
+	}
 	r := slog.NewRecord(time.Now(), level, event, 0)
-	r.AddAttrs(slog.String(KeyHarness, l.harness), slog.String(KeyIdentityRoot, l.root), slog.String(KeySessionID, sessionID))
+	r.AddAttrs(slog.String(KeyHarness, l.harness), slog.String(KeyIdentityRoot, root), slog.String(KeySessionID, sessionID))
 	r.AddAttrs(attrs...)
 	_ = l.h.Handle(ctx, r)
 }

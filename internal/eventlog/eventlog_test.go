@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -262,5 +263,65 @@ func TestWithRecordShape(t *testing.T) {
 	want := `{"time":"` + fmt.Sprint(m["time"]) + `","level":"info","event":"spawn","harness":"codex","identity_root":"/home/example/b","session_id":"s","ok":true}` + "\n"
 	if string(data) != want {
 		t.Errorf("got\n%s\nwant\n%s", data, want)
+	}
+}
+
+// Every level, custom ones included, is written in lower case, as slog
+// names it (levelName skips fmt, not the naming).
+func TestLevelNames(t *testing.T) {
+	for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError, slog.LevelInfo + 2, slog.LevelError + 4, slog.LevelDebug - 1} {
+		if got, want := levelName(slog.AnyValue(l)), strings.ToLower(slog.AnyValue(l).String()); got != want {
+			t.Errorf("%v: %q, want %q", l, got, want)
+		}
+	}
+	if got := levelName(slog.StringValue("WARN")); got != "warn" {
+		t.Errorf("a string level: %q", got)
+	}
+}
+
+// Options.RootFunc: the root is resolved at the first record written that
+// names it, not at Open nor for a record below the level; records of a
+// With log name their own root; RootFunc may itself write a record.
+func TestLazyRoot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	calls := 0
+	var l *Log
+	l = Open(Options{Path: path, Harness: ClaudeCode, RootFunc: func() string {
+		calls++
+		if calls == 1 {
+			l.Warn("pin_ignored", "") // as tether's root resolution does
+		}
+		return "/home/example/root"
+	}})
+	l.Debug("hidden", "s")
+	l.With(Codex, "/home/example/other").Info("spawn", "s")
+	if calls != 0 {
+		t.Fatalf("RootFunc called %d times before a record named it", calls)
+	}
+	done := make(chan struct{})
+	go func() { l.Info("turn_end", "s"); l.Info("turn_end", "s"); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a RootFunc that writes a record deadlocks")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roots []string
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		roots = append(roots, fmt.Sprint(m["event"], " ", m["identity_root"]))
+	}
+	want := []string{"spawn /home/example/other", "pin_ignored /home/example/root", "turn_end /home/example/root", "turn_end /home/example/root"}
+	if strings.Join(roots, "|") != strings.Join(want, "|") {
+		t.Errorf("records %q, want %q", roots, want)
+	}
+	if calls > 2 {
+		t.Errorf("RootFunc called %d times", calls)
 	}
 }

@@ -50,8 +50,13 @@ func HookArchive(d Deps) func(harness, sessionID, transcript string) {
 		if !enabled || st.Mode == archive.ModeCopy {
 			return
 		}
+		root := HarnessRoots(d.Loc)[harness]
+		if !archive.Inside(root, transcript) {
+			// Not archived, and nothing to report (ErrOutsideRoot).
+			return
+		}
 		st.LinkOnly = true
-		res, err := st.Archive(archive.Source{Harness: harness, ID: sessionID, Root: HarnessRoots(d.Loc)[harness], Path: transcript})
+		res, err := st.Archive(archive.Source{Harness: harness, ID: sessionID, Root: root, Path: transcript})
 		if err != nil {
 			if !errors.Is(err, archive.ErrOutsideRoot) && !errors.Is(err, fs.ErrNotExist) && !archive.IsBudget(err) {
 				d.Log().Debug(eventlog.ArchiveError, sessionID, slog.String("error", err.Error()))

@@ -118,9 +118,21 @@ func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
 }
 
 func (b *Base) logOf() *eventlog.Log {
+	cfg, _ := b.config()
+	level := LogLevel(cfg, b.d.Getenv)
+	if level <= slog.LevelDebug {
+		// The fallback's debug record names the root at open. Resolved
+		// before the log's Once: its first resolution may log an
+		// ignored pin, which opens the log (inside the Once: a deadlock).
+		root := b.rootOf()
+		b.logOnce.Do(func() { b.log = OpenLog(cfg, b.d.Getenv, b.d.Loc, root) })
+		return b.log
+	}
+	// Above debug nothing at open names the root: the first record that
+	// does resolves it (most hook events and statusLine renders write
+	// none: no stat of each component of the working directory).
 	b.logOnce.Do(func() {
-		cfg, _ := b.config()
-		b.log = OpenLog(cfg, b.d.Getenv, b.d.Loc, b.rootOf())
+		b.log = eventlog.Open(logOptions(cfg, level, b.d.Loc, func() string { return b.rootOf().Path }))
 	})
 	return b.log
 }
@@ -129,6 +141,16 @@ func (b *Base) logOf() *eventlog.Log {
 // unreadable config it uses the defaults, and a log that cannot be written
 // drops records.
 func OpenLog(cfg config.Config, getenv func(string) string, loc locations.Locations, root identity.Root) *eventlog.Log {
+	log := eventlog.Open(logOptions(cfg, LogLevel(cfg, getenv), loc, func() string { return root.Path }))
+	if root.FellBack {
+		log.Debug(eventlog.IdentityFallback, "", slog.String("raw", root.Raw), slog.String("reason", root.Reason))
+	}
+	return log
+}
+
+// LogLevel is the lifecycle log's level: $TETHER_LOG_LEVEL, else [log]
+// level, else info.
+func LogLevel(cfg config.Config, getenv func(string) string) slog.Level {
 	levelName := cfg.Log.Level
 	if v := getenv("TETHER_LOG_LEVEL"); v != "" {
 		levelName = v
@@ -137,16 +159,11 @@ func OpenLog(cfg config.Config, getenv func(string) string, loc locations.Locati
 	if err != nil {
 		level = slog.LevelInfo
 	}
-	log := eventlog.Open(eventlog.Options{
-		Path:         loc.EventLog(),
-		Level:        level,
-		MaxSize:      int64(cfg.Log.MaxSizeMB) << 20,
-		IdentityRoot: root.Path,
-	})
-	if root.FellBack {
-		log.Debug(eventlog.IdentityFallback, "", slog.String("raw", root.Raw), slog.String("reason", root.Reason))
-	}
-	return log
+	return level
+}
+
+func logOptions(cfg config.Config, level slog.Level, loc locations.Locations, root func() string) eventlog.Options {
+	return eventlog.Options{Path: loc.EventLog(), Level: level, MaxSize: int64(cfg.Log.MaxSizeMB) << 20, RootFunc: root}
 }
 
 // DefaultVersion is the module version from build info, for builds made

@@ -1,0 +1,48 @@
+package hot
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/internal/eventlog"
+)
+
+// An unusable TETHER_IDENTITY_ROOT is logged once, when the root is first
+// resolved, through the log the root's resolution also names. Opening the
+// log first (the hook and the statusLine do) resolved the root inside the
+// log's sync.Once, whose warning then opened the log again: a deadlock the
+// runtime reported as a fatal error (exit 2 and a stack trace, which a
+// Claude Code hook reads as "block and show Claude this").
+func TestLogWithIgnoredPinDoesNotDeadlock(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("TETHER_IDENTITY_ROOT", "relative/root")
+	d := NewBase().Deps()
+	done := make(chan *eventlog.Log, 1)
+	go func() { done <- d.Log() }()
+	var log *eventlog.Log
+	select {
+	case log = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening the log with an ignored TETHER_IDENTITY_ROOT hangs")
+	}
+	if log == nil {
+		t.Fatal("no log")
+	}
+	if root := d.Root(); root.IgnoredPin == "" || root.Pinned {
+		t.Errorf("root %+v: the relative pin should be ignored", root)
+	}
+	data, err := os.ReadFile(d.Loc.EventLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), eventlog.IdentityPinIgnored); n != 1 {
+		t.Errorf("%d %s records, want 1:\n%s", n, eventlog.IdentityPinIgnored, data)
+	}
+}
