@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"strings"
 	"time"
@@ -147,12 +146,13 @@ func renderContext(st state.Session, o StatusOptions) string {
 		case n >= 8:
 			bar.WriteRune('█')
 		case n > 0:
-			bar.WriteRune([]rune("▏▎▍▌▋▊▉")[n-1])
+			bar.WriteRune(eighths[n-1])
 		default:
 			bar.WriteRune('░')
 		}
 	}
-	text := fmt.Sprintf("%s %s%% %s", bar.String(), gauge.Pct(pct), "("+gauge.Tokens(st.Tokens)+"/"+gauge.Tokens(st.Window)+")")
+	// Concatenated, not by fmt: this runs on every render.
+	text := bar.String() + " " + gauge.Pct(pct) + "% (" + gauge.Tokens(st.Tokens) + "/" + gauge.Tokens(st.Window) + ")"
 	if o.Color {
 		t := o.Thresholds
 		if t == (gauge.Thresholds{}) {
@@ -162,5 +162,8 @@ func renderContext(st state.Session, o StatusOptions) string {
 	}
 	return "ctx " + text
 }
+
+// eighths are the bar's partial cells, one to seven eighths full.
+var eighths = [7]rune{'▏', '▎', '▍', '▌', '▋', '▊', '▉'}
 
 var ansiColour = map[string]string{"green": "\x1b[32m", "yellow": "\x1b[33m", "red": "\x1b[31m"}

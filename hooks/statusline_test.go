@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -100,5 +102,37 @@ func TestStatusLineSegments(t *testing.T) {
 	in.Cwd, in.HasCost = t.TempDir(), false
 	if got := RenderStatusLine(in, st, StatusOptions{Segments: []string{"model", "branch", "cost"}}); got != "Opus 5.5" {
 		t.Errorf("empty segments: %q", got)
+	}
+}
+
+// The gauge is written by concatenation: the very bytes fmt wrote, for
+// every eighth of the bar, with and without colour.
+func TestStatusLineGaugeBytes(t *testing.T) {
+	byFmt := func(st state.Session, color bool) string {
+		full := max(0, min(int(st.Percent/100*8*8), 64))
+		var bar strings.Builder
+		for i := 0; i < 8; i++ {
+			switch n := full - i*8; {
+			case n >= 8:
+				bar.WriteRune('█')
+			case n > 0:
+				bar.WriteRune([]rune("▏▎▍▌▋▊▉")[n-1])
+			default:
+				bar.WriteRune('░')
+			}
+		}
+		text := fmt.Sprintf("%s %s%% %s", bar.String(), gauge.Pct(st.Percent), "("+gauge.Tokens(st.Tokens)+"/"+gauge.Tokens(st.Window)+")")
+		if color {
+			text = ansiColour[gauge.Default.Colour(st.Percent)] + text + "\x1b[0m"
+		}
+		return "ctx " + text
+	}
+	for p := -5.0; p <= 105; p += 0.7 {
+		st := state.Session{UsageKnown: true, Percent: p, Tokens: int64(p * 10_000), Window: 1_000_000}
+		for _, color := range []bool{false, true} {
+			if got, want := renderContext(st, StatusOptions{Color: color}), byFmt(st, color); got != want {
+				t.Errorf("%v%%: %q, fmt wrote %q", p, got, want)
+			}
+		}
 	}
 }

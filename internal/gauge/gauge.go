@@ -4,7 +4,6 @@
 package gauge
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -40,17 +39,19 @@ func (t Thresholds) Colour(p float64) string {
 	return "green"
 }
 
-// Tokens formats a token count compactly: 950, 12k, 1.2M.
+// Tokens formats a token count compactly: 950, 12k, 1.2M. By strconv, as
+// fmt's %.1f and %d would write it: the statusLine draws two on every
+// render, and fmt's first use allocates its printer.
 func Tokens(n int64) string {
 	switch {
 	case n >= 1_000_000:
-		s := fmt.Sprintf("%.1f", float64(n)/1e6)
+		s := strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64)
 		return strings.TrimSuffix(s, ".0") + "M"
 	case n >= 10_000:
-		return fmt.Sprintf("%dk", n/1000)
+		return strconv.FormatInt(n/1000, 10) + "k"
 	case n >= 1000:
-		s := fmt.Sprintf("%.1f", float64(n)/1e3)
+		s := strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64)
 		return strings.TrimSuffix(s, ".0") + "k"
 	}
-	return fmt.Sprint(n)
+	return strconv.FormatInt(n, 10)
 }

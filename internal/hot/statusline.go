@@ -2,7 +2,7 @@ package hot
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -64,7 +64,7 @@ func RunStatusline(ctx context.Context, opts StatuslineOptions) error {
 			err = perr
 		}
 		opts.Log.Warn(eventlog.HookError, "", slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
-		fmt.Fprintln(opts.IO.Out, "tether")
+		io.WriteString(opts.IO.Out, "tether\n")
 		return nil
 	}
 	if in.Window > 0 && opts.Remember != nil {
@@ -88,6 +88,7 @@ func RunStatusline(ctx context.Context, opts StatuslineOptions) error {
 		}
 		line = besides(chained, line)
 	}
-	fmt.Fprintln(opts.IO.Out, line)
+	// One write, not by fmt: its first use allocates its printer.
+	io.WriteString(opts.IO.Out, line+"\n")
 	return nil
 }
