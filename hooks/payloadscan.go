@@ -19,12 +19,17 @@ type payloadScanner struct {
 	started, done bool
 	depth         int
 	inStr, esc    bool
-	member        []byte // the current top-level member, while it is small
-	skipping      bool   // the current member is over maxField: dropped
-	members       [][]byte
-	dropped       int
-	raw           []byte // the payload as read, while within rawMax
-	rawOver       bool
+	// kept holds the kept top-level members back to back (one buffer,
+	// not one per member: a statusLine payload has a dozen members, and
+	// each grew its own slice on every render); ends[i] is where member
+	// i ends, start where the current one starts.
+	kept     []byte
+	ends     []int
+	start    int
+	skipping bool // the current member is over maxField: dropped
+	dropped  int
+	raw      []byte // the payload as read, while within rawMax
+	rawOver  bool
 }
 
 func newPayloadScanner(rawMax int) *payloadScanner {
@@ -33,6 +38,9 @@ func newPayloadScanner(rawMax int) *payloadScanner {
 
 // feed scans the next bytes of the payload.
 func (s *payloadScanner) feed(b []byte) {
+	if s.kept == nil {
+		s.kept = make([]byte, 0, min(len(b), s.maxField))
+	}
 	if !s.rawOver {
 		if len(s.raw)+len(b) > s.rawMax {
 			s.rawOver, s.raw = true, nil
@@ -117,34 +125,35 @@ func (s *payloadScanner) keepRun(run []byte) {
 	if s.skipping || len(run) == 0 {
 		return
 	}
-	if room := s.maxField - len(s.member); len(run) > room {
-		s.member = append(s.member, run[:room]...)
+	if room := s.maxField - (len(s.kept) - s.start); len(run) > room {
+		s.kept = append(s.kept, run[:room]...)
 		s.keep(0) // over maxField: starts skipping
 		return
 	}
-	s.member = append(s.member, run...)
+	s.kept = append(s.kept, run...)
 }
 
 func (s *payloadScanner) keep(c byte) {
 	if s.skipping {
 		return
 	}
-	if len(s.member) >= s.maxField {
-		s.skipping, s.member = true, nil
+	if len(s.kept)-s.start >= s.maxField {
+		s.skipping, s.kept = true, s.kept[:s.start]
 		s.dropped++
 		// payload rebuilds the object from its members now: the raw
 		// copy would only cost memory and copies.
 		s.rawOver, s.raw = true, nil
 		return
 	}
-	s.member = append(s.member, c)
+	s.kept = append(s.kept, c)
 }
 
 func (s *payloadScanner) endMember() {
-	if !s.skipping && len(bytes.TrimSpace(s.member)) > 0 {
-		s.members = append(s.members, s.member)
+	if !s.skipping && len(bytes.TrimSpace(s.kept[s.start:])) > 0 {
+		s.ends = append(s.ends, len(s.kept))
+		s.start = len(s.kept)
 	}
-	s.member, s.skipping = nil, false
+	s.kept, s.skipping = s.kept[:s.start], false
 }
 
 // payload is what was read: the exact bytes when nothing was dropped,
@@ -154,6 +163,13 @@ func (s *payloadScanner) payload() []byte {
 		return s.raw
 	}
 	out := []byte{'{'}
-	out = append(out, bytes.Join(s.members, []byte{','})...)
+	prev := 0
+	for i, end := range s.ends {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s.kept[prev:end]...)
+		prev = end
+	}
 	return append(out, '}')
 }

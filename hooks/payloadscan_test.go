@@ -37,3 +37,23 @@ func TestPayloadScannerChunking(t *testing.T) {
 		}
 	}
 }
+
+// Past rawMax the payload is rebuilt from the kept members: whitespace
+// inside them kept, blank and oversized ones left out.
+func TestPayloadScannerRebuildsFromMembers(t *testing.T) {
+	for _, c := range []struct {
+		max      int
+		in, want string
+	}{
+		{10, `{ "a" : 1 , "b":[1, 2] ,"c":2, }`, `{ "a" : 1 ,"c":2}`},
+		{12, `{"a":"\"}",` + "\n" + `"b":{"c":"d"}}`, `{"a":"\"}"}`},
+		{16, `{"a":"\"}",` + "\n" + `"b":{"c":"d"}}`, `{"a":"\"}",` + "\n" + `"b":{"c":"d"}}`},
+		{8, `{"a":1,"b":"long value","c":3}`, `{"a":1,"c":3}`},
+	} {
+		sc := newPayloadScanner(c.max)
+		sc.feed([]byte(c.in))
+		if got := string(sc.payload()); got != c.want || !sc.done {
+			t.Errorf("%q (max %d): %q (done %v), want %q", c.in, c.max, got, sc.done, c.want)
+		}
+	}
+}
