@@ -13,6 +13,19 @@ import (
 
 // dirSkipHome is a config dir with one project of three sessions, each
 // one human prompt at t0.
+// idleDirSkipHome is dirSkipHome three days old, its transcripts and its
+// directory last written then (a directory the listing may trust).
+func idleDirSkipHome(t *testing.T) (old time.Time, dir, proj string, ids []string) {
+	t.Helper()
+	old = time.Now().Add(-72 * time.Hour).UTC()
+	dir, proj, ids = dirSkipHome(t, old)
+	for _, id := range ids {
+		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
+	}
+	setMTime(t, proj, old)
+	return old, dir, proj, ids
+}
+
 func dirSkipHome(t *testing.T, t0 time.Time) (dir, proj string, ids []string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -98,12 +111,7 @@ func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
 // created or removed file changes its mtime and is seen, an append to a
 // live session is seen, and any append is seen after dirRecheck.
 func TestClaudeListDirSkipIdleDir(t *testing.T) {
-	old := time.Now().Add(-72 * time.Hour).UTC()
-	dir, proj, ids := dirSkipHome(t, old)
-	for _, id := range ids {
-		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
-	}
-	setMTime(t, proj, old)
+	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
 	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{4242: true}, Now: func() time.Time { return now }}
@@ -149,12 +157,7 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 // An append to an idle session by a process that is gone is seen once
 // the directory's record is older than dirRecheck.
 func TestClaudeListDirSkipRecheck(t *testing.T) {
-	old := time.Now().Add(-72 * time.Hour).UTC()
-	dir, proj, ids := dirSkipHome(t, old)
-	for _, id := range ids {
-		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
-	}
-	setMTime(t, proj, old)
+	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
 	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Now: func() time.Time { return now }}

@@ -13,12 +13,7 @@ import (
 // summary (stat-ed) and from a trusted directory (not stat-ed: the size
 // and mtime the cache recorded).
 func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
-	old := time.Now().Add(-72 * time.Hour).UTC()
-	dir, proj, ids := dirSkipHome(t, old)
-	for _, id := range ids {
-		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
-	}
-	setMTime(t, proj, old)
+	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
 	r := &ClaudeReader{Dir: dir, Now: func() time.Time { return now }}

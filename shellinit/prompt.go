@@ -110,17 +110,20 @@ func printable(s string) string {
 	if !needsPrintable(s) {
 		return s
 	}
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return ' '
-		}
-		// Controls and bidi marks (termsafe.Unsafe) would reach the
-		// terminal through the prompt or a completion menu.
-		if unicode.IsControl(r) || termsafe.Unsafe(r) {
-			return -1
-		}
-		return r
-	}, s)
+	return strings.Map(printableRune, s)
+}
+
+// printableRune is printable's mapping of one rune (-1: dropped).
+func printableRune(r rune) rune {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return ' '
+	}
+	// Controls and bidi marks (termsafe.Unsafe) would reach the terminal
+	// through the prompt or a completion menu.
+	if unicode.IsControl(r) || termsafe.Unsafe(r) {
+		return -1
+	}
+	return r
 }
 
 // needsPrintable reports whether printable would change s: a control or

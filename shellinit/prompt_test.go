@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -162,17 +161,7 @@ func TestWriteIndexUnchangedRefreshesMTime(t *testing.T) {
 // full mapping for every input: each rune of the BMP's first part alone
 // and inside text, invalid UTF-8, and hostile titles.
 func TestPrintableFastPathAgrees(t *testing.T) {
-	full := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if r == '\t' || r == '\n' || r == '\r' {
-				return ' '
-			}
-			if unicode.IsControl(r) || termsafe.Unsafe(r) {
-				return -1
-			}
-			return r
-		}, s)
-	}
+	full := func(s string) string { return strings.Map(printableRune, s) }
 	inputs := []string{"", "plain title", "fix: the login bug (café) 🚀", "a\tb\nc\rd", "\x1b[31mred\x1b[0m",
 		"bad \xff utf8", "\xc3", "rtl \u202e override", "nbsp\u00a0x", "c1 \u0085 next line", "\u2028sep\u2029"}
 	for r := rune(0); r < 0x3000; r++ {

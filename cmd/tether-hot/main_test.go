@@ -89,13 +89,7 @@ func TestConfigDecodedByTether(t *testing.T) {
 	logPath := filepath.Join(xdg, "state", "tether", "events.jsonl")
 	hook := func() string {
 		t.Helper()
-		cmd := exec.Command(hot, "hook", "PostToolUse")
-		cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
-			"XDG_CACHE_HOME="+filepath.Join(xdg, "cache"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "TETHER_LOG_LEVEL=")
-		cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","cwd":"` + dir + `"}`)
-		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
-			t.Fatalf("hook: %v %q", err, out)
-		}
+		runToolHook(t, hot, dir, xdg)
 		b, _ := os.ReadFile(logPath)
 		os.Remove(logPath)
 		return string(b)
@@ -127,17 +121,24 @@ func TestConfigWithoutWorkingTether(t *testing.T) {
 	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
 	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
 	os.WriteFile(cfgPath, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	runToolHook(t, hot, dir, xdg)
+	log, _ := os.ReadFile(filepath.Join(xdg, "state", "tether", "events.jsonl"))
+	if !strings.Contains(string(log), "cannot read it without tether") || !strings.Contains(string(log), "tether: cannot write the cache") ||
+		strings.Contains(string(log), `"tool_event"`) {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// runToolHook runs a PostToolUse hook with HOME=dir and the XDG
+// directories under xdg; a hook fails open, so it must exit 0 silently.
+func runToolHook(t *testing.T, hot, dir, xdg string) {
+	t.Helper()
 	cmd := exec.Command(hot, "hook", "PostToolUse")
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(xdg, "cache"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "TETHER_LOG_LEVEL=")
 	cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","cwd":"` + dir + `"}`)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Fatalf("hook: %v %q", err, out)
-	}
-	log, _ := os.ReadFile(filepath.Join(xdg, "state", "tether", "events.jsonl"))
-	if !strings.Contains(string(log), "cannot read it without tether") || !strings.Contains(string(log), "tether: cannot write the cache") ||
-		strings.Contains(string(log), `"tool_event"`) {
-		t.Errorf("log:\n%s", log)
 	}
 }
 
