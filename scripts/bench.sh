@@ -45,6 +45,7 @@ log "building tether, tether-hot, benchrun, gencorpus and an empty Go program"
 go build -o "$bin/tether" ./cmd/tether
 go build -o "$bin/tether-hot" ./cmd/tether-hot
 go build -o "$bin/emptygo" ./internal/tools/emptygo
+go build -o "$bin/gowrap" ./internal/tools/gowrap
 go build -o "$bin/benchrun" ./internal/tools/benchrun
 go build -o "$bin/gencorpus" ./internal/tools/gencorpus
 # The picker's keystroke benchmark, compiled now: below, HOME and the XDG
@@ -252,12 +253,18 @@ printf '#!/bin/sh\nexit 0\n' >"$tmp/fake/claude"
 chmod +x "$tmp/fake/claude"
 measure direct -n "$reps" -- "$tmp/fake/claude" --version
 direct="$med" directmin="$min"
+# The floor of any wrapper that stays the parent and is written in Go: an
+# otherwise empty Go program that forks the child, waits and exits with its
+# status (internal/tools/gowrap).
+measure "Go wrapper floor" -n "$reps" -- "$bin/gowrap" "$tmp/fake/claude" --version
+gowrap="$med" gowrapmin="$min"
 export TETHER_CLAUDE_BIN="$tmp/fake/claude"
 measure wrapped -n "$reps" -- "$hot" run claude --version
 unset TETHER_CLAUDE_BIN
 added="$(awk -v a="$med" -v b="$direct" 'BEGIN { printf "%.2f", a - b }')"
 row "no-op claude, direct" "$direct ms" "" "" "min $directmin ms"
-row "tether run claude (no-op)" "$med ms" "$(mib "$rss")" "<= 2 ms added" "+$added ms; min $min ms (+$(awk -v a="$min" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms)"
+row "  minimal Go wrapper (floor)" "$gowrap ms" "" "" "+$(awk -v a="$gowrap" -v b="$direct" 'BEGIN { printf "%.2f", a - b }') ms; min $gowrapmin ms (+$(awk -v a="$gowrapmin" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms)"
+row "tether run claude (no-op)" "$med ms" "$(mib "$rss")" "<= 2 ms added" "+$added ms; min $min ms (+$(awk -v a="$min" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms); $(ratio "$med" "$gowrap") Go wrapper floor"
 
 # --- peer: ccusage ------------------------------------------------------------
 if [ "$peer" = 1 ]; then
