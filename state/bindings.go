@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"time"
-
-	"github.com/tether-dev/tether/internal/locations"
 )
 
 // Binding remembers where a session was last opened.
@@ -24,9 +22,6 @@ type Bindings struct {
 	Version  int                `json:"version"`
 	Sessions map[string]Binding `json:"sessions"`
 }
-
-// BindingsPath is where the bindings are kept.
-func BindingsPath(stateDir string) string { return locations.BindingsFile(stateDir) }
 
 // LoadBindings reads the bindings file at path; a missing file is empty. A
 // file that does not parse is an error naming it, so it is never

@@ -1,10 +1,14 @@
 // Package state owns the files tether itself keeps under its state
 // directory ($XDG_STATE_HOME/tether): per-session hook state and the
-// per-root index, stale-resume markers, reset markers and tmux bindings
-// (and, when it comes, the archive index).
-// Every path comes from internal/locations; this package decides what is
-// in the files and how they are written (atomically, 0600 in 0700
-// directories). It knows nothing of the agents' own formats.
+// per-root index, stale-resume markers, reset markers, tmux bindings, the
+// context windows the statusLine reported, the lifecycle log's place, the
+// record of what `tether hooks install` wrote and the Codex hooks files it
+// trusted. internal/locations says where the directory is; this package
+// names every file in it (files.go), decides what is in them and how they
+// are written (atomically, 0600 in 0700 directories). It knows nothing of
+// the agents' own formats. (tether's caches — the catalog's, the picker's
+// snapshot, the search index, the decoded config — are rebuilt from the
+// agents' files and belong to the packages that build them.)
 package state
 
 import (

@@ -819,7 +819,7 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 			self, _ := os.Executable()
 			return runSessionsResume(ctx, sessionsResumeOptions{
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
-				UseTmux: tf.set, TmuxName: tf.name, Bindings: a.Loc.Bindings(),
+				UseTmux: tf.set, TmuxName: tf.name, Bindings: state.BindingsPath(a.Loc.StateDir),
 				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv, Self: self, Short: a.knownIDs(),
 				Restore: a.restoreArchived,
 				Logged: func(s catalog.Session, mode string, forced bool) {

@@ -114,7 +114,7 @@ func (b *Base) windows() agent.Windows {
 // window the statusLine last reported per model, then [hooks.windows],
 // then the built-in table.
 func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
-	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: state.WindowFile{Path: loc.WindowsFile()}.Cached()}
+	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: state.WindowFile{Path: state.WindowsPath(loc.StateDir)}.Cached()}
 }
 
 func (b *Base) logOf() *eventlog.Log {
@@ -163,7 +163,7 @@ func LogLevel(cfg config.Config, getenv func(string) string) slog.Level {
 }
 
 func logOptions(cfg config.Config, level slog.Level, loc locations.Locations, root func() string) eventlog.Options {
-	return eventlog.Options{Path: loc.EventLog(), Level: level, MaxSize: int64(cfg.Log.MaxSizeMB) << 20, RootFunc: root}
+	return eventlog.Options{Path: state.EventLogPath(loc.StateDir), Level: level, MaxSize: int64(cfg.Log.MaxSizeMB) << 20, RootFunc: root}
 }
 
 // DefaultVersion is the module version from build info, for builds made
