@@ -111,6 +111,30 @@ func TestConfigDecodedByTether(t *testing.T) {
 	}
 }
 
+// TestConfigWithUnwritableCache: where tether cannot write the decoded
+// copy (the cache directory is a file here), tether-hot still runs on the
+// user's config, from the copy tether prints.
+func TestConfigWithUnwritableCache(t *testing.T) {
+	dir, hot := buildHot(t)
+	build(t, "../tether", filepath.Join(dir, "tether"))
+	xdg := filepath.Join(dir, "xdg")
+	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	os.WriteFile(cfgPath, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	if err := os.WriteFile(filepath.Join(xdg, "cache"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		runToolHook(t, hot, dir, xdg)
+		logPath := filepath.Join(xdg, "state", "tether", "events.jsonl")
+		log, _ := os.ReadFile(logPath)
+		os.Remove(logPath)
+		if !strings.Contains(string(log), `"tool_event"`) {
+			t.Errorf("run %d: level debug not applied with an unwritable cache:\n%s", i, log)
+		}
+	}
+}
+
 // TestConfigWithoutWorkingTether: when tether cannot decode the config
 // for it, a hook still prints nothing (tether's message goes to the log)
 // and runs on the defaults.

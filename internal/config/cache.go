@@ -90,8 +90,9 @@ var SchemaOf = sync.OnceValue(func() string {
 // LoadCached is configfile.Load(path) as tether-hot gets it: the defaults
 // when there is no file, else the copy in cachePath when it was made from
 // the file as it is now. Otherwise refresh (which runs tether to write
-// it) is called once and the copy read again.
-func LoadCached(path, cachePath string, refresh func() error) (Config, error) {
+// it) is called once and the copy read again; where it cannot be written
+// (a read-only cache directory), the copy refresh returns is used.
+func LoadCached(path, cachePath string, refresh func() ([]byte, error)) (Config, error) {
 	stamp, ok, err := StampOf(path)
 	if err != nil {
 		return Default(), fmt.Errorf("config %s: %w", path, err)
@@ -102,8 +103,11 @@ func LoadCached(path, cachePath string, refresh func() error) (Config, error) {
 	if c, ok := readCached(cachePath, path, stamp); ok {
 		return c.result()
 	}
-	rerr := refresh()
+	copied, rerr := refresh()
 	if c, ok := readCached(cachePath, path, stamp); ok {
+		return c.result()
+	}
+	if c, ok := decodeCached(copied, path, stamp); ok {
 		return c.result()
 	}
 	if rerr == nil {
@@ -124,6 +128,14 @@ func (c Cached) result() (Config, error) {
 func readCached(cachePath, path string, stamp Stamp) (Cached, bool) {
 	data, err := rawfile.ReadFile(cachePath)
 	if err != nil {
+		return Cached{}, false
+	}
+	return decodeCached(data, path, stamp)
+}
+
+// decodeCached decodes a copy; ok as for readCached.
+func decodeCached(data []byte, path string, stamp Stamp) (Cached, bool) {
+	if len(data) == 0 {
 		return Cached{}, false
 	}
 	var c Cached

@@ -79,19 +79,24 @@ func (b *Base) config() (config.Config, error) {
 
 // refreshConfigCache runs `tether config-cache`, which decodes the config
 // file for this process and the next ones (tether-hot has no TOML reader;
-// see internal/config). It runs once per change of the file.
-func refreshConfigCache() error {
+// see internal/config). It runs once per change of the file (every time
+// where the cache directory cannot be written), and returns the copy
+// tether prints.
+func refreshConfigCache() ([]byte, error) {
 	t, err := FullTether()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Its messages go into the error, not to stderr: a hook prints
 	// nothing (the hook logs the error and runs on the defaults).
-	out, err := exec.Command(t, "config-cache").CombinedOutput()
+	var stderr bytes.Buffer
+	cmd := exec.Command(t, "config-cache")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("%s config-cache: %v: %s", t, err, bytes.TrimSpace(out))
+		return out, fmt.Errorf("%s config-cache: %v: %s", t, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	return nil
+	return out, nil
 }
 
 // rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is
