@@ -2,10 +2,6 @@ package state
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"time"
 )
 
@@ -28,15 +24,8 @@ type Bindings struct {
 // overwritten.
 func LoadBindings(path string) (Bindings, error) {
 	b := Bindings{Version: 1, Sessions: map[string]Binding{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return b, nil
-	}
-	if err != nil {
-		return b, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, &b); err != nil {
-		return b, fmt.Errorf("%s: not a bindings file: %w", path, err)
+	if err := readJSON(path, "a bindings file", &b); err != nil {
+		return b, err
 	}
 	if b.Sessions == nil {
 		b.Sessions = map[string]Binding{}

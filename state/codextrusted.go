@@ -2,13 +2,7 @@ package state
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"slices"
-
-	"github.com/tether-dev/tether/internal/atomicfile"
 )
 
 // The Codex hooks files tether installed with --trust (CodexTrustedPath),
@@ -42,24 +36,13 @@ func RecordCodexTrust(stateDir, hooksPath string, on bool) error {
 		return nil
 	}
 	data, _ := json.Marshal(l)
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(CodexTrustedPath(stateDir), append(data, '\n'), atomicfile.Options{Perm: 0o600})
+	return write(CodexTrustedPath(stateDir), append(data, '\n'), false)
 }
 
 func readCodexTrusted(stateDir string) (codexTrusted, error) {
 	var l codexTrusted
-	path := CodexTrustedPath(stateDir)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return l, nil
-	}
-	if err != nil {
-		return l, err
-	}
-	if err := json.Unmarshal(data, &l); err != nil {
-		return codexTrusted{}, fmt.Errorf("%s: %w", path, err)
+	if err := readJSON(CodexTrustedPath(stateDir), "a list of trusted hooks files", &l); err != nil {
+		return codexTrusted{}, err
 	}
 	return l, nil
 }

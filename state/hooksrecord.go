@@ -2,10 +2,6 @@ package state
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -43,17 +39,9 @@ func HooksRecordKey(path string) string {
 
 // LoadHooksRecord reads the record; a missing file is an empty record.
 func LoadHooksRecord(stateDir string) (HooksRecord, error) {
-	path := HooksRecordPath(stateDir)
 	r := HooksRecord{Files: map[string]*HooksFileRecord{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return r, nil
-	}
-	if err != nil {
+	if err := readJSON(HooksRecordPath(stateDir), "a record of installed hooks", &r); err != nil {
 		return r, err
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", path, err)
 	}
 	if r.Files == nil {
 		r.Files = map[string]*HooksFileRecord{}
@@ -67,10 +55,7 @@ func (r HooksRecord) Save(stateDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(HooksRecordPath(stateDir), append(data, '\n'), atomicfile.Options{Perm: 0o600})
+	return write(HooksRecordPath(stateDir), append(data, '\n'), false)
 }
 
 // Commands are the commands recorded for the file with key (a copy).

@@ -12,7 +12,9 @@
 package state
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,6 +27,22 @@ const (
 	FileMode = 0o600
 	DirMode  = 0o700
 )
+
+// readJSON decodes the JSON file at path into v; a missing file leaves v
+// as it is. Errors name the file; what says what it should have been.
+func readJSON(path, what string, v any) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: not %s: %w", path, what, err)
+	}
+	return nil
+}
 
 // write replaces path atomically, creating its directory when missing.
 // noSync skips the fsync for files that are cheap to recompute.

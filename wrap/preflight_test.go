@@ -113,31 +113,26 @@ func TestPreflightOverThreshold(t *testing.T) {
 			t.Errorf("trimmed transcript invalid: %v", err)
 		}
 	})
-	t.Run("disabled", func(t *testing.T) {
-		f := newFixture(t)
-		p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 190000))
-		before, _ := os.ReadFile(p)
-		f.runOpts(func(o *Options) { o.DisableTrim = true }, "--resume", sid)
-		after, _ := os.ReadFile(p)
-		if string(before) != string(after) || len(f.calls) != 1 || f.stderr.Len() != 0 {
-			t.Errorf("TETHER_DISABLE_TRIM: file changed=%v calls=%d stderr=%q", string(before) != string(after), len(f.calls), f.stderr.String())
-		}
-	})
-	t.Run("no trimmer", func(t *testing.T) {
-		// A caller that passes no trimmer gets the session resumed as is,
-		// the skip logged: never a half-done trim.
-		f := newFixture(t)
-		p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 190000))
-		before, _ := os.ReadFile(p)
-		f.runOpts(func(o *Options) { o.FitTrim = nil }, "--resume", sid)
-		after, _ := os.ReadFile(p)
-		if string(before) != string(after) || len(f.calls) != 1 || f.calls[0].Args[0] != "--resume" {
-			t.Errorf("no trimmer: file changed=%v calls %+v", string(before) != string(after), f.calls)
-		}
-		if evs := strings.Join(f.events(), " "); !strings.Contains(evs, eventlog.TrimSkipped) {
-			t.Errorf("events %s, want %s", evs, eventlog.TrimSkipped)
-		}
-	})
+	// TETHER_DISABLE_TRIM, or a caller that passes no trimmer: the session
+	// is resumed as is and the skip logged, never a half-done trim.
+	for name, off := range map[string]func(*Options){
+		"disabled":   func(o *Options) { o.DisableTrim = true },
+		"no trimmer": func(o *Options) { o.FitTrim = nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 190000))
+			before, _ := os.ReadFile(p)
+			f.runOpts(off, "--resume", sid)
+			after, _ := os.ReadFile(p)
+			if string(before) != string(after) || len(f.calls) != 1 || f.calls[0].Args[0] != "--resume" || f.stderr.Len() != 0 {
+				t.Errorf("file changed=%v calls %+v stderr=%q", string(before) != string(after), f.calls, f.stderr.String())
+			}
+			if evs := strings.Join(f.events(), " "); !strings.Contains(evs, eventlog.TrimSkipped) {
+				t.Errorf("events %s, want %s", evs, eventlog.TrimSkipped)
+			}
+		})
+	}
 	t.Run("under", func(t *testing.T) {
 		f := newFixture(t)
 		p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 100000))

@@ -2,9 +2,7 @@ package archtest
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,46 +20,17 @@ var stateExempt = []string{"state/", "e2e/", "internal/tools/"}
 // is one of stateFiles or a path ending in one (a sentence naming a file,
 // as a command's help does, is not a path and is not counted).
 func stateFileLeaks(rel string, f *ast.File) []string {
-	var out []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		lit, ok := n.(*ast.BasicLit)
-		if !ok || lit.Kind != token.STRING {
-			return true
-		}
-		v, err := strconv.Unquote(lit.Value)
-		if err != nil {
-			return true
-		}
-		for _, name := range stateFiles {
-			if v == name || strings.HasSuffix(v, "/"+name) {
-				out = append(out, rel+": "+lit.Value)
-				break
-			}
-		}
-		return true
+	return literalLeaks(rel, f, func(v string) bool {
+		return slices.ContainsFunc(stateFiles, func(name string) bool { return v == name || strings.HasSuffix(v, "/"+name) })
 	})
-	return out
 }
 
 func TestStateFilesOnlyInState(t *testing.T) {
-	for rel, f := range sourceFiles(t, parser.SkipObjectResolution) {
-		if exempt(rel, stateExempt) {
-			continue
-		}
-		for _, leak := range stateFileLeaks(rel, f) {
-			t.Errorf("tether state file named outside state/ (ask state for its path): %s", leak)
-		}
-	}
+	guard(t, stateExempt, stateFileLeaks, "tether state file named outside state/ (ask state for its path)")
 }
 
 // TestStateFileGuardCatchesALeak: the guard is not vacuous.
 func TestStateFileGuardCatchesALeak(t *testing.T) {
-	src := "package x\nimport \"path/filepath\"\nvar a = filepath.Join(\"/s\", \"windows.json\")\nvar b = \"see $XDG_STATE_HOME/tether/events.jsonl, oldest first\"\n"
-	f, err := parser.ParseFile(token.NewFileSet(), "x.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if leaks := stateFileLeaks("hooks/x.go", f); len(leaks) != 1 {
-		t.Errorf("leaks %v, want one", leaks)
-	}
+	guardCatches(t, "package x\nimport \"path/filepath\"\nvar a = filepath.Join(\"/s\", \"windows.json\")\n"+
+		"var b = \"see $XDG_STATE_HOME/tether/events.jsonl, oldest first\"\n", stateFileLeaks)
 }
