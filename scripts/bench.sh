@@ -46,6 +46,7 @@ go build -o "$bin/tether" ./cmd/tether
 go build -o "$bin/tether-hot" ./cmd/tether-hot
 go build -o "$bin/emptygo" ./internal/tools/emptygo
 go build -o "$bin/gowrap" ./internal/tools/gowrap
+go build -o "$bin/ftsfloor" ./internal/tools/ftsfloor
 go build -o "$bin/benchrun" ./internal/tools/benchrun
 go build -o "$bin/gencorpus" ./internal/tools/gencorpus
 # The picker's keystroke benchmark, compiled now: below, HOME and the XDG
@@ -221,6 +222,12 @@ readall="$med"
 measure "index build" -n 1 -warmup 0 -pre "rm -f '$idx' '$idx-journal'" -- "$tether" sessions search --json parser
 row "search, first index build" "$med ms" "$(mib "$rss")" "<= 3x list cold" "$(ratio "$med" "$cold") list cold, $(ratio "$med" "$readall") cat corpus"
 row "  cat every transcript (floor)" "$readall ms" "" "" "$((corpus_bytes >> 20)) MiB"
+# The other floor: SQLite's FTS5 indexing the same text, alone (the text is
+# copied out of the index just built into a plain table first).
+floorout="$("$bin/ftsfloor" "$idx")"
+ftsms="${floorout#*ms=}" && ftsms="${ftsms%% *}"
+ftstext="${floorout#*text_bytes=}"
+row "  FTS5 indexing the text alone (floor)" "$ftsms ms" "" "" "$(ratio "$ftsms" "$cold") list cold; $((ftstext >> 20)) MiB of text, one writer"
 row "  index size" "$(du -k "$idx" | awk '{printf "%.0f MiB", $1 / 1024}')" "" "" ""
 measure "search warm" -n "$reps" -- "$tether" sessions search --json parser
 row "search warm (common word)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
