@@ -258,6 +258,9 @@ func listGC() (restore func()) {
 			percent = -1 // off: the limit alone
 		}
 		gc, setGC = debug.SetGCPercent(percent), true
+		if percent < 0 {
+			hugeHeap()
+		}
 	}
 	return func() {
 		if setGC {
