@@ -495,6 +495,9 @@ func plainASCII(s string) bool {
 }
 
 // relTime says how long ago t was, compactly: 45s, 12m, 3h, 5d, 2026-01-02.
+// relDateAfter is the age from which relTime gives the date.
+const relDateAfter = 60 * 24 * time.Hour
+
 func relTime(now, t time.Time) string {
 	d := now.Sub(t)
 	switch {
@@ -508,7 +511,7 @@ func relTime(now, t time.Time) string {
 		return strconv.Itoa(int(d.Minutes())) + "m"
 	case d < 48*time.Hour:
 		return strconv.Itoa(int(d.Hours())) + "h"
-	case d < 60*24*time.Hour:
+	case d < relDateAfter:
 		return strconv.Itoa(int(d.Hours()/24)) + "d"
 	}
 	return isoDate(t.Local())
