@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime/debug"
@@ -13,6 +14,7 @@ import (
 	_ "time/tzdata" // the zones of TestDateMemoMatchesRelTime, on any machine
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/table"
 )
 
@@ -146,7 +148,7 @@ func TestSessionRowsParallelMatchSequential(t *testing.T) {
 		got := sessionRows(ss, now, ids, withSummary)
 		for i, s := range ss {
 			want := make([]string, len(sessionHeader))
-			sessionRowInto(want, &s, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24), now, &dateMemo{})
+			sessionRowInto(want, &s, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24), now, &rowMemo{})
 			if withSummary {
 				want = slices.Insert(want, len(want)-1, summaryCell(s.Summary))
 			}
@@ -222,5 +224,26 @@ func TestDateMemoMatchesRelTime(t *testing.T) {
 				rng.Shuffle(len(ts), func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
 			}
 		}
+	}
+}
+
+// The CTX cells the memo keeps are gauge.Pct's, whatever order the
+// percentages come in: at the one-decimal/whole boundary (9.95), at .5
+// roundings, tiny, large and not finite.
+func TestCtxCellMatchesPct(t *testing.T) {
+	ps := []float64{0, math.Copysign(0, -1), 0.04, 0.05, 0.1136, 0.95, 1, 9.94, 9.95, 9.96, 10, 10.45, 10.5, 63.2, 99.5,
+		998.4, 998.5, 998.6, 999, 1e9, -1, math.Inf(1), math.NaN()}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		ps = append(ps, rng.Float64()*120, float64(rng.IntN(12000))/100, float64(rng.IntN(2000))/20)
+	}
+	for range 2 {
+		var m rowMemo
+		for _, p := range ps {
+			if got, want := m.ctxCell(p), gauge.Pct(p)+"%"; got != want {
+				t.Fatalf("ctxCell(%v) = %q, want %q", p, got, want)
+			}
+		}
+		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 	}
 }
