@@ -288,21 +288,24 @@ func (b *valueBlocks) strings(ss ...string) []string {
 
 func (b *valueBlocks) time(t time.Time) *time.Time {
 	if b == nil {
-		return &t
+		v := t // a copy: &t would move every call's t to the heap
+		return &v
 	}
 	return blockValue(&b.times, t)
 }
 
 func (b *valueBlocks) context(c ContextUsage) *ContextUsage {
 	if b == nil {
-		return &c
+		v := c // a copy: &c would move every call's c to the heap
+		return &v
 	}
 	return blockValue(&b.ctxs, c)
 }
 
 func (b *valueBlocks) int(n int) *int {
 	if b == nil {
-		return &n
+		v := n // a copy: &n would move every call's n to the heap
+		return &v
 	}
 	return blockValue(&b.ints, n)
 }
