@@ -241,7 +241,9 @@ func (a *App) sessionsListCommand() *cli.Command {
 // (never, at 10,000 sessions: ~10% less CPU than GOGC=400, +2 MiB RSS),
 // before it outgrows the 64 MiB budget. A GOGC or GOMEMLIMIT set
 // by the user is left alone; with only GOMEMLIMIT set, GOGC is 400 (the
-// user's limit may be far above the budget). restore puts back what it
+// user's limit may be far above the budget). With the collector off, the
+// heap the listing fills is first advised for huge pages (hugeHeap: one
+// collection of the still nearly empty heap). restore puts back what it
 // changed (search, after its listing).
 func listGC() (restore func()) {
 	var (
