@@ -29,7 +29,8 @@ type UpdateOptions struct {
 	// none) cheaply, without reading it (its file's identity, size and
 	// mtime), and changes when the summary is redone. SummaryText reads
 	// the summary's text, only for a session whose stamp is not the one
-	// indexed; an error indexes no text under that stamp.
+	// indexed; an error indexes no text under that stamp. SummaryStamp
+	// may be called from several goroutines at once.
 	SummaryStamp func(*catalog.Session) string
 	SummaryText  func(*catalog.Session) (string, error)
 }
@@ -103,8 +104,8 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 	if opts.Open == nil {
 		opts.Open = catalog.OSOpen
 	}
-	digest, n := listingDigest(sessions, opts)
-	if ix.listedCurrent(digest) {
+	digest := listingDigest(sessions, opts)
+	if n, ok := ix.listedCurrent(digest); ok {
 		st.Unchanged, st.Skipped = n, true
 		return st, nil
 	}
@@ -133,7 +134,7 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 		return st, err
 	}
 	if st.nothingChanged() {
-		ix.recordListed(digest, stamp)
+		ix.recordListed(digest, st.Unchanged, stamp)
 	}
 	return st, nil
 }
