@@ -230,3 +230,38 @@ func firstControl(s string) int {
 	}
 	return -1
 }
+
+// eachBlock is obj.Get("content").ForEach(fn) over the content blocks of
+// a message (obj a Claude Code message or a Codex payload) without
+// gjson's walk: finding the member and each element's end, gjson steps
+// through every byte of the blocks (a Write's whole file, a thinking
+// block), where the envelope scanner jumps between quotes, and
+// blockFields reads each block once more anyway. An object the scanner
+// does not accept, a member name with an escape, content that is not an
+// array or an array it does not accept are gjson's.
+func eachBlock(obj gjson.Result, fn func(b gjson.Result)) {
+	var content *string
+	var raw string
+	esc := false
+	ok := obj.IsObject() && jsonl.EachTop(obj.Raw, func(k, r string) bool {
+		esc = esc || strings.IndexByte(k, '\\') >= 0
+		if k == "content" && content == nil {
+			raw = r
+			content = &raw
+		}
+		return true
+	})
+	var blocks [8]string
+	elems := blocks[:0]
+	if ok && !esc && content != nil && len(raw) > 0 && raw[0] == '[' &&
+		jsonl.EachElem(raw, func(v string) bool { elems = append(elems, v); return true }) {
+		for _, v := range elems {
+			fn(gjson.Parse(v))
+		}
+		return
+	}
+	if ok && !esc && content == nil {
+		return // no content: gjson's ForEach of nothing
+	}
+	obj.Get("content").ForEach(func(_, b gjson.Result) bool { fn(b); return true })
+}
