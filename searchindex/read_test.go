@@ -1,7 +1,10 @@
 package searchindex
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +65,38 @@ func TestBuildUnderASmallBudget(t *testing.T) {
 		t.Errorf("common: %d sessions, want 30", len(got))
 	}
 	if got := f.find("word7", false); len(got) != 1 || got[0] != "claude-code:c07" {
+		t.Errorf("word7: %v", got)
+	}
+}
+
+// An update cancelled while its transcripts are read fails, reads no
+// more of them and leaves the index as it was; the next one does it all.
+func TestCancelledUpdateStopsReading(t *testing.T) {
+	f := newFixture(t)
+	for i := range 40 {
+		f.session(catalog.ClaudeCode, fmt.Sprintf("c%02d", i), "t", userLine(fmt.Sprintf("word%d", i)), time.Duration(i)*time.Minute)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	opens := 0
+	open := func(name string) (catalog.File, error) {
+		mu.Lock()
+		opens++
+		mu.Unlock()
+		cancel()
+		return os.Open(name)
+	}
+	if _, err := f.ix.Update(cctx, f.ss, UpdateOptions{Open: open}); err == nil {
+		t.Fatal("a cancelled update succeeded")
+	}
+	if limit := 2 * runtime.GOMAXPROCS(0); opens > limit {
+		t.Errorf("%d transcripts opened after the cancel, want at most %d", opens, limit)
+	}
+	if st := f.update(); st.Added != 40 {
+		t.Fatalf("after the cancelled update: %+v", st)
+	}
+	if got := f.find("word7", false); len(got) != 1 {
 		t.Errorf("word7: %v", got)
 	}
 }
