@@ -171,8 +171,12 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 	if !ok {
 		return nil
 	}
+	var msg messageFields
+	if rec.Type == claude.TypeAssistant && !rec.Sidechain && (all || mc != nil && !rec.APIError) {
+		msg.read(rec.Message)
+	}
 	if mc != nil {
-		mc.claude(rec)
+		mc.claudeMessage(rec, msg.model, msg.id)
 	}
 	switch rec.Type {
 	case claude.TypeUser:
@@ -184,7 +188,7 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 			return nil
 		}
 		var out []Text
-		eachBlock(rec.Message, func(b gjson.Result) {
+		msg.eachBlock(func(b gjson.Result) {
 			var f blockFields
 			f.read(b)
 			switch f.typ {
