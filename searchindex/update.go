@@ -381,7 +381,7 @@ func (rd *readers) abandon() {
 
 // pendingMax bounds the text read and not yet written (beyond the one
 // result each reader may hold while it waits); a variable for tests.
-var pendingMax = 8 << 20
+var pendingMax = 4 << 20
 
 // textLen is how many bytes of text r holds.
 func (r *result) textLen() int {
