@@ -315,7 +315,13 @@ func IsCompressed(path string) bool {
 	defer f.Close()
 	b := make([]byte, 4)
 	_, err = io.ReadFull(f, b)
-	return err == nil && bytes.Equal(b, zstdMagic)
+	return err == nil && IsCompressedHeader(b)
+}
+
+// IsCompressedHeader is IsCompressed for a file's first bytes, already
+// read (a reader that opens the file anyway need not open it twice).
+func IsCompressedHeader(head []byte) bool {
+	return len(head) >= len(zstdMagic) && bytes.Equal(head[:len(zstdMagic)], zstdMagic)
 }
 
 // Decompress writes the transcript a stored file holds to w: a link is

@@ -294,9 +294,17 @@ func (a *Archive) getArchived(ctx context.Context, s Session) (Session, error) {
 // transcript whatever way it is stored. Stat reports the transcript's
 // size and the stored file's mtime.
 func ArchiveOpen(name string) (File, error) {
-	if !archive.IsCompressed(name) {
-		return os.Open(name)
+	// One open for a plain transcript (every one a search index build
+	// reads): its first bytes say it is not a compressed copy.
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
 	}
+	var head [4]byte
+	if n, _ := f.ReadAt(head[:], 0); !archive.IsCompressedHeader(head[:n]) {
+		return f, nil
+	}
+	f.Close()
 	st, err := os.Stat(name)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -145,5 +146,31 @@ func TestArchivedCopyOfUnlistableLiveFileIsListed(t *testing.T) {
 	}
 	if len(diags) != 1 || diags[0].Path != junk {
 		t.Errorf("diagnostics %v", diags)
+	}
+}
+
+// ArchiveOpen gives a plain file as it is, one shorter than the zstd
+// magic or empty included (its first bytes, read to tell, are not
+// consumed), and a missing one's error.
+func TestArchiveOpenPlainFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, content := range []string{"", "{", "{}\n", "{\"type\":\"user\"}\n{\"type\":\"assistant\"}\n"} {
+		p := filepath.Join(dir, "t.jsonl")
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := ArchiveOpen(p)
+		if err != nil {
+			t.Fatalf("%q: %v", content, err)
+		}
+		got, err := io.ReadAll(f)
+		fi, serr := f.Stat()
+		f.Close()
+		if err != nil || serr != nil || string(got) != content || fi.Size() != int64(len(content)) {
+			t.Errorf("%q: read %q (%v), size %v (%v)", content, got, err, fi, serr)
+		}
+	}
+	if _, err := ArchiveOpen(filepath.Join(dir, "missing.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("missing file: %v", err)
 	}
 }

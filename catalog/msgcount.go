@@ -34,6 +34,16 @@ type MessageCount struct {
 // (as a message or as part of the last one) and whether it began a new
 // message.
 func (m *MessageCount) claude(rec claude.Rec) (counted, isNew bool) {
+	var model, id string
+	if rec.Type == claude.TypeAssistant && !rec.Sidechain && !rec.APIError {
+		model, id = rec.Message.Get("model").String(), rec.Message.Get("id").String()
+	}
+	return m.claudeMessage(rec, model, id)
+}
+
+// claudeMessage is claude with the assistant message's model and id
+// already read (search reads them in the same pass as its content).
+func (m *MessageCount) claudeMessage(rec claude.Rec, model, id string) (counted, isNew bool) {
 	switch rec.Type {
 	case claude.TypeUser:
 		if rec.Sidechain {
@@ -42,10 +52,10 @@ func (m *MessageCount) claude(rec claude.Rec) (counted, isNew bool) {
 		m.N++
 		return true, true
 	case claude.TypeAssistant:
-		if rec.Sidechain || rec.APIError || rec.Message.Get("model").String() == claude.SyntheticModel {
+		if rec.Sidechain || rec.APIError || model == claude.SyntheticModel {
 			return false, false
 		}
-		if id := idHash(rec.Message.Get("id").String()); id != m.Last {
+		if id := idHash(id); id != m.Last {
 			m.N++
 			m.Last = id
 			return true, true

@@ -171,8 +171,12 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 	if !ok {
 		return nil
 	}
+	var msg messageFields
+	if rec.Type == claude.TypeAssistant && !rec.Sidechain && (all || mc != nil && !rec.APIError) {
+		msg.read(rec.Message)
+	}
 	if mc != nil {
-		mc.claude(rec)
+		mc.claudeMessage(rec, msg.model, msg.id)
 	}
 	switch rec.Type {
 	case claude.TypeUser:
@@ -184,7 +188,7 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 			return nil
 		}
 		var out []Text
-		rec.Message.Get("content").ForEach(func(_, b gjson.Result) bool {
+		msg.eachBlock(func(b gjson.Result) {
 			var f blockFields
 			f.read(b)
 			switch f.typ {
@@ -193,7 +197,6 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 			case "tool_use":
 				out = append(out, Text{TextTool, toolText(f.name, f.input)})
 			}
-			return true
 		})
 		return out
 	case claude.TypeCustomTitle, claude.TypeAITitle, claude.TypeSummary:
@@ -243,9 +246,8 @@ func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 		case "assistant":
 			if all {
 				var out []Text
-				p.Get("content").ForEach(func(_, b gjson.Result) bool {
+				eachBlock(p, func(b gjson.Result) {
 					out = append(out, Text{TextAssistant, textMember(b)})
-					return true
 				})
 				return out
 			}

@@ -230,3 +230,71 @@ func firstControl(s string) int {
 	}
 	return -1
 }
+
+// messageFields are the members of an assistant message search and the
+// message count use, read in one pass with the envelope scanner: gjson's
+// Get of "content" steps through every byte of the blocks (a Write's
+// whole file, a thinking block), and Gets of "model" and "id" after the
+// content walk it again. Each is what the gjson lookup gives: the first
+// member of the name, and gjson's own lookups for an object the scanner
+// does not accept or a member name with an escape.
+type messageFields struct {
+	model, id string
+	content   gjson.Result
+	// gets: the scanner did not read the object; content is gjson's.
+	gets bool
+}
+
+func (f *messageFields) read(msg gjson.Result) {
+	const model, id, content = 0, 1, 2
+	var raws [3]*string
+	var vals [3]string
+	esc := false
+	ok := msg.IsObject() && jsonl.EachTop(msg.Raw, func(k, raw string) bool {
+		esc = esc || strings.IndexByte(k, '\\') >= 0
+		i := -1
+		switch k {
+		case "model":
+			i = model
+		case "id":
+			i = id
+		case "content":
+			i = content
+		}
+		if i >= 0 && raws[i] == nil {
+			vals[i] = raw
+			raws[i] = &vals[i]
+		}
+		return true
+	})
+	if !ok || esc {
+		f.model, f.id, f.content, f.gets = msg.Get("model").String(), msg.Get("id").String(), msg.Get("content"), true
+		return
+	}
+	f.model, f.id, f.content = parsedString(raws[model]), parsedString(raws[id]), parsed(raws[content])
+}
+
+// eachBlock is f's content.ForEach(fn) for an array the scanner accepts
+// (each element's end found between quotes, not byte by byte); gjson's
+// ForEach for anything else.
+func (f *messageFields) eachBlock(fn func(b gjson.Result)) {
+	raw := f.content.Raw
+	var blocks [8]string
+	elems := blocks[:0]
+	if !f.gets && len(raw) > 0 && raw[0] == '[' &&
+		jsonl.EachElem(raw, func(v string) bool { elems = append(elems, v); return true }) {
+		for _, v := range elems {
+			fn(gjson.Parse(v))
+		}
+		return
+	}
+	f.content.ForEach(func(_, b gjson.Result) bool { fn(b); return true })
+}
+
+// eachBlock is obj.Get("content").ForEach(fn) over the content blocks of
+// a message (a Codex payload), as messageFields reads them.
+func eachBlock(obj gjson.Result, fn func(b gjson.Result)) {
+	var f messageFields
+	f.read(obj)
+	f.eachBlock(fn)
+}

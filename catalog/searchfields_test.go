@@ -166,3 +166,37 @@ func TestTextMemberIsGjsons(t *testing.T) {
 		}
 	}
 }
+
+// eachBlock gives the blocks obj.Get("content").ForEach gives, with the
+// same raw text, and messageFields the model and id gjson's Gets give,
+// for any message: the content an array, a string, an object, absent,
+// duplicated, after an escaped name, malformed.
+func TestMessageFieldsAreGjsons(t *testing.T) {
+	big := strings.Repeat(`say \"hi\" `, 500)
+	msgs := []string{
+		`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}`,
+		`{"content":[]}`, `{"content":[ {"type":"text","text":"spaced"} , "str" , 7 ]}`,
+		`{"model":"m","content":[{"type":"thinking","thinking":"` + big + `"},{"type":"text","text":"after"}],"usage":{}}`,
+		`{"content":"a string"}`, `{"content":{"type":"text","text":"an object"}}`, `{"content":null}`,
+		`{"role":"assistant"}`, `{"content":[{"a":1}],"content":[{"b":2}]}`, `{"con\u0074ent":[{"x":1}],"content":[{"y":2}]}`,
+		`{"content":[{"a":1} {"b":2}]}`, `{"content":[{"a":1},]}`, `{"content":[{"a":1}`, `{"content":[1,2,3]}`,
+		`"not an object"`, `[{"content":[1]}]`, ``, `{"content":[["nested"],{"k":[1,{"v":"]"}]}]}`,
+	}
+	msgs = append(msgs, `{"content":[{"type":"text","text":"a"}],"model":"claude-x","id":"msg_1"}`,
+		`{"model":"<synthetic>","id":"m\u0031","content":[]}`, `{"model":7,"id":null}`, `{"id":"first","id":"second"}`,
+		`{"mod\u0065l":"escaped","model":"plain"}`, `{"model":"unterminated`)
+	for _, raw := range msgs {
+		obj := gjson.Parse(raw)
+		var got, want []string
+		eachBlock(obj, func(b gjson.Result) { got = append(got, b.Raw) })
+		obj.Get("content").ForEach(func(_, b gjson.Result) bool { want = append(want, b.Raw); return true })
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") || len(got) != len(want) {
+			t.Errorf("%.80s: blocks %q, gjson %q", raw, got, want)
+		}
+		var f messageFields
+		f.read(obj)
+		if model, id := obj.Get("model").String(), obj.Get("id").String(); f.model != model || f.id != id {
+			t.Errorf("%.80s: model %q id %q, gjson %q %q", raw, f.model, f.id, model, id)
+		}
+	}
+}

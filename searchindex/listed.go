@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/tether-dev/tether/catalog"
@@ -29,15 +32,48 @@ import (
 // listedFile is where the record is kept, next to the index.
 func listedFile(path string) string { return path + "-listed" }
 
-// listedVersion changes with what the digest covers.
-const listedVersion = "1"
+// listedVersion changes with what the digest covers and the record's
+// fields. 2: every listed session is hashed, duplicates included, and the
+// record carries the number of distinct sessions.
+const listedVersion = "2"
 
-// listingDigest is the digest of what Update compares for sessions, and
-// how many distinct sessions they are.
-func listingDigest(sessions []catalog.Session, opts UpdateOptions) (string, int) {
+// listingDigest is the digest of what Update compares for sessions. Every
+// session is hashed in listing order (which is deterministic: newest
+// first, ties by key), a duplicate too: no set of the sessions is built
+// (that set was two thirds of a warm search's check), and the same
+// listing still gives the same digest. Runs of digestRun sessions are
+// hashed on every core (the digest is on a warm search's path, after the
+// listing), the digest being that of their sums in order.
+func listingDigest(sessions []catalog.Session, opts UpdateOptions) string {
+	runs := (len(sessions) + digestRun - 1) / digestRun
+	sums := make([]byte, runs*sha256.Size)
+	next := make(chan int, runs)
+	for i := range runs {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runs, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				run := sessions[i*digestRun : min((i+1)*digestRun, len(sessions))]
+				copy(sums[i*sha256.Size:], digestSessions(run, opts))
+			}
+		}()
+	}
+	wg.Wait()
+	sum := sha256.Sum256(sums)
+	return hex.EncodeToString(sum[:])
+}
+
+// digestRun is how many sessions one sum of listingDigest covers.
+const digestRun = 2048
+
+// digestSessions is the sum of the compared fields of sessions.
+func digestSessions(sessions []catalog.Session, opts UpdateOptions) []byte {
 	h := sha256.New()
-	type key struct{ harness, id string } // Key() without its allocation
-	seen := make(map[key]bool, len(sessions))
 	// Fields are appended to one buffer, hashed in large writes: small
 	// writes (and a []byte per string) cost more than the hash.
 	buf := make([]byte, 0, 64<<10)
@@ -48,11 +84,6 @@ func listingDigest(sessions []catalog.Session, opts UpdateOptions) (string, int)
 	putInt := func(v int64) { buf = binary.AppendVarint(buf, v) }
 	for i := range sessions {
 		s := &sessions[i]
-		k := key{s.Harness, s.ID}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
 		size, mtime := s.SourceSize, s.SourceMTime
 		if mtime == 0 {
 			size, mtime = statOf(s.Source) // as plan does
@@ -75,7 +106,7 @@ func listingDigest(sessions []catalog.Session, opts UpdateOptions) (string, int)
 		}
 	}
 	h.Write(buf)
-	return hex.EncodeToString(h.Sum(nil)), len(seen)
+	return h.Sum(nil)
 }
 
 // fileStamp identifies the state of the index file: inode, size, mtime
@@ -102,27 +133,33 @@ func fileStamp(path string) string {
 }
 
 // listedCurrent reports whether digest is the listing recorded as current
-// for the index file as it is now.
-func (ix *Index) listedCurrent(digest string) bool {
+// for the index file as it is now, and then how many distinct sessions
+// that listing had.
+func (ix *Index) listedCurrent(digest string) (int, bool) {
 	data, err := os.ReadFile(listedFile(ix.path))
 	if err != nil {
-		return false
+		return 0, false
 	}
 	f := strings.Fields(string(data))
-	return len(f) == 3 && f[0] == listedVersion && f[1] == digest && f[2] != "" && f[2] == fileStamp(ix.path)
+	if len(f) != 4 || f[0] != listedVersion || f[1] != digest || f[3] == "" || f[3] != fileStamp(ix.path) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(f[2])
+	return n, err == nil && n >= 0
 }
 
-// recordListed records digest as current for the index file at stamp
+// recordListed records digest, of a listing of n distinct sessions (a
+// skipped update's Unchanged), as current for the index file at stamp
 // (taken inside the update's transaction, whose lock keeps other writers
 // out, so a write that lands after it is not taken for the state compared);
 // forgetListed removes the record. Both are best effort: the record is a
 // cache, and without it the next update compares as before.
-func (ix *Index) recordListed(digest, stamp string) {
+func (ix *Index) recordListed(digest string, n int, stamp string) {
 	if stamp == "" {
 		ix.forgetListed()
 		return
 	}
-	data := []byte(listedVersion + " " + digest + " " + stamp + "\n")
+	data := []byte(listedVersion + " " + digest + " " + strconv.Itoa(n) + " " + stamp + "\n")
 	if err := atomicfile.WriteBytes(listedFile(ix.path), data, atomicfile.Options{Perm: 0o600, NoSync: true}); err != nil {
 		ix.forgetListed()
 	}

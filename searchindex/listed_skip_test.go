@@ -3,6 +3,7 @@ package searchindex
 import (
 	"database/sql"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +112,42 @@ func TestUnchangedListingIsSkipped(t *testing.T) {
 	}
 	if st, _ := f.ix.Update(ctx, f.ss[:1], opts); st.Removed != 1 {
 		t.Fatalf("dropped: %+v", st)
+	}
+}
+
+// A skipped update reports the distinct sessions of the listing it
+// recorded, though the digest hashes every listed session (a duplicate
+// included) without building a set of them; a record of the previous
+// format (no count) is not trusted.
+func TestSkippedUpdateCountsDistinctSessions(t *testing.T) {
+	f := newFixture(t)
+	f.session(catalog.ClaudeCode, "c1", "first", userLine("alpha words"), time.Hour)
+	f.session(catalog.ClaudeCode, "c2", "second", userLine("beta words"), 0)
+	f.ss = append(f.ss, f.ss[1]) // listed twice
+	f.update()
+	f.update()
+	if st := f.update(); !st.Skipped || st.Unchanged != 2 {
+		t.Fatalf("want skipped with 2 unchanged, got %+v", st)
+	}
+	// The same sessions listed without the duplicate: another listing.
+	f.ss = f.ss[:2]
+	if st := f.update(); st.Skipped || st.Unchanged != 2 {
+		t.Fatalf("without the duplicate: %+v", st)
+	}
+	if st := f.update(); !st.Skipped || st.Unchanged != 2 {
+		t.Fatalf("again: %+v", st)
+	}
+	// An old record: version, digest, stamp.
+	data, err := os.ReadFile(listedFile(f.ix.Path()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := strings.Fields(string(data))
+	old := "1 " + fs[1] + " " + fs[3] + "\n"
+	if err := os.WriteFile(listedFile(f.ix.Path()), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.update(); st.Skipped || st.Unchanged != 2 {
+		t.Fatalf("old record trusted: %+v", st)
 	}
 }

@@ -29,7 +29,8 @@ type UpdateOptions struct {
 	// none) cheaply, without reading it (its file's identity, size and
 	// mtime), and changes when the summary is redone. SummaryText reads
 	// the summary's text, only for a session whose stamp is not the one
-	// indexed; an error indexes no text under that stamp.
+	// indexed; an error indexes no text under that stamp. SummaryStamp
+	// may be called from several goroutines at once.
 	SummaryStamp func(*catalog.Session) string
 	SummaryText  func(*catalog.Session) (string, error)
 }
@@ -103,8 +104,8 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 	if opts.Open == nil {
 		opts.Open = catalog.OSOpen
 	}
-	digest, n := listingDigest(sessions, opts)
-	if ix.listedCurrent(digest) {
+	digest := listingDigest(sessions, opts)
+	if n, ok := ix.listedCurrent(digest); ok {
 		st.Unchanged, st.Skipped = n, true
 		return st, nil
 	}
@@ -118,11 +119,17 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 	}
 	defer tx.Rollback()
 	wt := newWtx(tx)
-	jobs, err := ix.plan(ctx, wt, sessions, old, opts, &st)
+	// Transcripts are read while the rest is planned: a first build's
+	// plan writes a row for each session before it can write any text.
+	work := make(chan job, len(sessions))
+	rd := startReaders(ctx, work, opts.Open)
+	n, err := ix.plan(ctx, wt, sessions, old, opts, &st, work)
+	close(work)
 	if err != nil {
+		rd.abandon()
 		return st, err
 	}
-	if err := ix.read(ctx, wt, jobs, opts, &st); err != nil {
+	if err := rd.writeAll(ctx, wt, n, opts, &st); err != nil {
 		return st, err
 	}
 	stamp := ""
@@ -133,7 +140,7 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 		return st, err
 	}
 	if st.nothingChanged() {
-		ix.recordListed(digest, stamp)
+		ix.recordListed(digest, st.Unchanged, stamp)
 	}
 	return st, nil
 }
@@ -159,9 +166,11 @@ func (ix *Index) rows(ctx context.Context) (map[string]row, error) {
 	return m, rs.Err()
 }
 
-// plan adds and removes entries and returns the transcripts to read.
-func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, old map[string]row, opts UpdateOptions, st *UpdateStats) ([]job, error) {
-	var jobs []job
+// plan adds and removes entries and sends the transcripts to read to
+// work, returning how many.
+func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, old map[string]row, opts UpdateOptions, st *UpdateStats, work chan<- job) (int, error) {
+	jobs := 0
+	emit := func(j job) { work <- j; jobs++ }
 	seen := make(map[string]bool, len(sessions))
 	for i := range sessions {
 		s := &sessions[i]
@@ -183,22 +192,22 @@ func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, 
 		if !ok {
 			id, err := insert(ctx, tx, key, s, last, stamp)
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
 			st.Added++
 			// The docs row is written once the transcript is read.
-			jobs = append(jobs, job{id: id, harness: s.Harness, path: s.Source, title: s.Title, summary: text, reset: true, fresh: true})
+			emit(job{id: id, harness: s.Harness, path: s.Source, title: s.Title, summary: text, reset: true, fresh: true})
 			continue
 		}
 		if r.title != s.Title || r.last != last {
 			if err := retitle(ctx, tx, r, s.Title, last); err != nil {
-				return nil, err
+				return 0, err
 			}
 			st.retitled++
 		}
 		if newSummary {
 			if err := resummarize(ctx, tx, r.id, stamp, text); err != nil {
-				return nil, err
+				return 0, err
 			}
 		}
 		switch {
@@ -207,12 +216,12 @@ func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, 
 		case r.path == s.Source && size >= r.off:
 			var head, tail []byte
 			if err := tx.QueryRowContext(ctx, `SELECT head, tail FROM files WHERE id = ?`, r.id).Scan(&head, &tail); err != nil {
-				return nil, err
+				return 0, err
 			}
 			r.head, r.tail = string(head), string(tail)
-			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, off: r.off, old: r})
+			emit(job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, off: r.off, old: r})
 		default:
-			jobs = append(jobs, job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, old: r})
+			emit(job{id: r.id, harness: s.Harness, path: s.Source, title: s.Title, reset: true, old: r})
 		}
 	}
 	for key, r := range old {
@@ -224,7 +233,7 @@ func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, 
 			continue
 		}
 		if err := remove(ctx, tx, r.id); err != nil {
-			return nil, err
+			return 0, err
 		}
 		st.Removed++
 	}
@@ -297,47 +306,122 @@ func remove(ctx context.Context, tx *wtx, id int64) error {
 	return err
 }
 
-// read reads the jobs' transcripts on every core and writes what they
-// found from this goroutine (SQLite has one writer).
-func (ix *Index) read(ctx context.Context, tx *wtx, jobs []job, opts UpdateOptions, st *UpdateStats) error {
-	work := make(chan job)
-	out := make(chan *result)
+// readers read the transcripts of the jobs sent to them on every core;
+// writeAll writes what they found from the calling goroutine (SQLite has
+// one writer). Readers run ahead of the writer while the text read and
+// not yet written is under pendingMax: with one result each in hand at
+// most (an unbuffered channel), both could wait whenever the writer met a
+// run of sessions with much text, leaving a core idle. Reading the
+// largest transcripts first was tried: more CPU (FTS5 and the collector
+// then handle the largest documents together) and 90 MiB more memory.
+type readers struct {
+	out    chan *result
+	budget *budget
+	stop   context.CancelFunc
+}
+
+// startReaders starts the readers of the jobs sent to work (closed by
+// the caller once every job is sent); the channel's capacity is the
+// most jobs there can be.
+func startReaders(ctx context.Context, work <-chan job, open catalog.Opener) *readers {
+	ctx, stop := context.WithCancel(ctx)
+	rd := &readers{out: make(chan *result, cap(work)), budget: newBudget(pendingMax), stop: stop}
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				out <- readJob(j, opts.Open)
+				if ctx.Err() != nil {
+					continue // the update failed: nothing more is read
+				}
+				r := readJob(j, open)
+				rd.budget.take(r.textLen())
+				rd.out <- r
 			}
 		}()
 	}
-	go func() {
-		defer close(work)
-		for _, j := range jobs {
-			select {
-			case work <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(out) }()
+	go func() { wg.Wait(); close(rd.out) }()
+	return rd
+}
+
+// writeAll writes the results of the n jobs as they come.
+func (rd *readers) writeAll(ctx context.Context, tx *wtx, n int, opts UpdateOptions, st *UpdateStats) error {
 	var firstErr error
 	done := 0
-	for r := range out {
+	defer rd.stop()
+	for r := range rd.out {
 		done++
 		if firstErr == nil {
-			firstErr = write(ctx, tx, r, st)
+			if firstErr = write(ctx, tx, r, st); firstErr != nil {
+				rd.stop()
+			}
 		}
+		rd.budget.give(r.textLen())
 		if opts.Progress != nil {
-			opts.Progress(done, len(jobs))
+			opts.Progress(done, n)
 		}
 	}
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
 	return firstErr
+}
+
+// abandon lets the readers finish without writing what they read (the
+// update failed before writing).
+func (rd *readers) abandon() {
+	rd.stop()
+	go func() {
+		for r := range rd.out {
+			rd.budget.give(r.textLen())
+		}
+	}()
+}
+
+// pendingMax bounds the text read and not yet written (beyond the one
+// result each reader may hold while it waits); a variable for tests.
+var pendingMax = 4 << 20
+
+// textLen is how many bytes of text r holds.
+func (r *result) textLen() int {
+	n := 0
+	for i := range r.cols {
+		n += r.cols[i].Len()
+	}
+	return n
+}
+
+// budget counts bytes held, up to a limit: take waits while taking n
+// would pass it, unless nothing is held (a result larger than the limit
+// goes through alone).
+type budget struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	held int
+	max  int
+}
+
+func newBudget(max int) *budget {
+	b := &budget{max: max}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+func (b *budget) take(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.held > 0 && b.held+n > b.max {
+		b.cond.Wait()
+	}
+	b.held += n
+}
+
+func (b *budget) give(n int) {
+	b.mu.Lock()
+	b.held -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
 
 // readJob reads a transcript from the job's offset, falling back to the

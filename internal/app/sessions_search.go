@@ -123,7 +123,7 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	// The index is opened and the query ranked while the catalog is
 	// listed (the listing leaves a core idle much of the time); the
 	// ranking is taken if the update after the listing writes nothing.
-	early := startRanking(ctx, opts.Index, terms, opts.AllText)
+	early := startRanking(ctx, opts.Index, terms, opts.AllText, opts.Limit)
 	// The listing collects as a list does; the index update after it
 	// may read every transcript (the first build holds ~300 MiB), which
 	// the list's 48 MiB soft limit would turn into back-to-back
@@ -174,17 +174,26 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 }
 
 // ranking is an index opened, and a query ranked over it, while the
-// catalog is listed.
+// catalog is listed; with its best sessions chosen and their snippets
+// made as if no filter applied (top), and the keys that choice looked at
+// (seen): when the listing has every one of them and the filters keep
+// them all, the filters change nothing and top is the answer.
 type ranking struct {
 	done chan struct{}
 	ix   *searchindex.Index
 	r    *searchindex.Ranking
 	err  error
+	top  []searchindex.Hit
+	seen []string
 }
+
+// speculateMax is the largest --limit whose results are chosen while
+// the catalog is listed (--limit 0, every match, is not).
+const speculateMax = 100
 
 // startRanking opens the index at path and ranks terms in the
 // background; nil when there is no index file.
-func startRanking(ctx context.Context, path string, terms []searchindex.Term, allText bool) *ranking {
+func startRanking(ctx context.Context, path string, terms []searchindex.Term, allText bool, limit int) *ranking {
 	if path == "" {
 		return nil
 	}
@@ -195,7 +204,14 @@ func startRanking(ctx context.Context, path string, terms []searchindex.Term, al
 			return
 		}
 		// A failed ranking is done again after the update.
-		e.r, _ = e.ix.Rank(ctx, terms, allText)
+		var err error
+		if e.r, err = e.ix.Rank(ctx, terms, allText); err != nil || limit <= 0 || limit > speculateMax {
+			return
+		}
+		record := func(key string) bool { e.seen = append(e.seen, key); return true }
+		if e.top, err = e.ix.Top(ctx, e.r, record, limit); err != nil {
+			e.top, e.seen = nil, nil
+		}
 	}()
 	return e
 }
@@ -216,7 +232,11 @@ func (e *ranking) close() {
 	}
 }
 
-// searchIndexed updates the index from the listing and queries it.
+// searchIndexed updates the index from the listing and queries it. The
+// results of the ranking taken during the listing are chosen (the files
+// rows looked at, the snippets) beside the update, which on a warm search
+// only checks that the listing is the one last indexed: they are kept
+// when the update wrote nothing, else chosen again from a new ranking.
 func searchIndexed(ctx context.Context, opts sessionsSearchOptions, early *ranking, terms []searchindex.Term, all []catalog.Session,
 	keep func(*catalog.Session) bool, retain func(string) bool) ([]catalog.SearchResult, string, error) {
 	ix, err := early.wait()
@@ -224,39 +244,141 @@ func searchIndexed(ctx context.Context, opts sessionsSearchOptions, early *ranki
 		return nil, "", err
 	}
 	defer ix.Close()
-	if _, err := updateSearchIndex(ctx, opts.IO, ix, opts.DataDir, all, retain); err != nil {
+	byKey := make(chan sessionsByKey, 1)
+	spec := make(chan specResults, 1)
+	go func() {
+		sr := specResults{r: early.r}
+		if !ix.Current(sr.r) {
+			spec <- sr
+			return
+		}
+		if res, ok := unfiltered(early, all, keep); ok {
+			sr.res = res
+			spec <- sr
+			return
+		}
+		m := newSessionsByKey(all)
+		byKey <- m
+		sr.res, sr.err = topResults(ctx, ix, sr.r, m, keep, opts.Limit)
+		spec <- sr
+	}()
+	_, err = updateSearchIndex(ctx, opts.IO, ix, opts.DataDir, all, retain)
+	sr := <-spec
+	if err != nil {
 		return nil, "", err
 	}
-	r := early.r
+	if sr.err == nil && sr.res != nil && ix.Current(sr.r) {
+		// Nothing wrote the index since the ranking: the results chosen
+		// beside the update are the ones chosen now would be.
+		return sr.res, "index", nil
+	}
+	r := sr.r
 	if !ix.Current(r) {
 		// The update (or another tether) wrote the index since.
 		if r, err = ix.Rank(ctx, terms, opts.AllText); err != nil {
 			return nil, "", err
 		}
 	}
-	// By harness and id: no "harness:id" string built per session.
-	type hid struct{ harness, id string }
-	byKey := make(map[hid]*catalog.Session, len(all))
-	for i := range all {
-		byKey[hid{all[i].Harness, all[i].ID}] = &all[i]
+	var m sessionsByKey
+	select {
+	case m = <-byKey:
+	default:
+		m = newSessionsByKey(all)
 	}
-	session := func(key string) *catalog.Session {
-		h, id, _ := strings.Cut(key, ":")
-		return byKey[hid{h, id}]
-	}
-	hits, err := ix.Top(ctx, r, func(key string) bool { s := session(key); return s != nil && keep(s) }, opts.Limit)
+	res, err := topResults(ctx, ix, r, m, keep, opts.Limit)
 	if err != nil {
 		return nil, "", err
 	}
+	return res, "index", nil
+}
+
+// specResults are results chosen from ranking r beside the update.
+type specResults struct {
+	r   *searchindex.Ranking
+	res []catalog.SearchResult
+	err error
+}
+
+// unfiltered returns the results chosen during the listing when the
+// filters change nothing about them: every session that choice looked at
+// is listed and kept. Only those few sessions are looked up, in one pass
+// over the listing.
+func unfiltered(e *ranking, all []catalog.Session, keep func(*catalog.Session) bool) ([]catalog.SearchResult, bool) {
+	if e.top == nil {
+		return nil, false
+	}
+	want := make(map[hid]*catalog.Session, len(e.seen))
+	for _, k := range e.seen {
+		h, id, _ := strings.Cut(k, ":")
+		want[hid{h, id}] = nil
+	}
+	found := 0
+	for i := range all {
+		k := hid{all[i].Harness, all[i].ID}
+		if s, ok := want[k]; ok {
+			if s == nil {
+				found++
+			}
+			want[k] = &all[i] // the last of a key listed twice, as sessionsByKey
+		}
+	}
+	if found != len(want) {
+		return nil, false
+	}
+	for _, s := range want {
+		if !keep(s) {
+			return nil, false
+		}
+	}
+	res := make([]catalog.SearchResult, 0, len(e.top))
+	for _, h := range e.top {
+		hk, id, _ := strings.Cut(h.Key, ":")
+		res = append(res, searchResult(*want[hid{hk, id}], h))
+	}
+	return res, true
+}
+
+// sessionsByKey finds a listed session by its index key ("harness:id")
+// without building that string per session.
+type sessionsByKey map[hid]*catalog.Session
+
+type hid struct{ harness, id string }
+
+func newSessionsByKey(all []catalog.Session) sessionsByKey {
+	m := make(sessionsByKey, len(all))
+	for i := range all {
+		m[hid{all[i].Harness, all[i].ID}] = &all[i]
+	}
+	return m
+}
+
+func (m sessionsByKey) get(key string) *catalog.Session {
+	h, id, _ := strings.Cut(key, ":")
+	return m[hid{h, id}]
+}
+
+// topResults are the best limit sessions of r that keep accepts, with
+// their snippets.
+func topResults(ctx context.Context, ix *searchindex.Index, r *searchindex.Ranking, byKey sessionsByKey,
+	keep func(*catalog.Session) bool, limit int) ([]catalog.SearchResult, error) {
+	hits, err := ix.Top(ctx, r, func(key string) bool { s := byKey.get(key); return s != nil && keep(s) }, limit)
+	if err != nil {
+		return nil, err
+	}
 	res := make([]catalog.SearchResult, 0, len(hits))
 	for _, h := range hits {
-		r := catalog.SearchResult{Session: *session(h.Key), Score: h.Score, Matches: []string{}, Snippets: h.Snippets}
-		for _, sn := range h.Snippets {
-			r.Matches = append(r.Matches, sn.Text)
-		}
-		res = append(res, r)
+		res = append(res, searchResult(*byKey.get(h.Key), h))
 	}
-	return res, "index", nil
+	return res, nil
+}
+
+// searchResult is hit h of session s.
+func searchResult(s catalog.Session, h searchindex.Hit) catalog.SearchResult {
+	r := catalog.SearchResult{Session: s, Score: h.Score, Matches: []string{}, Snippets: h.Snippets}
+	for _, sn := range h.Snippets {
+		r.Matches = append(r.Matches, sn.Text)
+	}
+	return r
 }
 
 // updateSearchIndex brings the open index in line with the listing all

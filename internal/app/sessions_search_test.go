@@ -324,3 +324,42 @@ func TestSearchRanksAgainAfterAnUpdate(t *testing.T) {
 		t.Errorf("after the append: %s %v, want %v", engine, got, want)
 	}
 }
+
+// A warm search chooses its results (filters, limit, snippets) from the
+// ranking taken during the listing, during the listing itself when no
+// filter drops what it looked at, else beside the update's check: its
+// output is the one a search that builds the index, and ranks and
+// chooses only after that, gives.
+func TestWarmSearchAnswersAsAFirstBuild(t *testing.T) {
+	ta := newTestApp(t)
+	ta.Now = func() time.Time { return time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }
+	withSessions(t, ta, "")
+	idx := filepath.Join(ta.env["XDG_CACHE_HOME"], "tether", "search.db")
+	out := func(args ...string) string {
+		ta.out.Reset()
+		ta.run(append([]string{"sessions", "search"}, args...)...)
+		return ta.out.String()
+	}
+	for _, args := range [][]string{
+		{"--json", "please"},
+		{"--json", "--all-text", "echo"},
+		{"--json", "--harness", "codex", "please"},
+		{"--json", "--limit", "1", "please"},
+		{"--json", "--limit", "1", "--harness", "codex", "please"},
+		{"--json", "--limit", "1", "--harness", "claude-code", "please"},
+		{"--json", "--limit", "2", "--cwd", "/home/example/src/codex-proj/", "please"},
+		{"--json", "--limit", "0", "please"},
+		{"--json", "--since", "1h", "please"},
+		{"please"},
+	} {
+		if err := searchindex.Remove(idx); err != nil {
+			t.Fatal(err)
+		}
+		built := out(args...)
+		for i := range 2 { // compares every session, then skips
+			if warm := out(args...); warm != built {
+				t.Errorf("%v: warm search %d\n%s\nafter the build\n%s", args, i+1, warm, built)
+			}
+		}
+	}
+}
