@@ -80,13 +80,12 @@ func LatestForRoot(stateDir, root string) (Session, error) {
 	return s, nil
 }
 
-func readSession(path string) (Session, error) {
+func readSession(path string) (s Session, err error) {
 	data, err := rawfile.ReadFile(path)
 	if err != nil {
 		return Session{}, err
 	}
-	s, err := decodeSession(data)
-	if err != nil {
+	if err := decodeSessionInto(data, &s); err != nil {
 		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil

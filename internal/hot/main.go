@@ -34,76 +34,138 @@ func Main(version string, args []string) int {
 	b := NewBase()
 	d := b.Deps()
 	rest := args[2:]
+	// Each command runs in a function of its own (not inlined), so that
+	// this frame stays small: the main goroutine starts with a 2 KiB
+	// stack, and every doubling on the way down is a copy (a fresh stack,
+	// page faults, an unwind of every frame). One frame holding every
+	// command's locals (~1.7 KiB) made the statusline's deepest call
+	// need 16 KiB instead of 8.
+	code, handled := 0, false
 	switch args[1] {
 	case "hook":
-		// No signal handling: an agent that kills its hook wants it gone,
-		// and installing handlers costs a thread on every event.
-		// The summary after SessionEnd reads the catalog: the full
-		// tether runs it.
-		Hook(context.Background(), d, rest, AutoSummarize(d, func(args []string) (int, error) {
-			t, err := FullTether()
-			if err != nil {
-				return 0, err
-			}
-			return StartBackground(t, args)
-		}))
-		return 0
+		code, handled = mainHook(d, rest), true
 	case "statusline":
-		if len(rest) == 0 {
-			return report(d, Statusline(context.Background(), d))
-		}
+		code, handled = mainStatusline(d, rest)
 	case "prompt":
-		if f, ok := parsePromptFlags(rest); ok {
-			exit := os.Exit
-			if d.Exit != nil {
-				exit = d.Exit
-			}
-			// A process of its own: the prompt is computed on this
-			// goroutine and a watchdog ends the process at --timeout.
-			return report(d, prompt(d, f, func() { exit(0) }))
-		}
+		code, handled = mainPrompt(d, rest)
 	case "complete":
-		if shell, words, ok := parseCompleteArgs(rest); ok {
-			opts := CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
-				Root: d.Root().Path, Now: d.Now(), Refresh: func() {
-					if t, err := FullTether(); err == nil {
-						SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
-					}
-				}}
-			if handled, err := CompleteAgent(opts); handled {
-				return report(d, err)
-			}
-		}
+		code, handled = mainComplete(d, rest)
 	case "run":
-		opts, err := ParseRunArgs(rest)
-		if err != nil {
-			break
-		}
-		cfg, cerr := d.Config()
-		if cerr != nil || opts.Handoff || cfg.Wrap.Handoff {
-			// The handoff summary reads the catalog; a config error is
-			// the full tether's to report.
-			break
-		}
-		// The process ends with the child: its signal handlers need
-		// no reset (wrap.ExecExiting).
-		err = RunWrap(d, opts, wrap.ExecExiting, nil)
-		if errors.Is(err, archive.ErrNoCodec) {
-			// The session is a compressed archive copy, which only
-			// tether decodes; nothing was started or written yet.
-			break
-		}
-		return report(d, err)
+		code, handled = mainRun(d, rest)
 	case "--version":
-		if len(rest) == 0 {
-			if version == "" {
-				version = DefaultVersion()
-			}
-			fmt.Fprintf(d.IO.Out, "%s version %s\n", Name, version)
-			return 0
-		}
+		code, handled = mainVersion(d, version, rest)
+	}
+	if handled {
+		return code
 	}
 	return delegate(args)
+}
+
+// mainHook is tether-hot hook.
+//
+//go:noinline
+func mainHook(d Deps, rest []string) int {
+	// No signal handling: an agent that kills its hook wants it gone,
+	// and installing handlers costs a thread on every event.
+	// The summary after SessionEnd reads the catalog: the full
+	// tether runs it.
+	Hook(context.Background(), d, rest, AutoSummarize(d, func(args []string) (int, error) {
+		t, err := FullTether()
+		if err != nil {
+			return 0, err
+		}
+		return StartBackground(t, args)
+	}))
+	return 0
+}
+
+// mainStatusline is tether-hot statusline; handled is false for a
+// command line it leaves to tether.
+//
+//go:noinline
+func mainStatusline(d Deps, rest []string) (code int, handled bool) {
+	if len(rest) != 0 {
+		return 0, false
+	}
+	return report(d, Statusline(context.Background(), d)), true
+}
+
+// mainPrompt is tether-hot prompt.
+//
+//go:noinline
+func mainPrompt(d Deps, rest []string) (code int, handled bool) {
+	f, ok := parsePromptFlags(rest)
+	if !ok {
+		return 0, false
+	}
+	exit := os.Exit
+	if d.Exit != nil {
+		exit = d.Exit
+	}
+	// A process of its own: the prompt is computed on this
+	// goroutine and a watchdog ends the process at --timeout.
+	return report(d, prompt(d, f, func() { exit(0) })), true
+}
+
+// mainComplete is tether-hot complete for claude's and codex's session
+// ids (tether's own command line is tether's).
+//
+//go:noinline
+func mainComplete(d Deps, rest []string) (code int, handled bool) {
+	shell, words, ok := parseCompleteArgs(rest)
+	if !ok {
+		return 0, false
+	}
+	opts := CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
+		Root: d.Root().Path, Now: d.Now(), Refresh: func() {
+			if t, err := FullTether(); err == nil {
+				SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
+			}
+		}}
+	if handled, err := CompleteAgent(opts); handled {
+		return report(d, err), true
+	}
+	return 0, false
+}
+
+// mainRun is tether-hot run, unless it needs tether (a handoff, a config
+// error, a compressed archived copy).
+//
+//go:noinline
+func mainRun(d Deps, rest []string) (code int, handled bool) {
+	opts, err := ParseRunArgs(rest)
+	if err != nil {
+		return 0, false
+	}
+	cfg, cerr := d.Config()
+	if cerr != nil || opts.Handoff || cfg.Wrap.Handoff {
+		// The handoff summary reads the catalog; a config error is
+		// the full tether's to report.
+		return 0, false
+	}
+	// The process ends with the child: its signal handlers need
+	// no reset (wrap.ExecExiting).
+	err = RunWrap(d, opts, wrap.ExecExiting, nil)
+	if errors.Is(err, archive.ErrNoCodec) {
+		// The session is a compressed archive copy, which only
+		// tether decodes; nothing was started or written yet.
+		return 0, false
+	}
+	return report(d, err), true
+}
+
+// mainVersion is tether-hot --version.
+//
+//go:noinline
+func mainVersion(d Deps, version string, rest []string) (code int, handled bool) {
+	if len(rest) != 0 {
+		return 0, false
+	}
+	if version == "" {
+		version = DefaultVersion()
+	}
+	fmt.Fprintf(d.IO.Out, "%s version %s\n", Name, version)
+	return 0, true
 }
 
 // report prints err once, as tether does, and returns the exit status.
