@@ -86,6 +86,9 @@ func CompleteAgent(opts CompleteOptions) (handled bool, err error) {
 // cands and prints them for the shell; valuePfx is the "--flag=" part of
 // the word, which fish wants back.
 func FinishComplete(opts CompleteOptions, cands []shellinit.Candidate, harnesses []string, cur, valuePfx string) error {
+	if len(cands) == 0 && harnesses != nil {
+		return writeSessionCandidates(opts, harnesses, cur, valuePfx)
+	}
 	if harnesses != nil {
 		cands = append(cands, sessionCandidates(opts, harnesses, cur)...)
 	}
@@ -99,22 +102,53 @@ func FinishComplete(opts CompleteOptions, cands []shellinit.Candidate, harnesses
 }
 
 func sessionCandidates(opts CompleteOptions, harnesses []string, prefix string) []shellinit.Candidate {
-	st, statErr := os.Stat(opts.IndexPath)
-	if (statErr != nil || opts.Now.Sub(st.ModTime()) > indexMaxAge) && opts.Refresh != nil {
-		opts.Refresh()
-	}
-	if statErr != nil {
+	if !indexReady(opts) {
 		return nil
 	}
 	// Only the entries that can be offered are decoded: the mapped index
 	// is filtered by id prefix and at most completeLimit per group.
-	cands, err := shellinit.MapSessionCandidates(opts.IndexPath, shellinit.SessionQuery{
-		Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit,
-	})
+	cands, err := shellinit.MapSessionCandidates(opts.IndexPath, sessionQuery(opts, harnesses, prefix))
 	if err != nil {
 		return nil
 	}
 	return cands
+}
+
+// writeSessionCandidates is FinishComplete with only session ids to
+// offer (every TAB after claude --resume or codex resume): their lines
+// are formatted straight from the mapped index into one buffer, written
+// at once. An index that cannot be read offers nothing.
+func writeSessionCandidates(opts CompleteOptions, harnesses []string, prefix, valuePfx string) error {
+	if !indexReady(opts) {
+		return nil
+	}
+	if opts.Shell != "fish" {
+		// fish completes the whole token; bash and zsh the part after '='.
+		valuePfx = ""
+	}
+	// Room for a full answer (~100 bytes a line): one allocation, whose
+	// pages are touched only as far as the lines go.
+	b, err := shellinit.AppendSessionCandidates(make([]byte, 0, completeLimit*128), opts.Shell, opts.IndexPath,
+		sessionQuery(opts, harnesses, prefix), valuePfx)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	_, err = opts.Out.Write(b)
+	return err
+}
+
+// indexReady reports whether the completion index exists, starting a
+// background refresh when it is missing or old.
+func indexReady(opts CompleteOptions) bool {
+	st, statErr := os.Stat(opts.IndexPath)
+	if (statErr != nil || opts.Now.Sub(st.ModTime()) > indexMaxAge) && opts.Refresh != nil {
+		opts.Refresh()
+	}
+	return statErr == nil
+}
+
+func sessionQuery(opts CompleteOptions, harnesses []string, prefix string) shellinit.SessionQuery {
+	return shellinit.SessionQuery{Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit}
 }
 
 // SplitLine splits a command line as the shell would for completion: on
