@@ -32,28 +32,27 @@ func Main(version string, args []string) int {
 		return delegate(args)
 	}
 	b := NewBase()
-	d := b.Deps()
 	rest := args[2:]
-	// Each command runs in a function of its own (not inlined), so that
-	// this frame stays small: the main goroutine starts with a 2 KiB
-	// stack, and every doubling on the way down is a copy (a fresh stack,
-	// page faults, an unwind of every frame). One frame holding every
-	// command's locals (~1.7 KiB) made the statusline's deepest call
-	// need 16 KiB instead of 8.
+	// Each command runs in a function of its own (not inlined), given
+	// the Base (not a copy of its Deps), so that this frame stays small:
+	// the main goroutine starts with a 2 KiB stack, and every doubling on
+	// the way down is a copy (a fresh stack, page faults, an unwind of
+	// every frame). One frame holding every command's locals (~1.7 KiB)
+	// made the statusline's deepest call need 16 KiB instead of 8.
 	code, handled := 0, false
 	switch args[1] {
 	case "hook":
-		code, handled = mainHook(d, rest), true
+		code, handled = mainHook(b, rest), true
 	case "statusline":
-		code, handled = mainStatusline(d, rest)
+		code, handled = mainStatusline(b, rest)
 	case "prompt":
-		code, handled = mainPrompt(d, rest)
+		code, handled = mainPrompt(b, rest)
 	case "complete":
-		code, handled = mainComplete(d, rest)
+		code, handled = mainComplete(b, rest)
 	case "run":
-		code, handled = mainRun(d, rest)
+		code, handled = mainRun(b, rest)
 	case "--version":
-		code, handled = mainVersion(d, version, rest)
+		code, handled = mainVersion(b, version, rest)
 	}
 	if handled {
 		return code
@@ -64,7 +63,8 @@ func Main(version string, args []string) int {
 // mainHook is tether-hot hook.
 //
 //go:noinline
-func mainHook(d Deps, rest []string) int {
+func mainHook(b *Base, rest []string) int {
+	d := b.Deps()
 	// No signal handling: an agent that kills its hook wants it gone,
 	// and installing handlers costs a thread on every event.
 	// The summary after SessionEnd reads the catalog: the full
@@ -83,7 +83,8 @@ func mainHook(d Deps, rest []string) int {
 // command line it leaves to tether.
 //
 //go:noinline
-func mainStatusline(d Deps, rest []string) (code int, handled bool) {
+func mainStatusline(b *Base, rest []string) (code int, handled bool) {
+	d := b.Deps()
 	if len(rest) != 0 {
 		return 0, false
 	}
@@ -93,7 +94,8 @@ func mainStatusline(d Deps, rest []string) (code int, handled bool) {
 // mainPrompt is tether-hot prompt.
 //
 //go:noinline
-func mainPrompt(d Deps, rest []string) (code int, handled bool) {
+func mainPrompt(b *Base, rest []string) (code int, handled bool) {
+	d := b.Deps()
 	f, ok := parsePromptFlags(rest)
 	if !ok {
 		return 0, false
@@ -111,13 +113,21 @@ func mainPrompt(d Deps, rest []string) (code int, handled bool) {
 // ids (tether's own command line is tether's).
 //
 //go:noinline
-func mainComplete(d Deps, rest []string) (code int, handled bool) {
+func mainComplete(b *Base, rest []string) (code int, handled bool) {
 	shell, words, ok := parseCompleteArgs(rest)
 	if !ok {
 		return 0, false
 	}
+	// The identity root is resolved from this small frame, before the
+	// options' (see Main).
+	return completeAgent(b, shell, words, b.rootOf().Path)
+}
+
+//go:noinline
+func completeAgent(b *Base, shell string, words []string, root string) (code int, handled bool) {
+	d := b.Deps()
 	opts := CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
-		Root: d.Root().Path, Now: d.Now(), Refresh: func() {
+		Root: root, Now: d.Now(), Refresh: func() {
 			if t, err := FullTether(); err == nil {
 				SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
 			}
@@ -132,7 +142,8 @@ func mainComplete(d Deps, rest []string) (code int, handled bool) {
 // error, a compressed archived copy).
 //
 //go:noinline
-func mainRun(d Deps, rest []string) (code int, handled bool) {
+func mainRun(b *Base, rest []string) (code int, handled bool) {
+	d := b.Deps()
 	opts, err := ParseRunArgs(rest)
 	if err != nil {
 		return 0, false
@@ -157,7 +168,8 @@ func mainRun(d Deps, rest []string) (code int, handled bool) {
 // mainVersion is tether-hot --version.
 //
 //go:noinline
-func mainVersion(d Deps, version string, rest []string) (code int, handled bool) {
+func mainVersion(b *Base, version string, rest []string) (code int, handled bool) {
+	d := b.Deps()
 	if len(rest) != 0 {
 		return 0, false
 	}
