@@ -95,19 +95,26 @@ func mainStatusline(b *Base, rest []string) (code int, handled bool) {
 //
 //go:noinline
 func mainPrompt(b *Base, rest []string) (code int, handled bool) {
-	d := b.Deps()
 	f, ok := parsePromptFlags(rest)
 	if !ok {
 		return 0, false
 	}
+	b.preloadConfig()
+	d := &b.d
 	exit := os.Exit
 	if d.Exit != nil {
 		exit = d.Exit
 	}
 	// A process of its own: the prompt is computed on this
 	// goroutine and a watchdog ends the process at --timeout.
-	return report(d, prompt(d, f, func() { exit(0) })), true
+	err := prompt(d, &f, func() { exit(0) })
+	return reportErr(d, err), true
 }
+
+// reportErr is report from a small frame (report takes the Deps by value).
+//
+//go:noinline
+func reportErr(d *Deps, err error) int { return report(*d, err) }
 
 // mainComplete is tether-hot complete for claude's and codex's session
 // ids (tether's own command line is tether's).
