@@ -481,7 +481,7 @@ func MapSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 	var cands []Candidate
 	full := false
 	err := mapIndex(path, func(text string) error {
-		groups, ok, err := boundedGroups(path, text, q)
+		groups, ok, err := boundedGroups(path, text, &q)
 		if err != nil || !ok {
 			full = err == nil
 			return err
@@ -523,7 +523,7 @@ func allSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 // rest of the text is searched for its root column instead of being
 // split into lines, trusting the order WriteIndex wrote (the lines read
 // line by line are still checked).
-func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, ok bool, err error) {
+func boundedGroups(path, text string, q *SessionQuery) (groups [][]*IndexEntry, ok bool, err error) {
 	head, rest, _ := strings.Cut(text, "\n")
 	if head != indexHeader {
 		return nil, false, fmt.Errorf("%s: not a tether completion index", path)
@@ -533,6 +533,12 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 		for g := range b.groups {
 			b.groups[g] = make([]*IndexEntry, 0, min(q.Limit, 512))
 		}
+	}
+	if q.Limit > 0 {
+		// Room for every entry that can be kept, reserved at once: pages
+		// left unused are never touched, and line then allocates nothing
+		// (a TAB decodes it on a young stack).
+		b.slab = make([]IndexEntry, 0, min(q.Limit, 512)*len(b.groups))
 	}
 	b.last = make([]int64, len(b.groups))
 	b.overflow = make([]bool, len(b.groups))
@@ -633,7 +639,7 @@ func indexAt(s, needle string, p int) int {
 
 // boundedReader is boundedGroups's state.
 type boundedReader struct {
-	q                  SessionQuery
+	q                  *SessionQuery
 	rawRoot            string
 	groups             [][]*IndexEntry
 	last               []int64
@@ -774,7 +780,7 @@ func appendCandidate(b []byte, shell, v, d string) []byte {
 // no Candidate, description or copy of a value is allocated, and each
 // description is made printable once (a TAB offers up to 500). On error b
 // is returned as it was.
-func AppendSessionCandidates(b []byte, shell, path string, q SessionQuery, valuePfx string) ([]byte, error) {
+func AppendSessionCandidates(b []byte, shell, path string, q *SessionQuery, valuePfx string) ([]byte, error) {
 	out, full := b, false
 	err := mapIndex(path, func(text string) error {
 		groups, ok, err := boundedGroups(path, text, q)
@@ -795,7 +801,7 @@ func AppendSessionCandidates(b []byte, shell, path string, q SessionQuery, value
 	if !full {
 		return out, nil
 	}
-	cands, err := allSessionCandidates(path, q)
+	cands, err := allSessionCandidates(path, *q)
 	if err != nil {
 		return b, err
 	}

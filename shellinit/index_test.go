@@ -234,7 +234,7 @@ func TestAppendSessionCandidatesAsFormatted(t *testing.T) {
 					if err := FormatCandidates(&want, shell, cands); err != nil {
 						t.Fatal(err)
 					}
-					got, err := AppendSessionCandidates([]byte("kept\n"), shell, path, q, pfx)
+					got, err := AppendSessionCandidates([]byte("kept\n"), shell, path, &q, pfx)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -248,7 +248,7 @@ func TestAppendSessionCandidatesAsFormatted(t *testing.T) {
 	other := filepath.Join(dir, "other.tsv")
 	os.WriteFile(other, []byte("claude-code\tid\t1\t/r\tt\n"), 0o600)
 	for _, p := range []string{other, filepath.Join(dir, "missing.tsv")} {
-		if got, err := AppendSessionCandidates([]byte("kept"), "zsh", p, queries[0], ""); err == nil || string(got) != "kept" {
+		if got, err := AppendSessionCandidates([]byte("kept"), "zsh", p, &queries[0], ""); err == nil || string(got) != "kept" {
 			t.Errorf("%s: %q, %v; want the buffer as it was and an error", filepath.Base(p), got, err)
 		}
 	}

@@ -127,22 +127,25 @@ func mainComplete(b *Base, rest []string) (code int, handled bool) {
 	}
 	// The identity root is resolved from this small frame, before the
 	// options' (see Main).
-	return completeAgent(b, shell, words, b.rootOf().Path)
+	handled, err := agentCompletion(completeOptions(b, shell, words, b.rootOf().Path))
+	if !handled {
+		return 0, false
+	}
+	return reportErr(&b.d, err), true
 }
 
+// completeOptions are mainComplete's options, returned (so on the
+// heap: see agentCompletion).
+//
 //go:noinline
-func completeAgent(b *Base, shell string, words []string, root string) (code int, handled bool) {
-	d := b.Deps()
-	opts := CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
+func completeOptions(b *Base, shell string, words []string, root string) *CompleteOptions {
+	d := &b.d
+	return &CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
 		Root: root, Now: d.Now(), Refresh: func() {
 			if t, err := FullTether(); err == nil {
 				SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
 			}
 		}}
-	if handled, err := CompleteAgent(opts); handled {
-		return report(d, err), true
-	}
-	return 0, false
 }
 
 // mainRun is tether-hot run, unless it needs tether (a handoff, a config
