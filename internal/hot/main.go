@@ -99,8 +99,12 @@ func mainPrompt(b *Base, rest []string) (code int, handled bool) {
 	if !ok {
 		return 0, false
 	}
-	b.preloadConfig()
 	d := &b.d
+	if _, err := promptColor(d, &f); err == nil {
+		// Loaded from this small frame (see Main); a usage error loads
+		// nothing, as before.
+		b.preloadConfig()
+	}
 	exit := os.Exit
 	if d.Exit != nil {
 		exit = d.Exit

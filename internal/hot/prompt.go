@@ -60,12 +60,21 @@ func Prompt(d Deps, f PromptFlags) error { return prompt(&d, &f, nil) }
 // tether-hot's main goroutine runs it on a 4 KiB stack, which the frames
 // of its config, root and state reads then fit without a copy to 8 KiB.
 func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
+	color, err := promptColor(d, f)
+	if err != nil {
+		return err
+	}
+	return runPrompt(promptOptions(d, f, color, giveUp))
+}
+
+// promptColor checks the flags (usage errors) and says whether to colour
+// the segment.
+func promptColor(d *Deps, f *PromptFlags) (color bool, err error) {
 	switch f.Shell {
 	case "bash", "zsh", "fish", "plain":
 	default:
-		return usageErr(fmt.Errorf("--shell: %q is not one of bash, zsh, fish, plain", f.Shell))
+		return false, usageErr(fmt.Errorf("--shell: %q is not one of bash, zsh, fish, plain", f.Shell))
 	}
-	var color bool
 	switch f.Color {
 	case "always":
 		color = true
@@ -73,12 +82,12 @@ func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
 	case "auto":
 		color = !d.IO.NoColor && (f.Shell != "plain" || d.IO.StdoutTTY)
 	default:
-		return usageErr(fmt.Errorf("--color: %q is not one of auto, always, never", f.Color))
+		return false, usageErr(fmt.Errorf("--color: %q is not one of auto, always, never", f.Color))
 	}
 	if f.Shell != "plain" && f.StampID == "" {
-		return usageErr(fmt.Errorf("--shell %s needs --stamp-id", f.Shell))
+		return false, usageErr(fmt.Errorf("--shell %s needs --stamp-id", f.Shell))
 	}
-	return runPrompt(promptOptions(d, f, color, giveUp))
+	return color, nil
 }
 
 // promptOptions are prompt's options, returned (so on the heap).
