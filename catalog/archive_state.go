@@ -103,11 +103,14 @@ const archiveStateVersion = 1
 // not sync (the archive is disabled): it leaves the Synced records alone.
 func loadArchiveState(path, syncKey string) *archiveState {
 	st := &archiveState{path: path, seen: map[string]bool{}, syncing: syncKey != ""}
-	if data, err := os.ReadFile(path); err == nil {
+	// Mapped, not read (see mapFile): gob copies what it decodes, so the
+	// mapping goes once decoded.
+	if data, unmap, err := mapFile(path); err == nil {
 		var f archiveState
 		if gob.NewDecoder(bytes.NewReader(data)).Decode(&f) == nil && f.Version == archiveStateVersion {
 			st.SyncKey, st.Harness = f.SyncKey, f.Harness
 		}
+		unmap()
 	}
 	if st.Harness == nil {
 		st.Harness = map[string]*harnessState{}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -297,5 +298,30 @@ func TestArchiveSyncKeepsRecordsOfUnlistedDirs(t *testing.T) {
 	rg.c.Readers = readers
 	if rg.list(); rg.synced != 0 {
 		t.Errorf("after a listing without them, Sync got %d sessions", rg.synced)
+	}
+}
+
+// The records are decoded from the mapped file and the mapping dropped:
+// what was loaded stays intact when the file is then replaced.
+func TestArchiveStateLoadedRecordsOutliveTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.gob")
+	st := loadArchiveState(path, "key")
+	hs := st.harness(ClaudeCode)
+	hs.Walked["/home/example/archive/p"] = walkedDir{MTime: 1, Checked: time.Now().UnixNano(), Entries: []string{"a.jsonl", "sub/"}}
+	st.seen["w\x00/home/example/archive/p"] = true
+	st.dirty = true
+	if err := st.save([]string{ClaudeCode}); err != nil {
+		t.Fatal(err)
+	}
+	got := loadArchiveState(path, "key")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{0xff}, 1<<16), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := got.Harness[ClaudeCode].Walked["/home/example/archive/p"]
+	if got.SyncKey != "key" || w.MTime != 1 || !slices.Equal(w.Entries, []string{"a.jsonl", "sub/"}) {
+		t.Errorf("loaded: key %q, %+v", got.SyncKey, w)
+	}
+	if again := loadArchiveState(path, "key"); len(again.Harness) != 0 {
+		t.Errorf("garbage loaded as records: %+v", again.Harness)
 	}
 }

@@ -123,12 +123,14 @@ func OpenCache(path string) *Cache {
 // load decodes the file into c and unlocks it.
 func (c *Cache) load() {
 	defer c.mu.Unlock()
-	data, err := os.ReadFile(c.path)
+	data, unmap, err := mapFile(c.path)
 	if err != nil {
 		return
 	}
 	if f, err := decodeCache(data); err == nil {
 		c.entries, c.dirs, c.dbs, c.stamp = f.Entries, f.Dirs, f.DBs, f.CountStamp
+	} else {
+		unmap()
 	}
 }
 

@@ -205,3 +205,43 @@ func TestOpenCacheIgnoresOldAndDamagedFiles(t *testing.T) {
 		t.Errorf("stamp %q", c.countStamp())
 	}
 }
+
+// The cache's strings share the mapped file: replacing the file (the next
+// Save, another tether process's, a cache clear) must leave the values a
+// listing already took intact.
+func TestCacheValuesOutliveTheirFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.gob")
+	c := OpenCache(path)
+	mtime := time.Unix(1700000000, 5)
+	c.Store("/p/a.jsonl", 10, mtime, claudeSummary{ID: "a", Cwd: "/home/example/first", FirstPrompt: "first prompt"})
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	warm := OpenCache(path)
+	var got claudeSummary
+	if !warm.Lookup("/p/a.jsonl", 10, mtime, &got) {
+		t.Fatal("not cached")
+	}
+	other := OpenCache(path)
+	other.Store("/p/a.jsonl", 11, mtime, claudeSummary{ID: "b", Cwd: "/home/example/second", FirstPrompt: "another"})
+	if err := other.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ClearCache(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.Repeat([]byte{0xff}, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != "a" || got.Cwd != "/home/example/first" || got.FirstPrompt != "first prompt" {
+		t.Errorf("after the file was replaced: %+v", got)
+	}
+	warm.Store("/p/b.jsonl", 1, mtime, claudeSummary{ID: "c"}) // so Save writes
+	if err := warm.Save(); err != nil {                        // over the garbage, what it holds
+		t.Fatal(err)
+	}
+	var again claudeSummary
+	if !OpenCache(path).Lookup("/p/a.jsonl", 10, mtime, &again) || again.Cwd != "/home/example/first" {
+		t.Errorf("saved from the mapped values: %+v", again)
+	}
+}

@@ -224,12 +224,13 @@ func (r *ClaudeReader) sessions(paths []string, results []summaryResult, running
 			cwd, root, origin string
 			ok                bool
 		}
+		blocks := &valueBlocks{}
 		for i := lo; i < hi; i++ {
 			if ok(i) {
 				if cwd := results[i].sum.Cwd; !last.ok || cwd != last.cwd {
 					last.cwd, last.root, last.origin, last.ok = cwd, r.roots.get(cwd), r.roots.origin(cwd), true
 				}
-				out[i] = r.sessionIn(paths[i], *results[i].sum, running, last.root, last.origin)
+				r.sessionInto(&out[i], paths[i], results[i].sum, running, last.root, last.origin, blocks)
 				out[i].SourceSize, out[i].SourceMTime = results[i].size, results[i].mtime
 			}
 		}
@@ -469,12 +470,16 @@ func (r *ClaudeReader) scanChunks(path string, c chunks, count bool) (claudeSumm
 }
 
 func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
-	return r.sessionIn(path, sum, running, r.roots.get(sum.Cwd), r.roots.origin(sum.Cwd))
+	var s Session
+	r.sessionInto(&s, path, &sum, running, r.roots.get(sum.Cwd), r.roots.origin(sum.Cwd), nil)
+	return s
 }
 
-// sessionIn is session with sum.Cwd's identity root and origin id given.
-func (r *ClaudeReader) sessionIn(path string, sum claudeSummary, running *claude.LiveSet, root, origin string) Session {
-	s := Session{
+// sessionInto fills s (zero) with the session of sum, given sum.Cwd's
+// identity root and origin id; the values s points to come from blocks
+// (nil: allocated one by one).
+func (r *ClaudeReader) sessionInto(s *Session, path string, sum *claudeSummary, running *claude.LiveSet, root, origin string, blocks *valueBlocks) {
+	*s = Session{
 		Harness:      ClaudeCode,
 		ID:           sum.ID,
 		Cwd:          sum.Cwd,
@@ -489,19 +494,17 @@ func (r *ClaudeReader) sessionIn(path string, sum claudeSummary, running *claude
 		CLIVersion:   sum.Version,
 		Origin:       sum.Entrypoint,
 		Model:        sum.Model,
-		Resume:       ResumeSpec{Argv: []string{"claude", "--resume", sum.ID}, Dir: sum.Cwd},
+		Resume:       ResumeSpec{Argv: blocks.strings("claude", "--resume", sum.ID), Dir: sum.Cwd},
 	}
 	if sum.Msgs.Known {
-		n := sum.Msgs.Count.N
-		s.Messages = &n
+		s.Messages = blocks.int(sum.Msgs.Count.N)
 	}
 	if s.GitBranch == "HEAD" {
 		// Claude records "HEAD" outside a branch (and outside git).
 		s.GitBranch = ""
 	}
 	if !sum.LastHuman.IsZero() {
-		t := sum.LastHuman
-		s.LastHumanActivity = &t
+		s.LastHumanActivity = blocks.time(sum.LastHuman)
 	}
 	switch {
 	case sum.CustomTitle != "":
@@ -520,7 +523,7 @@ func (r *ClaudeReader) sessionIn(path string, sum claudeSummary, running *claude
 	s.Title = oneLine(s.Title, 200)
 	if sum.HasUsage {
 		w, src := r.Windows.For(sum.Model, 0, 0)
-		s.Context = newContext(sum.Tokens, w, agent.Known(src))
+		s.Context = blocks.context(ContextUsage{Tokens: sum.Tokens, Window: w, WindowKnown: agent.Known(src), Percent: agent.Percent(sum.Tokens, w)})
 	}
 	if live := running.Check(sum.ID, path); live.Live() {
 		s.State = StateRunning
@@ -532,7 +535,6 @@ func (r *ClaudeReader) sessionIn(path string, sum claudeSummary, running *claude
 		}
 	}
 	s.normalizeTimes()
-	return s
 }
 
 // StatusPossibly is the Runtime.Status of a session that may be running:

@@ -270,9 +270,19 @@ func cleanAbs(p string) bool {
 // is clean and absolute.
 func joinNames(paths []string, dir string, names []string) []string {
 	clean := cleanAbs(dir)
+	// The directory's paths share one allocation (a warm list joins
+	// 10,000, one allocation each): its room is every path's length, so
+	// it never moves and the strings viewing it stay valid.
+	room := 0
+	for _, name := range names {
+		room += len(dir) + 1 + len(name)
+	}
+	buf := make([]byte, 0, room)
 	for _, name := range names {
 		if clean && name != "" && name != "." && name != ".." && !strings.Contains(name, "/") {
-			paths = append(paths, dir+"/"+name)
+			start := len(buf)
+			buf = append(append(append(buf, dir...), '/'), name...)
+			paths = append(paths, bytesString(buf[start:], true))
 		} else {
 			paths = append(paths, filepath.Join(dir, name))
 		}

@@ -45,13 +45,16 @@ log "building tether, tether-hot, benchrun, gencorpus and an empty Go program"
 go build -o "$bin/tether" ./cmd/tether
 go build -o "$bin/tether-hot" ./cmd/tether-hot
 go build -o "$bin/emptygo" ./internal/tools/emptygo
+go build -o "$bin/gowrap" ./internal/tools/gowrap
+go build -o "$bin/ftsfloor" ./internal/tools/ftsfloor
 go build -o "$bin/benchrun" ./internal/tools/benchrun
 go build -o "$bin/gencorpus" ./internal/tools/gencorpus
-# Timed as install.sh installs them: copied by read and write. The linker
+# The programs whose start is timed (tether, tether-hot and the Go floors)
+# are copied by read and write, as install.sh installs tether: the linker
 # writes its output through a mapping, and an executable whose pages came
 # into the page cache that way starts slower (README, Performance: ~0.5 ms
-# for tether-hot, ~0.1 ms for the empty program).
-for b in tether tether-hot emptygo; do
+# of CPU for tether-hot, ~0.1 ms for the empty program).
+for b in tether tether-hot emptygo gowrap; do
 	dd if="$bin/$b" of="$bin/$b.installed" bs=1048576 2>/dev/null
 	chmod 0755 "$bin/$b.installed"
 	mv -f -- "$bin/$b.installed" "$bin/$b"
@@ -229,6 +232,12 @@ readall="$med"
 measure "index build" -n 1 -warmup 0 -pre "rm -f '$idx' '$idx-journal'" -- "$tether" sessions search --json parser
 row "search, first index build" "$med ms" "$(mib "$rss")" "<= 3x list cold" "$(ratio "$med" "$cold") list cold, $(ratio "$med" "$readall") cat corpus"
 row "  cat every transcript (floor)" "$readall ms" "" "" "$((corpus_bytes >> 20)) MiB"
+# The other floor: SQLite's FTS5 indexing the same text, alone (the text is
+# copied out of the index just built into a plain table first).
+floorout="$("$bin/ftsfloor" "$idx")"
+ftsms="${floorout#*ms=}" && ftsms="${ftsms%% *}"
+ftstext="${floorout#*text_bytes=}"
+row "  FTS5 indexing the text alone (floor)" "$ftsms ms" "" "" "$(ratio "$ftsms" "$cold") list cold; $((ftstext >> 20)) MiB of text, one writer"
 row "  index size" "$(du -k "$idx" | awk '{printf "%.0f MiB", $1 / 1024}')" "" "" ""
 measure "search warm" -n "$reps" -- "$tether" sessions search --json parser
 row "search warm (common word)" "$med ms" "$(mib "$rss")" "<= 100 ms" "$(ratio "$med" "$warm") list warm"
@@ -261,12 +270,18 @@ printf '#!/bin/sh\nexit 0\n' >"$tmp/fake/claude"
 chmod +x "$tmp/fake/claude"
 measure direct -n "$reps" -- "$tmp/fake/claude" --version
 direct="$med" directmin="$min"
+# The floor of any wrapper that stays the parent and is written in Go: an
+# otherwise empty Go program that forks the child, waits and exits with its
+# status (internal/tools/gowrap).
+measure "Go wrapper floor" -n "$reps" -- "$bin/gowrap" "$tmp/fake/claude" --version
+gowrap="$med" gowrapmin="$min"
 export TETHER_CLAUDE_BIN="$tmp/fake/claude"
 measure wrapped -n "$reps" -- "$hot" run claude --version
 unset TETHER_CLAUDE_BIN
 added="$(awk -v a="$med" -v b="$direct" 'BEGIN { printf "%.2f", a - b }')"
 row "no-op claude, direct" "$direct ms" "" "" "min $directmin ms"
-row "tether run claude (no-op)" "$med ms" "$(mib "$rss")" "<= 2 ms added" "+$added ms; min $min ms (+$(awk -v a="$min" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms)"
+row "  minimal Go wrapper (floor)" "$gowrap ms" "" "" "+$(awk -v a="$gowrap" -v b="$direct" 'BEGIN { printf "%.2f", a - b }') ms; min $gowrapmin ms (+$(awk -v a="$gowrapmin" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms)"
+row "tether run claude (no-op)" "$med ms" "$(mib "$rss")" "<= 2 ms added" "+$added ms; min $min ms (+$(awk -v a="$min" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms); $(ratio "$med" "$gowrap") Go wrapper floor"
 
 # --- peer: ccusage ------------------------------------------------------------
 if [ "$peer" = 1 ]; then

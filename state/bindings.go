@@ -2,13 +2,7 @@ package state
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"time"
-
-	"github.com/tether-dev/tether/internal/locations"
 )
 
 // Binding remembers where a session was last opened.
@@ -25,23 +19,13 @@ type Bindings struct {
 	Sessions map[string]Binding `json:"sessions"`
 }
 
-// BindingsPath is where the bindings are kept.
-func BindingsPath(stateDir string) string { return locations.BindingsFile(stateDir) }
-
 // LoadBindings reads the bindings file at path; a missing file is empty. A
 // file that does not parse is an error naming it, so it is never
 // overwritten.
 func LoadBindings(path string) (Bindings, error) {
 	b := Bindings{Version: 1, Sessions: map[string]Binding{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return b, nil
-	}
-	if err != nil {
-		return b, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, &b); err != nil {
-		return b, fmt.Errorf("%s: not a bindings file: %w", path, err)
+	if err := readJSON(path, "a bindings file", &b); err != nil {
+		return b, err
 	}
 	if b.Sessions == nil {
 		b.Sessions = map[string]Binding{}

@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/internal/locations"
 )
 
 // ResetPath is the file that asks the wrapper to start the next session in
 // root fresh instead of resuming: <stateDir>/reset/<project dir name>.json.
 func ResetPath(stateDir, root string) string {
 	name, _ := claude.ProjectDirName(root)
-	return locations.ResetMarkerFile(stateDir, name)
+	return resetMarkerPath(stateDir, name)
 }
 
 // MarkReset writes the reset marker for root; sessionID may be empty. It

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/rawfile"
 )
 
@@ -50,14 +49,6 @@ type Session struct {
 	Updated    time.Time `json:"updated"`
 	Ended      bool      `json:"ended,omitempty"`
 }
-
-// SessionPath is where a session's state lives.
-func SessionPath(stateDir, sessionID string) string {
-	return locations.SessionStateFile(stateDir, sessionID)
-}
-
-// RootPath is where the latest session of an identity root is indexed.
-func RootPath(stateDir, root string) string { return locations.RootIndexFile(stateDir, root) }
 
 // LoadSession reads a session's state. A missing file returns
 // fs.ErrNotExist; a corrupt one an error naming it.

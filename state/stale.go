@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/tether-dev/tether/internal/locations"
 )
 
 // stale remembers a session whose resume failed, with the transcript as it
@@ -19,11 +17,6 @@ type stale struct {
 	Size   int64     `json:"size"`
 	MTime  time.Time `json:"mtime"`
 	At     time.Time `json:"at"`
-}
-
-// StalePath is where the stale marker of a session lives.
-func StalePath(stateDir, sessionID string) string {
-	return locations.StaleMarkerFile(stateDir, sessionID)
 }
 
 // MarkStale records that resuming sessionID failed for reason while its

@@ -17,7 +17,6 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
-	"github.com/tether-dev/tether/trim"
 )
 
 // reasonTooLong is what resumeFailure calls a resume the API refused.
@@ -97,7 +96,7 @@ func (a *attemptOutput) withhold(log *eventlog.Log, id string) {
 // session could not be trimmed or the second attempt failed the same way:
 // the caller then starts fresh.
 func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *attemptOutput) (code int, tried, done bool, err error) {
-	if o.Harness != Claude || o.DisableTrim {
+	if o.Harness != Claude || o.trimOff() != "" {
 		return 0, false, false, nil
 	}
 	tr := o.findTranscript(res.ID)
@@ -109,7 +108,8 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 		return 0, false, false, nil
 	}
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reasonTooLong), slog.String("next", "trim"), slog.String("transcript", tr.path))
-	log.Info(eventlog.Trim, res.ID, rep.Event(eventlog.SourceRetry, 0).Attrs()...)
+	rep.Source = eventlog.SourceRetry
+	log.Info(eventlog.Trim, res.ID, rep.Attrs()...)
 	fmt.Fprintf(o.Stderr, "tether: session %s: prompt too long — trimmed to about %.0f%% of its context (backup: %s); resuming once more.\n",
 		termsafe.String(o.short(res.ID, tr)), agent.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup))
 	tr = o.findTranscript(res.ID)
@@ -129,14 +129,14 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 
 // fitTrim shrinks a Claude transcript to FitPercent of its window and
 // returns the report and the window it used.
-func (o Options) fitTrim(id, path string) (*trim.Report, int64, error) {
+func (o Options) fitTrim(id, path string) (eventlog.TrimDone, int64, error) {
 	// The attempt ended, but another process may still run the session.
 	if live := claude.Live(o.ClaudeDir, id, path); live.Live() && !o.Force {
-		return nil, 0, fmt.Errorf("session %s may be running (%s); not trimming it", id, live.Reason)
+		return eventlog.TrimDone{}, 0, fmt.Errorf("session %s may be running (%s); not trimming it", id, live.Reason)
 	}
 	u, err := claude.Usage(nil, path, jsonl.DefaultTail)
 	if err != nil {
-		return nil, 0, err
+		return eventlog.TrimDone{}, 0, err
 	}
 	var reported int64
 	if st, err := state.LoadSession(o.StateDir, id); err == nil && o.StateDir != "" {
@@ -147,7 +147,7 @@ func (o Options) fitTrim(id, path string) (*trim.Report, int64, error) {
 	if target <= 0 {
 		target = 60
 	}
-	rep, err := trim.File(path, trim.Options{Policy: trim.PolicyFit, FitPercent: target, Window: int(window)}, false)
+	rep, err := o.FitTrim(path, target, window)
 	return rep, window, err
 }
 

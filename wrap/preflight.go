@@ -14,7 +14,6 @@ import (
 
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/state"
-	"github.com/tether-dev/tether/trim"
 )
 
 // Policies for a session whose context is over the threshold.
@@ -47,8 +46,8 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 		return "", &RunningError{ID: id, PID: live.PID, Short: o.short(id, tr)}
 	}
 	if o.StateDir != "" {
-		notes, _ := trim.FindNotes(rootPath)
-		if reset, err := state.TakeReset(o.StateDir, rootPath); err == nil && (reset || notes.Reset) {
+		noted := o.ResetNoted != nil && o.ResetNoted(rootPath)
+		if reset, err := state.TakeReset(o.StateDir, rootPath); err == nil && (reset || noted) {
 			return "a reset was requested", nil
 		}
 	}
@@ -72,8 +71,8 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	if o.Policy == PolicyFresh {
 		return over, nil
 	}
-	if o.DisableTrim {
-		log.Info(eventlog.TrimSkipped, id, slog.String("source", eventlog.SourceAuto), slog.String("reason", "TETHER_DISABLE_TRIM"), slog.Float64("percent", pct))
+	if off := o.trimOff(); off != "" {
+		log.Info(eventlog.TrimSkipped, id, slog.String("source", eventlog.SourceAuto), slog.String("reason", off), slog.Float64("percent", pct))
 		return "", nil
 	}
 	if live.Live() && !o.Force {
@@ -86,12 +85,13 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	if target <= 0 {
 		target = 60
 	}
-	rep, err := trim.File(tr.path, trim.Options{Policy: trim.PolicyFit, FitPercent: target, Window: int(window)}, false)
+	rep, err := o.FitTrim(tr.path, target, window)
 	if err != nil {
 		log.Warn(eventlog.TrimFailed, id, eventlog.TrimFailedAttrs(eventlog.SourceAuto, tr.path, pct, err)...)
 		return over + "; trimming failed: " + err.Error(), nil
 	}
-	log.Info(eventlog.Trim, id, rep.Event(eventlog.SourceAuto, pct).Attrs()...)
+	rep.Source, rep.Percent = eventlog.SourceAuto, pct
+	log.Info(eventlog.Trim, id, rep.Attrs()...)
 	if !rep.Changed {
 		// The transcript's own size says it fits; the reported usage may
 		// count things the file does not hold (system prompt, tools).
@@ -102,4 +102,15 @@ func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath
 	fmt.Fprintf(o.Stderr, "tether: session %s was at %.0f%% of its context — trimmed to about %.0f%% before resuming (backup: %s; undo: tether trim --restore %s).\n",
 		termsafe.String(o.short(id, tr)), pct, agent.Percent(rep.TokensAfter, window), termsafe.String(rep.Backup), termsafe.String(id))
 	return "", nil
+}
+
+// trimOff says why automatic trims are off ("" when they are on).
+func (o Options) trimOff() string {
+	switch {
+	case o.DisableTrim:
+		return "TETHER_DISABLE_TRIM"
+	case o.FitTrim == nil:
+		return "no trimmer"
+	}
+	return ""
 }

@@ -38,8 +38,9 @@ func (f *fixture) runOpts(mod func(*Options), args ...string) (int, error) {
 	o := Options{
 		Harness: Claude, Bin: "/usr/bin/claude-real", Args: args, Root: f.root, ClaudeDir: f.claude, Stderr: &f.stderr,
 		StateDir: filepath.Join(f.home, "state"), Threshold: 90, Policy: PolicyTrim, FitPercent: 60,
-		Log:  eventlog.Open(eventlog.Options{Path: f.logPath}),
-		Exec: func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil },
+		Log:     eventlog.Open(eventlog.Options{Path: f.logPath}),
+		Exec:    func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil },
+		FitTrim: trim.FitFile, ResetNoted: trim.ResetNoted,
 	}
 	mod(&o)
 	return Run(o)
@@ -112,16 +113,26 @@ func TestPreflightOverThreshold(t *testing.T) {
 			t.Errorf("trimmed transcript invalid: %v", err)
 		}
 	})
-	t.Run("disabled", func(t *testing.T) {
-		f := newFixture(t)
-		p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 190000))
-		before, _ := os.ReadFile(p)
-		f.runOpts(func(o *Options) { o.DisableTrim = true }, "--resume", sid)
-		after, _ := os.ReadFile(p)
-		if string(before) != string(after) || len(f.calls) != 1 || f.stderr.Len() != 0 {
-			t.Errorf("TETHER_DISABLE_TRIM: file changed=%v calls=%d stderr=%q", string(before) != string(after), len(f.calls), f.stderr.String())
-		}
-	})
+	// TETHER_DISABLE_TRIM, or a caller that passes no trimmer: the session
+	// is resumed as is and the skip logged, never a half-done trim.
+	for name, off := range map[string]func(*Options){
+		"disabled":   func(o *Options) { o.DisableTrim = true },
+		"no trimmer": func(o *Options) { o.FitTrim = nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 190000))
+			before, _ := os.ReadFile(p)
+			f.runOpts(off, "--resume", sid)
+			after, _ := os.ReadFile(p)
+			if string(before) != string(after) || len(f.calls) != 1 || f.calls[0].Args[0] != "--resume" || f.stderr.Len() != 0 {
+				t.Errorf("file changed=%v calls %+v stderr=%q", string(before) != string(after), f.calls, f.stderr.String())
+			}
+			if evs := strings.Join(f.events(), " "); !strings.Contains(evs, eventlog.TrimSkipped) {
+				t.Errorf("events %s, want %s", evs, eventlog.TrimSkipped)
+			}
+		})
+	}
 	t.Run("under", func(t *testing.T) {
 		f := newFixture(t)
 		p := f.writeTranscript(f.root.Path, bigSession(f.root.Path, 1<<20, 100000))
@@ -177,5 +188,29 @@ func TestPreflightDoesNotTrimPossiblyLiveSession(t *testing.T) {
 		}
 	}); err != nil || skipped != 1 {
 		t.Errorf("trim_skipped logged %d times (%v)", skipped, err)
+	}
+}
+
+// TestPreflightResetNote: a RESET: TRUE in the project's notes starts a
+// fresh session in place of the resume, through the notes reader the
+// caller passes in.
+func TestPreflightResetNote(t *testing.T) {
+	for _, noted := range []bool{false, true} {
+		f := newFixture(t)
+		f.writeTranscript(f.root.Path, userRecord(f.root.Path))
+		if noted {
+			dir := filepath.Join(f.root.Path, ".tether")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("- RESET: TRUE\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.runOpts(func(*Options) {}, "--resume", sid)
+		resumed := len(f.calls) == 1 && len(f.calls[0].Args) == 2 && f.calls[0].Args[0] == "--resume"
+		if resumed == noted || (noted && !strings.Contains(f.stderr.String(), "a reset was requested")) {
+			t.Errorf("RESET noted=%v: calls %+v stderr %q", noted, f.calls, f.stderr.String())
+		}
 	}
 }

@@ -55,6 +55,13 @@ type Options struct {
 	FitPercent  float64
 	Windows     agent.Windows
 	DisableTrim bool
+	// FitTrim trims a Claude transcript in place to percent of window (a
+	// backup kept) and returns the trim's log record; ResetNoted reads the
+	// project's notes for a RESET: TRUE. Both are trim's (trim.FitFile,
+	// trim.ResetNoted), passed in so the wrapper does not depend on the
+	// trimmer. nil FitTrim: no trimming; nil ResetNoted: no notes.
+	FitTrim    func(path string, percent float64, window int64) (eventlog.TrimDone, error)
+	ResetNoted func(root string) bool
 	// Force resumes a session even when another process runs it.
 	Force bool
 	// Handoff, when set, summarises the session that could not be resumed

@@ -81,11 +81,7 @@ func TestRunHandsCompressedRestoreToTether(t *testing.T) {
 // whether a tool event is logged, and an invalid file is logged as
 // tether reports it.
 func TestConfigDecodedByTether(t *testing.T) {
-	dir, hot := buildHot(t)
-	build(t, "../tether", filepath.Join(dir, "tether"))
-	xdg := filepath.Join(dir, "xdg")
-	cfgPath := filepath.Join(xdg, "config", "tether", "config.toml")
-	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	dir, hot, xdg, cfgPath := withTether(t)
 	logPath := filepath.Join(xdg, "state", "tether", "events.jsonl")
 	hook := func() string {
 		t.Helper()
@@ -109,6 +105,38 @@ func TestConfigDecodedByTether(t *testing.T) {
 	if got := hook(); strings.Contains(got, `"tool_event"`) || !strings.Contains(got, `level: \"loud\" is not one of debug, info, warn, error`) {
 		t.Errorf("invalid config: want its error logged and the defaults used:\n%s", got)
 	}
+}
+
+// TestConfigWithUnwritableCache: where tether cannot write the decoded
+// copy (the cache directory is a file here), tether-hot still runs on the
+// user's config, from the copy tether prints.
+func TestConfigWithUnwritableCache(t *testing.T) {
+	dir, hot, xdg, cfgPath := withTether(t)
+	os.WriteFile(cfgPath, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	if err := os.WriteFile(filepath.Join(xdg, "cache"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		runToolHook(t, hot, dir, xdg)
+		logPath := filepath.Join(xdg, "state", "tether", "events.jsonl")
+		log, _ := os.ReadFile(logPath)
+		os.Remove(logPath)
+		if !strings.Contains(string(log), `"tool_event"`) {
+			t.Errorf("run %d: level debug not applied with an unwritable cache:\n%s", i, log)
+		}
+	}
+}
+
+// withTether builds tether-hot and tether side by side in dir; the XDG
+// directories go under xdg, and cfgPath's directory exists.
+func withTether(t *testing.T) (dir, hot, xdg, cfgPath string) {
+	t.Helper()
+	dir, hot = buildHot(t)
+	build(t, "../tether", filepath.Join(dir, "tether"))
+	xdg = filepath.Join(dir, "xdg")
+	cfgPath = filepath.Join(xdg, "config", "tether", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	return dir, hot, xdg, cfgPath
 }
 
 // TestConfigWithoutWorkingTether: when tether cannot decode the config

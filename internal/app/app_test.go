@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/state"
 )
 
 type testApp struct {
@@ -201,7 +202,7 @@ func TestLogFollow(t *testing.T) {
 	done := make(chan error)
 	out := &syncBuffer{}
 	go func() {
-		done <- runLog(ctx, logOptions{IO: &iostreams.IOStreams{Out: out, ErrOut: out}, Path: ta.Loc.EventLog(), JSON: true, Follow: true, Now: time.Now, Poll: 5 * time.Millisecond})
+		done <- runLog(ctx, logOptions{IO: &iostreams.IOStreams{Out: out, ErrOut: out}, Path: state.EventLogPath(ta.Loc.StateDir), JSON: true, Follow: true, Now: time.Now, Poll: 5 * time.Millisecond})
 	}()
 	waitFor(t, func() bool { return strings.Contains(out.String(), `"first"`) })
 	ta.Log().Info("second", "s2")
@@ -289,7 +290,7 @@ func TestLogFollowTailAndAlignment(t *testing.T) {
 		done := make(chan error)
 		out := &syncBuffer{}
 		go func() {
-			done <- runLog(ctx, logOptions{IO: &iostreams.IOStreams{Out: out, ErrOut: out}, Path: ta.Loc.EventLog(), Follow: true, Since: since, Now: time.Now, Poll: 5 * time.Millisecond})
+			done <- runLog(ctx, logOptions{IO: &iostreams.IOStreams{Out: out, ErrOut: out}, Path: state.EventLogPath(ta.Loc.StateDir), Follow: true, Since: since, Now: time.Now, Poll: 5 * time.Millisecond})
 		}()
 		waitFor(t, func() bool { return strings.Contains(out.String(), "ev14") })
 		if then != nil {

@@ -20,13 +20,20 @@ func (a *App) configCacheCommand() *cli.Command {
 		Hidden: true,
 		Description: "Reads the config file (as every tether command does) and writes the result,\n" +
 			"settings or error, to " + config.CacheFile + " in tether's cache directory, stamped with the\n" +
-			"file's version, for tether-hot, which runs it when the file changed. Nothing is\n" +
-			"written when there is no config file.",
+			"file's version, for tether-hot, which runs it when the file changed, and prints it\n" +
+			"(tether-hot uses the printed copy where the cache directory cannot be written).\n" +
+			"Nothing is written when there is no config file.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
 				return usageErr(fmt.Errorf("config-cache takes no arguments, got %q", cmd.Args().First()))
 			}
-			return configfile.WriteCache(a.Loc.ConfigFile, config.CachePath(a.Loc.CacheDir))
+			data, err := configfile.WriteCache(a.Loc.ConfigFile, config.CachePath(a.Loc.CacheDir))
+			if len(data) > 0 {
+				if _, werr := a.IO.Out.Write(append(data, '\n')); werr != nil && err == nil {
+					err = werr
+				}
+			}
+			return err
 		},
 	}
 }

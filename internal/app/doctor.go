@@ -153,8 +153,8 @@ func runDoctor(opts doctorOptions) error {
 	} else {
 		add("ok", "identity", "%s", root.Path)
 	}
-	if dirs, err := claude.FindProjectDirs(opts.Loc.ClaudeProjects(), root); err != nil {
-		add("fail", "stranded", "cannot read %s: %v", opts.Loc.ClaudeProjects(), err)
+	if dirs, err := claude.FindProjectDirs(claude.ProjectsDir(opts.Loc.ClaudeDir), root); err != nil {
+		add("fail", "stranded", "cannot read %s: %v", claude.ProjectsDir(opts.Loc.ClaudeDir), err)
 	} else {
 		n := 0
 		for _, d := range dirs {
@@ -175,7 +175,7 @@ func runDoctor(opts doctorOptions) error {
 	}
 
 	archiveChecks(opts, add)
-	trimLeftoversCheck(opts.Loc.ClaudeProjects(), func(status, name string, fix func() error, format string, args ...any) {
+	trimLeftoversCheck(claude.ProjectsDir(opts.Loc.ClaudeDir), func(status, name string, fix func() error, format string, args ...any) {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
 	})
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tether-dev/tether/hooks/codextrust"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/hot"
+	"github.com/tether-dev/tether/state"
 )
 
 // hooksChecks report whether tether's hooks are installed (in any Claude
@@ -83,7 +84,7 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 			case path == "" || !exists(path):
 				status, detail = "fail", fmt.Sprintf("%s runs %s, which does not exist — 'tether hooks install --scope %s%s' points them at this tether", t.path, p, t.scope, harnessFlag(t.harness))
 				if opts.ReinstallHooks != nil {
-					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && codextrust.InstalledWithTrust(opts.Loc.StateDir, t.path)
+					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && state.CodexInstalledWithTrust(opts.Loc.StateDir, t.path)
 					fix = func() error { return opts.ReinstallHooks(h, s, false, trust) }
 				}
 			case self != "" && !sameFile(path, self) && !sameFile(path, hot.Sibling(self)) && status == "ok":
@@ -139,7 +140,7 @@ func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner ho
 		return status, detail + ", trusted", nil
 	}
 	var fix func() error
-	retrust := codextrust.InstalledWithTrust(opts.Loc.StateDir, hooksPath)
+	retrust := state.CodexInstalledWithTrust(opts.Loc.StateDir, hooksPath)
 	if retrust && opts.ReinstallHooks != nil {
 		fix = func() error { return opts.ReinstallHooks(eventlog.Codex, "user", false, true) }
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 )
 
 // fixture is one real captured payload from testdata/hooks.
@@ -65,7 +66,7 @@ func wantEvent(variant string) string {
 
 func (ta *testApp) logLines(t testing.TB) []string {
 	t.Helper()
-	data, err := os.ReadFile(ta.Loc.EventLog())
+	data, err := os.ReadFile(state.EventLogPath(ta.Loc.StateDir))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestHookEveryCapturedPayload(t *testing.T) {
 	if n < 50 {
 		t.Errorf("only %d payloads exercised", n)
 	}
-	log, _ := os.ReadFile(ta.Loc.EventLog())
+	log, _ := os.ReadFile(state.EventLogPath(ta.Loc.StateDir))
 	for _, text := range []string{"TOOL_BASH", "Done. Tool said", "Hello from fake model", "Prompt is too long ·", "echo hi", "say hi"} {
 		if bytes.Contains(log, []byte(text)) {
 			t.Errorf("lifecycle log holds content %q", text)

@@ -24,6 +24,7 @@ import (
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/state"
 )
 
 // envClaudeBin names the claude binary whose version decides the events
@@ -190,14 +191,13 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", t.path, err)
 	}
-	recPath := filepath.Join(opts.StateDir, hooks.RecordFile)
-	rec, err := hooks.LoadRecord(recPath)
+	rec, err := state.LoadHooksRecord(opts.StateDir)
 	if err != nil {
 		return fmt.Errorf("read the record of installed hooks: %w", err)
 	}
-	key := hooks.RecordKey(t.path)
+	key := state.HooksRecordKey(t.path)
 	hookCmd, slCmd := ownCommands(opts.Tether, t.harness)
-	owner := rec.Owner(key, ownedCommands(opts.Tether, t.harness)...)
+	owner := hooks.Owner{Recorded: rec.Commands(key), Current: ownedCommands(opts.Tether, t.harness)}
 	var out []byte
 	var plan hooks.Plan
 	var notes []string
@@ -271,7 +271,7 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	if opts.DryRun {
 		return nil
 	}
-	return updateRecord(rec, recPath, key, opts.Action, plan, hookCmd, slCmd)
+	return updateRecord(rec, opts.StateDir, key, opts.Action, plan, hookCmd, slCmd)
 }
 
 // ownCommands are the hook and statusLine commands this tether writes.
@@ -302,7 +302,7 @@ func ownedCommands(tether, harness string) []string {
 // updateRecord notes what install wrote (and the user's statusLine a
 // forced install replaced, once: a second install never overwrites it),
 // or forgets the file after an uninstall.
-func updateRecord(rec hooks.Record, path, key, action string, plan hooks.Plan, hookCmd, slCmd string) error {
+func updateRecord(rec state.HooksRecord, stateDir, key, action string, plan hooks.Plan, hookCmd, slCmd string) error {
 	if action == "uninstall" {
 		if _, ok := rec.Files[key]; !ok {
 			return nil
@@ -317,7 +317,7 @@ func updateRecord(rec hooks.Record, path, key, action string, plan hooks.Plan, h
 			fr.UserStatusLine = plan.Replaced
 		}
 	}
-	if err := rec.Save(path); err != nil {
+	if err := rec.Save(stateDir); err != nil {
 		return fmt.Errorf("record the installed hooks: %w", err)
 	}
 	return nil
@@ -378,7 +378,7 @@ func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []
 	}
 	if !opts.DryRun && opts.StateDir != "" {
 		// doctor --fix trusts again only what the user had tether trust.
-		if err := codextrust.RecordTrust(opts.StateDir, t.path, opts.Action == "install" && opts.Trust); err != nil {
+		if err := state.RecordCodexTrust(opts.StateDir, t.path, opts.Action == "install" && opts.Trust); err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "tether: note: could not record the --trust choice: %v\n", err)
 		}
 	}
@@ -466,8 +466,8 @@ func runHooksStatus(opts hooksOptions) error {
 // tether wrote there, and what tether (this binary) writes. An unreadable
 // record counts as none.
 func ownerFor(stateDir string, t hookTarget, tether string) hooks.Owner {
-	rec, _ := hooks.LoadRecord(filepath.Join(stateDir, hooks.RecordFile))
-	return rec.Owner(hooks.RecordKey(t.path), ownedCommands(tether, t.harness)...)
+	rec, _ := state.LoadHooksRecord(stateDir)
+	return hooks.Owner{Recorded: rec.Commands(state.HooksRecordKey(t.path)), Current: ownedCommands(tether, t.harness)}
 }
 
 // binaryVerdict says whether a hook command's program is the tether on

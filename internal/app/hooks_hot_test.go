@@ -8,8 +8,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/hot"
+	"github.com/tether-dev/tether/state"
 )
 
 // The hooks run tether-hot when it is next to tether, and the exact
@@ -36,7 +36,7 @@ func TestHooksOwnTetherHotCommands(t *testing.T) {
 	// is gone (as after an install by a tether that kept none).
 	hotPath := filepath.Join(filepath.Dir(tether), hot.Name)
 	os.WriteFile(hotPath, []byte("#!/bin/sh\n"), 0o755)
-	if err := os.Remove(filepath.Join(ta.Loc.StateDir, hooks.RecordFile)); err != nil {
+	if err := os.Remove(state.HooksRecordPath(ta.Loc.StateDir)); err != nil {
 		t.Fatal(err)
 	}
 	if code := ta.run(install...); code != 0 {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/state"
 )
 
 // symlinkInto moves path into a dotfiles directory and leaves a symlink in
@@ -208,7 +210,7 @@ func TestIdentityIgnoresRelativePin(t *testing.T) {
 		t.Errorf("relative pin used or not explained:\n%s", out)
 	}
 
-	if log, _ := os.ReadFile(ta.Loc.EventLog()); !strings.Contains(string(log), "identity_pin_ignored") {
+	if log, _ := os.ReadFile(state.EventLogPath(ta.Loc.StateDir)); !strings.Contains(string(log), "identity_pin_ignored") {
 		t.Errorf("not logged: %s", log)
 	}
 }

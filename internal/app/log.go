@@ -15,6 +15,7 @@ import (
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/state"
 )
 
 type logOptions struct {
@@ -56,7 +57,7 @@ func (a *App) logCommand() *cli.Command {
 				return usageErr(fmt.Errorf("log takes no arguments, got %q", cmd.Args().First()))
 			}
 			opts := logOptions{
-				IO: a.IO, Path: a.Loc.EventLog(), Session: cmd.String("session"), Event: cmd.String("event"),
+				IO: a.IO, Path: state.EventLogPath(a.Loc.StateDir), Session: cmd.String("session"), Event: cmd.String("event"),
 				JSON: cmd.Bool("json"), Follow: cmd.Bool("follow"), Now: a.Now, Poll: 250 * time.Millisecond,
 				Short: a.knownIDs(),
 			}

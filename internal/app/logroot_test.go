@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 )
 
 // `tether hook` with an unusable TETHER_IDENTITY_ROOT: the hook opens the
@@ -27,7 +28,7 @@ func TestHookWithIgnoredPinDoesNotHang(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("tether hook with an ignored TETHER_IDENTITY_ROOT hangs")
 	}
-	data, err := os.ReadFile(ta.Loc.EventLog())
+	data, err := os.ReadFile(state.EventLogPath(ta.Loc.StateDir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,7 +241,9 @@ func (a *App) sessionsListCommand() *cli.Command {
 // (never, at 10,000 sessions: ~10% less CPU than GOGC=400, +2 MiB RSS),
 // before it outgrows the 64 MiB budget. A GOGC or GOMEMLIMIT set
 // by the user is left alone; with only GOMEMLIMIT set, GOGC is 400 (the
-// user's limit may be far above the budget). restore puts back what it
+// user's limit may be far above the budget). With the collector off, the
+// heap the listing fills is first advised for huge pages (hugeHeap: one
+// collection of the still nearly empty heap). restore puts back what it
 // changed (search, after its listing).
 func listGC() (restore func()) {
 	var (
@@ -258,6 +260,9 @@ func listGC() (restore func()) {
 			percent = -1 // off: the limit alone
 		}
 		gc, setGC = debug.SetGCPercent(percent), true
+		if percent < 0 {
+			hugeHeap()
+		}
 	}
 	return func() {
 		if setGC {
@@ -492,6 +497,9 @@ func plainASCII(s string) bool {
 }
 
 // relTime says how long ago t was, compactly: 45s, 12m, 3h, 5d, 2026-01-02.
+// relDateAfter is the age from which relTime gives the date.
+const relDateAfter = 60 * 24 * time.Hour
+
 func relTime(now, t time.Time) string {
 	d := now.Sub(t)
 	switch {
@@ -505,7 +513,7 @@ func relTime(now, t time.Time) string {
 		return strconv.Itoa(int(d.Minutes())) + "m"
 	case d < 48*time.Hour:
 		return strconv.Itoa(int(d.Hours())) + "h"
-	case d < 60*24*time.Hour:
+	case d < relDateAfter:
 		return strconv.Itoa(int(d.Hours()/24)) + "d"
 	}
 	return isoDate(t.Local())
@@ -819,7 +827,7 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 			self, _ := os.Executable()
 			return runSessionsResume(ctx, sessionsResumeOptions{
 				sessionsBase: b, ID: id, Print: cmd.Bool("print"), Force: cmd.Bool("force"),
-				UseTmux: tf.set, TmuxName: tf.name, Bindings: a.Loc.Bindings(),
+				UseTmux: tf.set, TmuxName: tf.name, Bindings: state.BindingsPath(a.Loc.StateDir),
 				Tmux: newTmux(a.Getenv), Exec: execResume, Environ: os.Environ(), Getenv: a.Getenv, Self: self, Short: a.knownIDs(),
 				Restore: a.restoreArchived,
 				Logged: func(s catalog.Session, mode string, forced bool) {

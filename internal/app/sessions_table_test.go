@@ -3,14 +3,18 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // the zones of TestDateMemoMatchesRelTime, on any machine
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/table"
 )
 
@@ -144,7 +148,7 @@ func TestSessionRowsParallelMatchSequential(t *testing.T) {
 		got := sessionRows(ss, now, ids, withSummary)
 		for i, s := range ss {
 			want := make([]string, len(sessionHeader))
-			sessionRowInto(want, &s, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24), now)
+			sessionRowInto(want, &s, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24), now, &rowMemo{})
 			if withSummary {
 				want = slices.Insert(want, len(want)-1, summaryCell(s.Summary))
 			}
@@ -181,5 +185,65 @@ func TestListGC(t *testing.T) {
 		if p, l := gcPercent(), memLimit(); p != before || l != beforeLim {
 			t.Errorf("not restored: %d %d", p, l)
 		}
+	}
+}
+
+// The memo gives relTime's answer for every time, in runs and out of
+// order, in zones whose midnight moved (Sao Paulo's DST began at
+// midnight; Apia skipped 2011-12-30 whole).
+func TestDateMemoMatchesRelTime(t *testing.T) {
+	saved := time.Local
+	defer func() { time.Local = saved }()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, zone := range []string{"UTC", "America/Sao_Paulo", "Pacific/Apia", "Europe/Berlin", "Asia/Kolkata"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Local = loc
+		var ts []time.Time
+		for _, day := range []string{"2018-11-04", "2011-12-29", "2011-12-31", "2026-03-29", "2026-10-25"} {
+			d, _ := time.ParseInLocation("2006-01-02", day, loc)
+			for m := -90; m < 26*60; m += 7 {
+				ts = append(ts, d.Add(time.Duration(m)*time.Minute-time.Nanosecond), d.Add(time.Duration(m)*time.Minute))
+			}
+		}
+		for range 2000 {
+			ts = append(ts, now.Add(-time.Duration(rng.Int64N(int64(5*365*24*time.Hour)))))
+		}
+		ts = append(ts, time.Time{}, now.Add(time.Hour), time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))
+		var m dateMemo
+		for pass := range 2 {
+			for _, tm := range ts {
+				if got, want := m.relTime(now, tm), relTime(now, tm); got != want {
+					t.Fatalf("%s: relTime(%s) = %q, want %q", zone, tm, got, want)
+				}
+			}
+			if pass == 0 {
+				rng.Shuffle(len(ts), func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
+			}
+		}
+	}
+}
+
+// The CTX cells the memo keeps are gauge.Pct's, whatever order the
+// percentages come in: at the one-decimal/whole boundary (9.95), at .5
+// roundings, tiny, large and not finite.
+func TestCtxCellMatchesPct(t *testing.T) {
+	ps := []float64{0, math.Copysign(0, -1), 0.04, 0.05, 0.1136, 0.95, 1, 9.94, 9.95, 9.96, 10, 10.45, 10.5, 63.2, 99.5,
+		998.4, 998.5, 998.6, 999, 1e9, -1, math.Inf(1), math.NaN()}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		ps = append(ps, rng.Float64()*120, float64(rng.IntN(12000))/100, float64(rng.IntN(2000))/20)
+	}
+	for range 2 {
+		var m rowMemo
+		for _, p := range ps {
+			if got, want := m.ctxCell(p), gauge.Pct(p)+"%"; got != want {
+				t.Fatalf("ctxCell(%v) = %q, want %q", p, got, want)
+			}
+		}
+		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 	}
 }

@@ -61,7 +61,7 @@ func TestShortIDsAreUnique(t *testing.T) {
 	}
 	// The log abbreviates over the sessions tether knows (the completion
 	// index the listing above refreshed), without scanning the catalog.
-	log := eventlog.Open(eventlog.Options{Path: ta.Loc.EventLog()})
+	log := eventlog.Open(eventlog.Options{Path: state.EventLogPath(ta.Loc.StateDir)})
 	for _, id := range sameMinute {
 		log.With("codex", "/home/example").Info("spawn", id)
 	}

@@ -49,7 +49,7 @@ func staleFix(s catalog.Session, reason string) string {
 }
 
 // displayState is the STATE a table shows: stale over resumable.
-func displayState(s catalog.Session) string {
+func displayState(s *catalog.Session) string {
 	if s.Stale != nil && s.State != catalog.StateRunning {
 		return stateStale
 	}

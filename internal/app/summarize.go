@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/summarize"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -117,7 +118,7 @@ func (a *App) summarizeOptions(cmd *cli.Command) (sessionsSummarizeOptions, erro
 	}
 	opts.Timeout = time.Duration(cfg.Summarize.TimeoutSeconds) * time.Second
 	opts.Budget = cfg.Summarize.BudgetTokens
-	opts.DataDir, opts.LockPath, opts.Log = a.Loc.DataDir, filepath.Join(a.Loc.StateDir, "summarize.lock"), a.Log()
+	opts.DataDir, opts.LockPath, opts.Log = a.Loc.DataDir, state.SummarizeLockPath(a.Loc.StateDir), a.Log()
 	name, model := cfg.Summarize.Provider, cfg.Summarize.Model
 	if p := cmd.String("provider"); p != "" {
 		if p != name {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -91,7 +92,7 @@ func TestLogEventTrimListsAutomaticAndManualTrims(t *testing.T) {
 	if sources[auto] != "auto" || sources[manual] != "manual" {
 		t.Errorf("sources %v", sources)
 	}
-	eventlog.ReadAll(ta.Loc.EventLog(), func(r eventlog.Record) {
+	eventlog.ReadAll(state.EventLogPath(ta.Loc.StateDir), func(r eventlog.Record) {
 		if err := eventlog.Check(r); err != nil {
 			t.Errorf("%v: %s", err, r.Raw)
 		}

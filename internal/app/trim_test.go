@@ -111,7 +111,7 @@ func TestTrimCommand(t *testing.T) {
 		t.Error(err)
 	}
 	// The lifecycle log records metadata only.
-	logData, _ := os.ReadFile(ta.Loc.EventLog())
+	logData, _ := os.ReadFile(state.EventLogPath(ta.Loc.StateDir))
 	if !strings.Contains(string(logData), `"event":"trim"`) || strings.Contains(string(logData), "TOOL_BASH") {
 		t.Errorf("log: %s", logData)
 	}

@@ -90,8 +90,9 @@ var SchemaOf = sync.OnceValue(func() string {
 // LoadCached is configfile.Load(path) as tether-hot gets it: the defaults
 // when there is no file, else the copy in cachePath when it was made from
 // the file as it is now. Otherwise refresh (which runs tether to write
-// it) is called once and the copy read again.
-func LoadCached(path, cachePath string, refresh func() error) (Config, error) {
+// it) is called once and the copy read again; where it cannot be written
+// (a read-only cache directory), the copy refresh returns is used.
+func LoadCached(path, cachePath string, refresh func() ([]byte, error)) (Config, error) {
 	var c Config
 	err := LoadCachedTo(&c, path, cachePath, refresh)
 	return c, err
@@ -100,7 +101,7 @@ func LoadCached(path, cachePath string, refresh func() error) (Config, error) {
 // LoadCachedTo is LoadCached into *dst. Every start of tether-hot loads
 // the config on its main goroutine's young stack: a Config (376 bytes)
 // returned by value through each level took ~4 KiB of it.
-func LoadCachedTo(dst *Config, path, cachePath string, refresh func() error) error {
+func LoadCachedTo(dst *Config, path, cachePath string, refresh func() ([]byte, error)) error {
 	stamp, ok, err := StampOf(path)
 	if err != nil {
 		setDefault(dst)
@@ -113,8 +114,11 @@ func LoadCachedTo(dst *Config, path, cachePath string, refresh func() error) err
 	if ok, err := readCached(dst, cachePath, path, stamp); ok {
 		return err
 	}
-	rerr := refresh()
+	copied, rerr := refresh()
 	if ok, err := readCached(dst, cachePath, path, stamp); ok {
+		return err
+	}
+	if ok, err := decodeCached(dst, copied, path, stamp); ok {
 		return err
 	}
 	if rerr == nil {
@@ -132,6 +136,16 @@ func LoadCachedTo(dst *Config, path, cachePath string, refresh func() error) err
 func readCached(dst *Config, cachePath, path string, stamp Stamp) (ok bool, err error) {
 	data, err := rawfile.ReadFile(cachePath)
 	if err != nil {
+		return false, nil
+	}
+	return decodeCached(dst, data, path, stamp)
+}
+
+// decodeCached decodes a copy into *dst; ok and err as for readCached.
+//
+//go:noinline
+func decodeCached(dst *Config, data []byte, path string, stamp Stamp) (ok bool, err error) {
+	if len(data) == 0 {
 		return false, nil
 	}
 	var c Cached

@@ -89,19 +89,24 @@ func (b *Base) loadConfig() {
 
 // refreshConfigCache runs `tether config-cache`, which decodes the config
 // file for this process and the next ones (tether-hot has no TOML reader;
-// see internal/config). It runs once per change of the file.
-func refreshConfigCache() error {
+// see internal/config). It runs once per change of the file (every time
+// where the cache directory cannot be written), and returns the copy
+// tether prints.
+func refreshConfigCache() ([]byte, error) {
 	t, err := FullTether()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Its messages go into the error, not to stderr: a hook prints
 	// nothing (the hook logs the error and runs on the defaults).
-	out, err := exec.Command(t, "config-cache").CombinedOutput()
+	var stderr bytes.Buffer
+	cmd := exec.Command(t, "config-cache")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("%s config-cache: %v: %s", t, err, bytes.TrimSpace(out))
+		return out, fmt.Errorf("%s config-cache: %v: %s", t, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	return nil
+	return out, nil
 }
 
 // rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is
@@ -124,7 +129,7 @@ func (b *Base) windows() agent.Windows {
 // window the statusLine last reported per model, then [hooks.windows],
 // then the built-in table.
 func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
-	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: state.WindowFile{Path: loc.WindowsFile()}.Cached()}
+	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: state.WindowFile{Path: state.WindowsPath(loc.StateDir)}.Cached()}
 }
 
 func (b *Base) logOf() *eventlog.Log {
@@ -173,7 +178,7 @@ func LogLevel(cfg config.Config, getenv func(string) string) slog.Level {
 }
 
 func logOptions(cfg config.Config, level slog.Level, loc locations.Locations, root func() string) eventlog.Options {
-	return eventlog.Options{Path: loc.EventLog(), Level: level, MaxSize: int64(cfg.Log.MaxSizeMB) << 20, RootFunc: root}
+	return eventlog.Options{Path: state.EventLogPath(loc.StateDir), Level: level, MaxSize: int64(cfg.Log.MaxSizeMB) << 20, RootFunc: root}
 }
 
 // DefaultVersion is the module version from build info, for builds made

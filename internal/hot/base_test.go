@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
 )
 
 // An unusable TETHER_IDENTITY_ROOT is logged once, when the root is first
@@ -38,7 +39,7 @@ func TestLogWithIgnoredPinDoesNotDeadlock(t *testing.T) {
 	if root := d.Root(); root.IgnoredPin == "" || root.Pinned {
 		t.Errorf("root %+v: the relative pin should be ignored", root)
 	}
-	data, err := os.ReadFile(d.Loc.EventLog())
+	data, err := os.ReadFile(state.EventLogPath(d.Loc.StateDir))
 	if err != nil {
 		t.Fatal(err)
 	}

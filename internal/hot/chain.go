@@ -13,8 +13,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/state"
 )
 
 // envChained marks a statusLine command tether runs, so a chain that
@@ -38,11 +38,11 @@ func chainCommand(cfg config.StatusLine, stateDir, claudeDir string, getenv func
 	if !cfg.Chain {
 		return ""
 	}
-	rec, err := hooks.LoadRecord(filepath.Join(stateDir, hooks.RecordFile))
+	rec, err := state.LoadHooksRecord(stateDir)
 	if err != nil {
 		return ""
 	}
-	user := hooks.RecordKey(filepath.Join(claudeDir, "settings.json"))
+	user := state.HooksRecordKey(filepath.Join(claudeDir, "settings.json"))
 	keys := []string{user}
 	for k := range rec.Files {
 		if k != user {

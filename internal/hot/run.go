@@ -113,6 +113,8 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 		FitPercent:  cfg.Wrap.FitPercent,
 		Windows:     d.Windows(),
 		DisableTrim: trim.Disabled(d.Getenv),
+		FitTrim:     trim.FitFile,
+		ResetNoted:  trim.ResetNoted,
 		Force:       opts.Force,
 		Abbrev:      Abbrev(d.Loc.CacheDir),
 	}

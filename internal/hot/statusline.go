@@ -71,7 +71,7 @@ func statuslineOptions(d Deps) *StatuslineOptions {
 	// An unreadable config still draws a line, with the defaults.
 	cfg, _ := d.Config()
 	windows := d.Windows()
-	remember := state.WindowFile{Path: d.Loc.WindowsFile()}.Remember
+	remember := state.WindowFile{Path: state.WindowsPath(d.Loc.StateDir)}.Remember
 	if c, ok := windows.Remembered.(*state.CachedWindows); ok {
 		// The same read for remembering and looking up.
 		remember = c.Remember

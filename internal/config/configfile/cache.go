@@ -13,18 +13,20 @@ import (
 // before it is read: a write in between leaves a copy stamped with the
 // older version, which the next reader takes for out of date. Without a
 // file there is nothing to write (tether-hot then uses the defaults).
-func WriteCache(path, cachePath string) error {
+// The copy is returned too, also when it could not be written: tether-hot
+// then reads it from `tether config-cache`'s output.
+func WriteCache(path, cachePath string) ([]byte, error) {
 	stamp, ok, err := config.StampOf(path)
 	if err != nil || !ok {
-		return err
+		return nil, err
 	}
 	cfg, loadErr := Load(path)
 	data, err := config.Encode(path, stamp, cfg, loadErr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(cachePath), 0o700); err != nil {
-		return err
+		return data, err
 	}
-	return atomicfile.WriteBytes(cachePath, data, atomicfile.Options{Perm: 0o600})
+	return data, atomicfile.WriteBytes(cachePath, data, atomicfile.Options{Perm: 0o600})
 }

@@ -19,7 +19,7 @@ func TestLoadCachedAsLoad(t *testing.T) {
 	path := filepath.Join(dir, "config.toml")
 	cache := filepath.Join(dir, "cache", config.CacheFile)
 	refreshes := 0
-	refresh := func() error { refreshes++; return WriteCache(path, cache) }
+	refresh := func() ([]byte, error) { refreshes++; return WriteCache(path, cache) }
 	check := func(name string) {
 		t.Helper()
 		want, wantErr := Load(path)
@@ -61,9 +61,33 @@ func TestLoadCachedWithoutTether(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.toml")
 	os.WriteFile(path, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
-	cfg, err := config.LoadCached(path, filepath.Join(dir, config.CacheFile), func() error { return errors.New("no tether") })
+	cfg, err := config.LoadCached(path, filepath.Join(dir, config.CacheFile), func() ([]byte, error) { return nil, errors.New("no tether") })
 	if err == nil || err.Error() != "config "+path+": cannot read it without tether: no tether" || !reflect.DeepEqual(cfg, config.Default()) {
 		t.Errorf("%+v, %v", cfg, err)
+	}
+}
+
+// Where the copy cannot be written (the cache directory is a file), the
+// one the refresh returns is used, every time.
+func TestLoadCachedUnwritableCache(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	os.WriteFile(path, []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "cache"), nil, 0o600)
+	cache := filepath.Join(dir, "cache", config.CacheFile)
+	for range 2 {
+		cfg, err := config.LoadCached(path, cache, func() ([]byte, error) { return WriteCache(path, cache) })
+		if err != nil || cfg.Log.Level != "debug" {
+			t.Errorf("%+v, %v", cfg.Log, err)
+		}
+	}
+	// A copy of another version of the file is not taken.
+	stamp, _, _ := config.StampOf(path)
+	stamp.Size++
+	old := must(config.Encode(path, stamp, config.Default(), nil))
+	cfg, err := config.LoadCached(path, cache, func() ([]byte, error) { return old, errors.New("cannot write") })
+	if err == nil || cfg.Log.Level == "debug" {
+		t.Errorf("another version's copy: %+v, %v", cfg.Log, err)
 	}
 }
 
@@ -83,7 +107,7 @@ func TestLoadCachedRefusesOtherCopies(t *testing.T) {
 		"garbage":    []byte("{"),
 	} {
 		os.WriteFile(cache, data, 0o600)
-		cfg, err := config.LoadCached(path, cache, func() error { return WriteCache(path, cache) })
+		cfg, err := config.LoadCached(path, cache, func() ([]byte, error) { return WriteCache(path, cache) })
 		if err != nil || cfg.Log.Level != "debug" {
 			t.Errorf("%s: %+v, %v", name, cfg.Log, err)
 		}

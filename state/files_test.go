@@ -1,4 +1,4 @@
-package locations
+package state
 
 import (
 	"crypto/sha256"
@@ -9,12 +9,12 @@ import (
 
 // Root index files users already have were named by crypto/sha256: the
 // name must not change with the hash's implementation.
-func TestRootIndexFileName(t *testing.T) {
+func TestRootPathName(t *testing.T) {
 	for _, root := range []string{"/home/example/proj", "/home/example/a dir with spaces/ünïcode", ""} {
 		sum := sha256.Sum256([]byte(root))
 		want := filepath.Join("/state", "roots", hex.EncodeToString(sum[:12])+".json")
-		if got := RootIndexFile("/state", root); got != want {
-			t.Errorf("RootIndexFile(%q) = %s, want %s", root, got, want)
+		if got := RootPath("/state", root); got != want {
+			t.Errorf("RootPath(%q) = %s, want %s", root, got, want)
 		}
 	}
 }
