@@ -199,10 +199,18 @@ version="$(git -C "$src" describe --tags --always --dirty 2>/dev/null || echo de
 mkdir -p -- "$bindir"
 tmp="$(mktemp "${bindir}/.tether.XXXXXX")"
 tmphot="$(mktemp "${bindir}/.tether-hot.XXXXXX")"
-trap 'rm -f -- "$tmp" "$tmphot"' EXIT
+trap 'rm -f -- "$tmp" "$tmphot" "${tmp}.build" "${tmphot}.build"' EXIT
 echo "install.sh: building tether and tether-hot ${version}" >&2
-(cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=${version}" -o "$tmp" ./cmd/tether)
-(cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=${version}" -o "$tmphot" ./cmd/tether-hot)
+(cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=${version}" -o "${tmp}.build" ./cmd/tether)
+(cd "$src" && go build -trimpath -ldflags "-s -w -X main.version=${version}" -o "${tmphot}.build" ./cmd/tether-hot)
+# Installed by read and write: the linker writes its output through a
+# mapping, and a binary whose pages came into the page cache that way
+# starts ~0.6 ms slower (CPU), on every hook, statusLine render, prompt
+# and TAB, than one whose pages were written (README, Performance). dd,
+# not cp or cat, which may clone the file or copy it inside the kernel.
+dd if="${tmp}.build" of="$tmp" bs=1048576 2>/dev/null
+dd if="${tmphot}.build" of="$tmphot" bs=1048576 2>/dev/null
+rm -f -- "${tmp}.build" "${tmphot}.build"
 chmod 0755 "$tmp" "$tmphot"
 # tether-hot first: a tether whose tether-hot is missing or older would
 # write hooks and scripts for the wrong binary.

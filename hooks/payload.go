@@ -176,6 +176,15 @@ func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
 	if f, ok := r.(*os.File); ok {
 		return readPayloadFD(int(f.Fd()), lim)
 	}
+	return readPayloadStream(r, lim)
+}
+
+// readPayloadStream is ReadPayload for other readers. It is a function of
+// its own so that ReadPayload's frame stays small: readPayloadFD keeps its
+// 4 KiB buffer on the stack, under ReadPayload's frame.
+//
+//go:noinline
+func readPayloadStream(r io.Reader, lim ReadLimits) ([]byte, error) {
 	type chunk struct {
 		b   []byte
 		err error

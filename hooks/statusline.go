@@ -96,9 +96,12 @@ func RecordStatusLine(stateDir string, in StatusInput, windows agent.Windows, ge
 	if st.UsageKnown {
 		st.Percent = state.Percent(st.Tokens, st.Window)
 	}
-	cmp := st
-	cmp.Updated = before.Updated
-	if cmp == before {
+	// Unchanged but for Updated: nothing to save. Compared in place (a
+	// copy is another 256 bytes of frame under every render).
+	updated := st.Updated
+	st.Updated = before.Updated
+	if st == before {
+		st.Updated = updated
 		return st, nil
 	}
 	st.Updated = now

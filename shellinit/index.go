@@ -1,7 +1,6 @@
 package shellinit
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -434,16 +433,27 @@ func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
 		n = min(n, q.Limit)
 	}
 	out := make([]Candidate, 0, n)
+	q.describe(groups, func(e *IndexEntry, desc []byte) {
+		out = append(out, Candidate{Value: e.ID, Desc: printable(string(desc))})
+	})
+	return out
+}
+
+// describe calls f with the entries of groups in order, each newest
+// first, up to q.Limit, and each one's description (not yet printable;
+// valid only during the call).
+func (q SessionQuery) describe(groups [][]*IndexEntry, f func(e *IndexEntry, desc []byte)) {
+	n := 0
 	// One buffer for every description: a TAB formats up to q.Limit of
-	// them, one allocation each.
+	// them.
 	var desc []byte
 	for _, g := range groups {
 		if !sort.SliceIsSorted(g, func(i, j int) bool { return g[i].LastActivity.After(g[j].LastActivity) }) {
 			sort.SliceStable(g, func(i, j int) bool { return g[i].LastActivity.After(g[j].LastActivity) })
 		}
 		for _, e := range g {
-			if q.Limit > 0 && len(out) == q.Limit {
-				return out
+			if q.Limit > 0 && n == q.Limit {
+				return
 			}
 			desc = desc[:0]
 			if len(q.Harnesses) > 1 {
@@ -454,10 +464,10 @@ func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
 			if e.Root != q.Root && e.Root != "" {
 				desc = append(append(append(desc, " ("...), filepath.Base(e.Root)...), ')')
 			}
-			out = append(out, Candidate{Value: e.ID, Desc: printable(string(desc))})
+			f(e, desc)
+			n++
 		}
 	}
-	return out
 }
 
 // MapSessionCandidates is SessionCandidates over the index at path
@@ -471,7 +481,7 @@ func MapSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 	var cands []Candidate
 	full := false
 	err := mapIndex(path, func(text string) error {
-		groups, ok, err := boundedGroups(path, text, q)
+		groups, ok, err := boundedGroups(path, text, &q)
 		if err != nil || !ok {
 			full = err == nil
 			return err
@@ -486,6 +496,12 @@ func MapSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 	if err != nil || !full {
 		return cands, err
 	}
+	return allSessionCandidates(path, q)
+}
+
+// allSessionCandidates is MapSessionCandidates reading every line: for an
+// index whose lines are out of order.
+func allSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 	entries, unmap, err := MapIndexMatching(path, func(harness, id string) bool {
 		return strings.HasPrefix(id, q.Prefix) && slices.Contains(q.Harnesses, harness)
 	})
@@ -493,7 +509,7 @@ func MapSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 		return nil, err
 	}
 	defer unmap()
-	cands = SessionCandidates(entries, q)
+	cands := SessionCandidates(entries, q)
 	for i := range cands {
 		cands[i].Value = strings.Clone(cands[i].Value)
 	}
@@ -507,7 +523,7 @@ func MapSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 // rest of the text is searched for its root column instead of being
 // split into lines, trusting the order WriteIndex wrote (the lines read
 // line by line are still checked).
-func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, ok bool, err error) {
+func boundedGroups(path, text string, q *SessionQuery) (groups [][]*IndexEntry, ok bool, err error) {
 	head, rest, _ := strings.Cut(text, "\n")
 	if head != indexHeader {
 		return nil, false, fmt.Errorf("%s: not a tether completion index", path)
@@ -517,6 +533,12 @@ func boundedGroups(path, text string, q SessionQuery) (groups [][]*IndexEntry, o
 		for g := range b.groups {
 			b.groups[g] = make([]*IndexEntry, 0, min(q.Limit, 512))
 		}
+	}
+	if q.Limit > 0 {
+		// Room for every entry that can be kept, reserved at once: pages
+		// left unused are never touched, and line then allocates nothing
+		// (a TAB decodes it on a young stack).
+		b.slab = make([]IndexEntry, 0, min(q.Limit, 512)*len(b.groups))
 	}
 	b.last = make([]int64, len(b.groups))
 	b.overflow = make([]bool, len(b.groups))
@@ -569,7 +591,9 @@ func footerCount(footer, rawRoot string) int {
 // rarestByte is the position in needle of its byte seen least often in
 // samples of text (its start, middle and end): the byte indexAt looks for.
 func rarestByte(text, needle string) int {
-	var freq [256]int
+	// uint16 counts (3 samples of n bytes fit): 512 bytes of stack, not
+	// 2 KiB, under a TAB's deepest frames.
+	var freq [256]uint16
 	const n = 4 << 10
 	for _, at := range []int{0, len(text)/2 - n/2, len(text) - n} {
 		at = max(at, 0)
@@ -615,7 +639,7 @@ func indexAt(s, needle string, p int) int {
 
 // boundedReader is boundedGroups's state.
 type boundedReader struct {
-	q                  SessionQuery
+	q                  *SessionQuery
 	rawRoot            string
 	groups             [][]*IndexEntry
 	last               []int64
@@ -719,24 +743,70 @@ func appendRelTime(b []byte, now, t time.Time) []byte {
 // function reads them: bash one value a line; zsh value:description for
 // _describe (colons in the value escaped); fish value<TAB>description.
 func FormatCandidates(w io.Writer, shell string, cands []Candidate) error {
-	bw := bufio.NewWriter(w)
+	var b []byte
 	for _, c := range cands {
-		v, d := printable(c.Value), printable(c.Desc)
-		sep := byte(0)
-		switch shell {
-		case "zsh":
-			v = strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), ":", `\:`)
-			sep = ':'
-		case "fish":
-			sep = '\t'
-		}
-		// Written in pieces: a TAB prints up to 500 lines.
-		bw.WriteString(v)
-		if sep != 0 && d != "" {
-			bw.WriteByte(sep)
-			bw.WriteString(d)
-		}
-		bw.WriteByte('\n')
+		b = appendCandidate(b, shell, c.Value, c.Desc)
 	}
-	return bw.Flush()
+	if len(b) == 0 {
+		return nil
+	}
+	// One write: a TAB prints up to 500 lines.
+	_, err := w.Write(b)
+	return err
+}
+
+// appendCandidate appends the line FormatCandidates writes for the
+// candidate v (value) and d (description).
+func appendCandidate(b []byte, shell, v, d string) []byte {
+	v, d = printable(v), printable(d)
+	sep := byte(0)
+	switch shell {
+	case "zsh":
+		v = strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), ":", `\:`)
+		sep = ':'
+	case "fish":
+		sep = '\t'
+	}
+	b = append(b, v...)
+	if sep != 0 && d != "" {
+		b = append(append(b, sep), d...)
+	}
+	return append(b, '\n')
+}
+
+// AppendSessionCandidates appends to b what FormatCandidates writes for
+// MapSessionCandidates(path, q), each value prefixed by valuePfx. The
+// lines are formatted while the index is mapped, straight from its text:
+// no Candidate, description or copy of a value is allocated, and each
+// description is made printable once (a TAB offers up to 500). On error b
+// is returned as it was.
+func AppendSessionCandidates(b []byte, shell, path string, q *SessionQuery, valuePfx string) ([]byte, error) {
+	out, full := b, false
+	err := mapIndex(path, func(text string) error {
+		groups, ok, err := boundedGroups(path, text, q)
+		if err != nil || !ok {
+			full = err == nil
+			return err
+		}
+		q.describe(groups, func(e *IndexEntry, desc []byte) {
+			// printable(printable(d)) is printable(d): the description
+			// is made printable here only.
+			out = appendCandidate(out, shell, valuePfx+e.ID, unsafe.String(unsafe.SliceData(desc), len(desc)))
+		})
+		return nil
+	})
+	if err != nil {
+		return b, err
+	}
+	if !full {
+		return out, nil
+	}
+	cands, err := allSessionCandidates(path, *q)
+	if err != nil {
+		return b, err
+	}
+	for _, c := range cands {
+		out = appendCandidate(out, shell, valuePfx+c.Value, c.Desc)
+	}
+	return out, nil
 }

@@ -181,3 +181,75 @@ func TestIndexFooterBoundsTheRootSearch(t *testing.T) {
 		}
 	}
 }
+
+// AppendSessionCandidates writes, byte for byte, what FormatCandidates
+// writes for MapSessionCandidates's answer (values prefixed as fish gets
+// them): for every shell, hostile titles and ids (controls, bidi marks,
+// invalid UTF-8, colons and backslashes), a capped index in order, and an
+// index out of order, read in full; on error it leaves b as it was.
+func TestAppendSessionCandidatesAsFormatted(t *testing.T) {
+	dir := t.TempDir()
+	sorted := filepath.Join(dir, IndexFile)
+	now := time.Unix(1764500000, 0)
+	var entries []IndexEntry
+	for i := range 300 {
+		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex", "claude-code"}[i%3],
+			ID:           strings.Repeat(string(rune('a'+i%5)), 6) + []string{"", ":x", `\y`, "\x1b[2J"}[i%4] + "-" + strconv.Itoa(i),
+			LastActivity: now.Add(-time.Duration(i) * time.Hour),
+			Root:         "/home/example/src/p\t" + string(rune('0'+i%4)),
+			Title:        "fix\nthe \\ bug\x07 \u202e" + string([]byte{0xff, 'z'}) + strings.Repeat("é", i%5)})
+	}
+	if err := WriteIndex(sorted, entries); err != nil {
+		t.Fatal(err)
+	}
+	unsorted := filepath.Join(dir, "unsorted.tsv")
+	text := indexHeader + "\n"
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		text += field(e.Harness) + "\t" + field(e.ID) + "\t" + strconv.FormatInt(e.LastActivity.Unix(), 10) + "\t" + field(e.Root) + "\t" + field(e.Title) + "\n"
+	}
+	os.WriteFile(unsorted, []byte(text), 0o600)
+	queries := []SessionQuery{
+		{Harnesses: []string{"claude-code"}, Root: "/home/example/src/p\t1", Now: now, Limit: 20},
+		{Harnesses: []string{"claude-code"}, Root: "/elsewhere", Now: now, Limit: 500},
+		{Harnesses: []string{"claude-code", "codex"}, Root: "/home/example/src/p\t2", Prefix: "bb", Now: now, Limit: 30},
+		{Harnesses: []string{"codex"}, Prefix: "zzz", Now: now, Limit: 5},
+		{Harnesses: []string{"codex", "claude-code"}, Root: "/home/example/src/p\t3", Now: now},
+		// Out of order, claude-code's group overflows while codex's
+		// fills: the whole index is read.
+		{Harnesses: []string{"claude-code", "codex"}, Root: "/elsewhere", Now: now, Limit: 20},
+	}
+	for _, path := range []string{sorted, unsorted} {
+		for _, q := range queries {
+			for _, shell := range []string{"bash", "zsh", "fish"} {
+				for _, pfx := range []string{"", "--resume="} {
+					cands, err := MapSessionCandidates(path, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i := range cands {
+						cands[i].Value = pfx + cands[i].Value
+					}
+					var want strings.Builder
+					if err := FormatCandidates(&want, shell, cands); err != nil {
+						t.Fatal(err)
+					}
+					got, err := AppendSessionCandidates([]byte("kept\n"), shell, path, &q, pfx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if string(got) != "kept\n"+want.String() {
+						t.Errorf("%s, %s, %q, %+v: got %d bytes, want %d", filepath.Base(path), shell, pfx, q, len(got)-5, want.Len())
+					}
+				}
+			}
+		}
+	}
+	other := filepath.Join(dir, "other.tsv")
+	os.WriteFile(other, []byte("claude-code\tid\t1\t/r\tt\n"), 0o600)
+	for _, p := range []string{other, filepath.Join(dir, "missing.tsv")} {
+		if got, err := AppendSessionCandidates([]byte("kept"), "zsh", p, &queries[0], ""); err == nil || string(got) != "kept" {
+			t.Errorf("%s: %q, %v; want the buffer as it was and an error", filepath.Base(p), got, err)
+		}
+	}
+}

@@ -21,31 +21,47 @@ import (
 // holds both to that.
 
 // decodeSession is json.Unmarshal(data, &s).
-func decodeSession(data []byte) (Session, error) {
-	if s, ok := decodeFast(data); ok {
-		return s, nil
-	}
-	var s Session
-	err := json.Unmarshal(data, &s)
+func decodeSession(data []byte) (s Session, err error) {
+	err = decodeSessionInto(data, &s)
 	return s, err
+}
+
+// decodeSessionInto is decodeSession into *s (zero on entry): the hot
+// paths read a state file under deep frames, and a Session returned by
+// value through every level is 256 bytes more of stack at each.
+func decodeSessionInto(data []byte, s *Session) error {
+	if decodeFastInto(data, s) {
+		return nil
+	}
+	*s = Session{}
+	return json.Unmarshal(data, s)
 }
 
 // decodeFast decodes a file in the shape encodeSession writes, or reports
 // !ok for encoding/json to decide.
 func decodeFast(data []byte) (s Session, ok bool) {
-	if !gjson.ValidBytes(data) {
+	if !decodeFastInto(data, &s) {
 		return Session{}, false
+	}
+	return s, true
+}
+
+// decodeFastInto is decodeFast into *s (zero on entry; partly set when
+// it reports false).
+func decodeFastInto(data []byte, s *Session) bool {
+	if !gjson.ValidBytes(data) {
+		return false
 	}
 	r := gjson.ParseBytes(data)
 	if !r.IsObject() {
-		return Session{}, false
+		return false
 	}
-	ok = true
+	ok := true
 	r.ForEach(func(key, v gjson.Result) bool {
-		ok = len(key.Raw) == len(key.Str)+2 && setField(&s, key.Str, v)
+		ok = len(key.Raw) == len(key.Str)+2 && setField(s, key.Str, v)
 		return ok
 	})
-	return s, ok
+	return ok
 }
 
 // setField stores v in the field named k, or reports false.

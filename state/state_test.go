@@ -83,8 +83,16 @@ func TestSessionSaveLoadAndIndex(t *testing.T) {
 	}
 	// A file from elsewhere under the root's name is not the root's.
 	os.WriteFile(RootPath(base, "/other"), []byte(`{"session_id":"x","identity_root":"/home/example/src/proj"}`), 0o600)
-	if _, err := LatestForRoot(base, "/other"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("foreign index accepted: %v", err)
+	if got, err := LatestForRoot(base, "/other"); !errors.Is(err, fs.ErrNotExist) || got != (Session{}) {
+		t.Errorf("foreign index accepted: %+v %v", got, err)
+	}
+	// LatestForRootTo leaves the session zero on every error.
+	os.WriteFile(RootPath(base, "/corrupt"), []byte(`{"session_id":"x","tokens":`), 0o600)
+	for _, root := range []string{"/other", "/corrupt", "/missing"} {
+		var got Session
+		if err := LatestForRootTo(&got, base, root); err == nil || got != (Session{}) {
+			t.Errorf("LatestForRootTo %s: %+v %v", root, got, err)
+		}
 	}
 	os.WriteFile(SessionPath(base, "bad"), []byte("{not json"), 0o600)
 	if _, err := LoadSession(base, "bad"); err == nil || !strings.Contains(err.Error(), SessionPath(base, "bad")) {

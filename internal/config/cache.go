@@ -93,57 +93,78 @@ var SchemaOf = sync.OnceValue(func() string {
 // it) is called once and the copy read again; where it cannot be written
 // (a read-only cache directory), the copy refresh returns is used.
 func LoadCached(path, cachePath string, refresh func() ([]byte, error)) (Config, error) {
+	var c Config
+	err := LoadCachedTo(&c, path, cachePath, refresh)
+	return c, err
+}
+
+// LoadCachedTo is LoadCached into *dst. Every start of tether-hot loads
+// the config on its main goroutine's young stack: a Config (376 bytes)
+// returned by value through each level took ~4 KiB of it.
+func LoadCachedTo(dst *Config, path, cachePath string, refresh func() ([]byte, error)) error {
 	stamp, ok, err := StampOf(path)
 	if err != nil {
-		return Default(), fmt.Errorf("config %s: %w", path, err)
+		setDefault(dst)
+		return fmt.Errorf("config %s: %w", path, err)
 	}
 	if !ok {
-		return Default(), nil
+		setDefault(dst)
+		return nil
 	}
-	if c, ok := readCached(cachePath, path, stamp); ok {
-		return c.result()
+	if ok, err := readCached(dst, cachePath, path, stamp); ok {
+		return err
 	}
 	copied, rerr := refresh()
-	if c, ok := readCached(cachePath, path, stamp); ok {
-		return c.result()
+	if ok, err := readCached(dst, cachePath, path, stamp); ok {
+		return err
 	}
-	if c, ok := decodeCached(copied, path, stamp); ok {
-		return c.result()
+	if ok, err := decodeCached(dst, copied, path, stamp); ok {
+		return err
 	}
 	if rerr == nil {
 		rerr = errors.New("no decoded copy was written")
 	}
-	return Default(), fmt.Errorf("config %s: cannot read it without tether: %w", path, rerr)
+	setDefault(dst)
+	return fmt.Errorf("config %s: cannot read it without tether: %w", path, rerr)
 }
 
-func (c Cached) result() (Config, error) {
-	if c.Err != "" {
-		return Default(), errors.New(c.Err)
-	}
-	return c.Config, nil
-}
-
-// readCached reads cachePath; ok is false unless it is a copy of path at
-// stamp written by this build.
-func readCached(cachePath, path string, stamp Stamp) (Cached, bool) {
+// readCached reads cachePath into *dst: the config it holds, or the
+// defaults and its error. ok is false (and *dst untouched) unless it is a
+// copy of path at stamp written by this build.
+//
+//go:noinline
+func readCached(dst *Config, cachePath, path string, stamp Stamp) (ok bool, err error) {
 	data, err := rawfile.ReadFile(cachePath)
 	if err != nil {
-		return Cached{}, false
+		return false, nil
 	}
-	return decodeCached(data, path, stamp)
+	return decodeCached(dst, data, path, stamp)
 }
 
-// decodeCached decodes a copy; ok as for readCached.
-func decodeCached(data []byte, path string, stamp Stamp) (Cached, bool) {
+// decodeCached decodes a copy into *dst; ok and err as for readCached.
+//
+//go:noinline
+func decodeCached(dst *Config, data []byte, path string, stamp Stamp) (ok bool, err error) {
 	if len(data) == 0 {
-		return Cached{}, false
+		return false, nil
 	}
 	var c Cached
 	if json.Unmarshal(data, &c) != nil || c.Schema != SchemaOf() || c.Path != path || c.Stamp != stamp {
-		return Cached{}, false
+		return false, nil
 	}
-	return c, true
+	if c.Err != "" {
+		setDefault(dst)
+		return true, errors.New(c.Err)
+	}
+	*dst = c.Config
+	return true, nil
 }
+
+// setDefault sets *dst to the defaults, from a frame of its own (they
+// are built by value).
+//
+//go:noinline
+func setDefault(dst *Config) { *dst = Default() }
 
 // CachePath is CacheFile in tether's cache directory.
 func CachePath(cacheDir string) string { return filepath.Join(cacheDir, CacheFile) }

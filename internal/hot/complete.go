@@ -49,7 +49,12 @@ type CompleteOptions struct {
 // CompleteAgent completes the session id after `claude --resume`/`-r` or
 // `codex resume`. handled is false when the line is not claude's or
 // codex's (tether's own command line is internal/app's to complete).
-func CompleteAgent(opts CompleteOptions) (handled bool, err error) {
+func CompleteAgent(opts CompleteOptions) (handled bool, err error) { return agentCompletion(&opts) }
+
+// agentCompletion is CompleteAgent. The options come by pointer down to
+// the index's reader: tether-hot answers a TAB on its main goroutine's
+// young stack, and a copy of them in every frame took it from 4 to 8 KiB.
+func agentCompletion(opts *CompleteOptions) (handled bool, err error) {
 	if len(opts.Words) == 0 {
 		return true, NoOpinion
 	}
@@ -79,13 +84,20 @@ func CompleteAgent(opts CompleteOptions) (handled bool, err error) {
 	default:
 		return false, nil
 	}
-	return true, FinishComplete(opts, nil, harnesses, cur, valuePfx)
+	return true, finishCompletion(opts, nil, harnesses, cur, valuePfx)
 }
 
 // FinishComplete adds the session ids of harnesses starting with cur to
 // cands and prints them for the shell; valuePfx is the "--flag=" part of
 // the word, which fish wants back.
 func FinishComplete(opts CompleteOptions, cands []shellinit.Candidate, harnesses []string, cur, valuePfx string) error {
+	return finishCompletion(&opts, cands, harnesses, cur, valuePfx)
+}
+
+func finishCompletion(opts *CompleteOptions, cands []shellinit.Candidate, harnesses []string, cur, valuePfx string) error {
+	if len(cands) == 0 && harnesses != nil {
+		return writeSessionCandidates(opts, harnesses, cur, valuePfx)
+	}
 	if harnesses != nil {
 		cands = append(cands, sessionCandidates(opts, harnesses, cur)...)
 	}
@@ -98,23 +110,54 @@ func FinishComplete(opts CompleteOptions, cands []shellinit.Candidate, harnesses
 	return shellinit.FormatCandidates(opts.Out, opts.Shell, cands)
 }
 
-func sessionCandidates(opts CompleteOptions, harnesses []string, prefix string) []shellinit.Candidate {
-	st, statErr := os.Stat(opts.IndexPath)
-	if (statErr != nil || opts.Now.Sub(st.ModTime()) > indexMaxAge) && opts.Refresh != nil {
-		opts.Refresh()
-	}
-	if statErr != nil {
+func sessionCandidates(opts *CompleteOptions, harnesses []string, prefix string) []shellinit.Candidate {
+	if !indexReady(opts) {
 		return nil
 	}
 	// Only the entries that can be offered are decoded: the mapped index
 	// is filtered by id prefix and at most completeLimit per group.
-	cands, err := shellinit.MapSessionCandidates(opts.IndexPath, shellinit.SessionQuery{
-		Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit,
-	})
+	cands, err := shellinit.MapSessionCandidates(opts.IndexPath, *sessionQuery(opts, harnesses, prefix))
 	if err != nil {
 		return nil
 	}
 	return cands
+}
+
+// writeSessionCandidates is FinishComplete with only session ids to
+// offer (every TAB after claude --resume or codex resume): their lines
+// are formatted straight from the mapped index into one buffer, written
+// at once. An index that cannot be read offers nothing.
+func writeSessionCandidates(opts *CompleteOptions, harnesses []string, prefix, valuePfx string) error {
+	if !indexReady(opts) {
+		return nil
+	}
+	if opts.Shell != "fish" {
+		// fish completes the whole token; bash and zsh the part after '='.
+		valuePfx = ""
+	}
+	// Room for a full answer (~100 bytes a line): one allocation, whose
+	// pages are touched only as far as the lines go.
+	b, err := shellinit.AppendSessionCandidates(make([]byte, 0, completeLimit*128), opts.Shell, opts.IndexPath,
+		sessionQuery(opts, harnesses, prefix), valuePfx)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	_, err = opts.Out.Write(b)
+	return err
+}
+
+// indexReady reports whether the completion index exists, starting a
+// background refresh when it is missing or old.
+func indexReady(opts *CompleteOptions) bool {
+	st, statErr := os.Stat(opts.IndexPath)
+	if (statErr != nil || opts.Now.Sub(st.ModTime()) > indexMaxAge) && opts.Refresh != nil {
+		opts.Refresh()
+	}
+	return statErr == nil
+}
+
+func sessionQuery(opts *CompleteOptions, harnesses []string, prefix string) *shellinit.SessionQuery {
+	return &shellinit.SessionQuery{Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit}
 }
 
 // SplitLine splits a command line as the shell would for completion: on

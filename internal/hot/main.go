@@ -32,78 +32,166 @@ func Main(version string, args []string) int {
 		return delegate(args)
 	}
 	b := NewBase()
-	d := b.Deps()
 	rest := args[2:]
+	// Each command runs in a function of its own (not inlined), given
+	// the Base (not a copy of its Deps), so that this frame stays small:
+	// the main goroutine starts with a 2 KiB stack, and every doubling on
+	// the way down is a copy (a fresh stack, page faults, an unwind of
+	// every frame). One frame holding every command's locals (~1.7 KiB)
+	// made the statusline's deepest call need 16 KiB instead of 8.
+	code, handled := 0, false
 	switch args[1] {
 	case "hook":
-		// No signal handling: an agent that kills its hook wants it gone,
-		// and installing handlers costs a thread on every event.
-		// The summary after SessionEnd reads the catalog: the full
-		// tether runs it.
-		Hook(context.Background(), d, rest, AutoSummarize(d, func(args []string) (int, error) {
-			t, err := FullTether()
-			if err != nil {
-				return 0, err
-			}
-			return StartBackground(t, args)
-		}))
-		return 0
+		code, handled = mainHook(b, rest), true
 	case "statusline":
-		if len(rest) == 0 {
-			return report(d, Statusline(context.Background(), d))
-		}
+		code, handled = mainStatusline(b, rest)
 	case "prompt":
-		if f, ok := parsePromptFlags(rest); ok {
-			exit := os.Exit
-			if d.Exit != nil {
-				exit = d.Exit
-			}
-			// A process of its own: the prompt is computed on this
-			// goroutine and a watchdog ends the process at --timeout.
-			return report(d, prompt(d, f, func() { exit(0) }))
-		}
+		code, handled = mainPrompt(b, rest)
 	case "complete":
-		if shell, words, ok := parseCompleteArgs(rest); ok {
-			opts := CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
-				Root: d.Root().Path, Now: d.Now(), Refresh: func() {
-					if t, err := FullTether(); err == nil {
-						SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
-					}
-				}}
-			if handled, err := CompleteAgent(opts); handled {
-				return report(d, err)
-			}
-		}
+		code, handled = mainComplete(b, rest)
 	case "run":
-		opts, err := ParseRunArgs(rest)
-		if err != nil {
-			break
-		}
-		cfg, cerr := d.Config()
-		if cerr != nil || opts.Handoff || cfg.Wrap.Handoff {
-			// The handoff summary reads the catalog; a config error is
-			// the full tether's to report.
-			break
-		}
-		// The process ends with the child: its signal handlers need
-		// no reset (wrap.ExecExiting).
-		err = RunWrap(d, opts, wrap.ExecExiting, nil)
-		if errors.Is(err, archive.ErrNoCodec) {
-			// The session is a compressed archive copy, which only
-			// tether decodes; nothing was started or written yet.
-			break
-		}
-		return report(d, err)
+		code, handled = mainRun(b, rest)
 	case "--version":
-		if len(rest) == 0 {
-			if version == "" {
-				version = DefaultVersion()
-			}
-			fmt.Fprintf(d.IO.Out, "%s version %s\n", Name, version)
-			return 0
-		}
+		code, handled = mainVersion(b, version, rest)
+	}
+	if handled {
+		return code
 	}
 	return delegate(args)
+}
+
+// mainHook is tether-hot hook.
+//
+//go:noinline
+func mainHook(b *Base, rest []string) int {
+	d := b.Deps()
+	// No signal handling: an agent that kills its hook wants it gone,
+	// and installing handlers costs a thread on every event.
+	// The summary after SessionEnd reads the catalog: the full
+	// tether runs it.
+	Hook(context.Background(), d, rest, AutoSummarize(d, func(args []string) (int, error) {
+		t, err := FullTether()
+		if err != nil {
+			return 0, err
+		}
+		return StartBackground(t, args)
+	}))
+	return 0
+}
+
+// mainStatusline is tether-hot statusline; handled is false for a
+// command line it leaves to tether.
+//
+//go:noinline
+func mainStatusline(b *Base, rest []string) (code int, handled bool) {
+	d := b.Deps()
+	if len(rest) != 0 {
+		return 0, false
+	}
+	return report(d, Statusline(context.Background(), d)), true
+}
+
+// mainPrompt is tether-hot prompt.
+//
+//go:noinline
+func mainPrompt(b *Base, rest []string) (code int, handled bool) {
+	f, ok := parsePromptFlags(rest)
+	if !ok {
+		return 0, false
+	}
+	d := &b.d
+	if _, err := promptColor(d, &f); err == nil {
+		// Loaded from this small frame (see Main); a usage error loads
+		// nothing, as before.
+		b.preloadConfig()
+	}
+	exit := os.Exit
+	if d.Exit != nil {
+		exit = d.Exit
+	}
+	// A process of its own: the prompt is computed on this
+	// goroutine and a watchdog ends the process at --timeout.
+	err := prompt(d, &f, func() { exit(0) })
+	return reportErr(d, err), true
+}
+
+// reportErr is report from a small frame (report takes the Deps by value).
+//
+//go:noinline
+func reportErr(d *Deps, err error) int { return report(*d, err) }
+
+// mainComplete is tether-hot complete for claude's and codex's session
+// ids (tether's own command line is tether's).
+//
+//go:noinline
+func mainComplete(b *Base, rest []string) (code int, handled bool) {
+	shell, words, ok := parseCompleteArgs(rest)
+	if !ok {
+		return 0, false
+	}
+	// The identity root is resolved from this small frame, before the
+	// options' (see Main).
+	handled, err := agentCompletion(completeOptions(b, shell, words, b.rootOf().Path))
+	if !handled {
+		return 0, false
+	}
+	return reportErr(&b.d, err), true
+}
+
+// completeOptions are mainComplete's options, returned (so on the
+// heap: see agentCompletion).
+//
+//go:noinline
+func completeOptions(b *Base, shell string, words []string, root string) *CompleteOptions {
+	d := &b.d
+	return &CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
+		Root: root, Now: d.Now(), Refresh: func() {
+			if t, err := FullTether(); err == nil {
+				SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
+			}
+		}}
+}
+
+// mainRun is tether-hot run, unless it needs tether (a handoff, a config
+// error, a compressed archived copy).
+//
+//go:noinline
+func mainRun(b *Base, rest []string) (code int, handled bool) {
+	d := b.Deps()
+	opts, err := ParseRunArgs(rest)
+	if err != nil {
+		return 0, false
+	}
+	cfg, cerr := d.Config()
+	if cerr != nil || opts.Handoff || cfg.Wrap.Handoff {
+		// The handoff summary reads the catalog; a config error is
+		// the full tether's to report.
+		return 0, false
+	}
+	// The process ends with the child: its signal handlers need
+	// no reset (wrap.ExecExiting).
+	err = RunWrap(d, opts, wrap.ExecExiting, nil)
+	if errors.Is(err, archive.ErrNoCodec) {
+		// The session is a compressed archive copy, which only
+		// tether decodes; nothing was started or written yet.
+		return 0, false
+	}
+	return report(d, err), true
+}
+
+// mainVersion is tether-hot --version.
+//
+//go:noinline
+func mainVersion(b *Base, version string, rest []string) (code int, handled bool) {
+	d := b.Deps()
+	if len(rest) != 0 {
+		return 0, false
+	}
+	if version == "" {
+		version = DefaultVersion()
+	}
+	fmt.Fprintf(d.IO.Out, "%s version %s\n", Name, version)
+	return 0, true
 }
 
 // report prints err once, as tether does, and returns the exit status.

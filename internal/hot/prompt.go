@@ -53,16 +53,28 @@ func DefaultPromptFlags() PromptFlags {
 
 // Prompt is `tether prompt`: it checks the flags (usage errors exit 2) and
 // prints the segment.
-func Prompt(d Deps, f PromptFlags) error { return prompt(d, f, nil) }
+func Prompt(d Deps, f PromptFlags) error { return prompt(&d, &f, nil) }
 
-// prompt is Prompt with PromptOptions.GiveUp.
-func prompt(d Deps, f PromptFlags, giveUp func()) error {
+// prompt is Prompt with PromptOptions.GiveUp. Its inputs come by pointer
+// and the options are built in a frame of their own (promptOptions):
+// tether-hot's main goroutine runs it on a 4 KiB stack, which the frames
+// of its config, root and state reads then fit without a copy to 8 KiB.
+func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
+	color, err := promptColor(d, f)
+	if err != nil {
+		return err
+	}
+	return runPrompt(promptOptions(d, f, color, giveUp))
+}
+
+// promptColor checks the flags (usage errors) and says whether to colour
+// the segment.
+func promptColor(d *Deps, f *PromptFlags) (color bool, err error) {
 	switch f.Shell {
 	case "bash", "zsh", "fish", "plain":
 	default:
-		return usageErr(fmt.Errorf("--shell: %q is not one of bash, zsh, fish, plain", f.Shell))
+		return false, usageErr(fmt.Errorf("--shell: %q is not one of bash, zsh, fish, plain", f.Shell))
 	}
-	var color bool
 	switch f.Color {
 	case "always":
 		color = true
@@ -70,27 +82,47 @@ func prompt(d Deps, f PromptFlags, giveUp func()) error {
 	case "auto":
 		color = !d.IO.NoColor && (f.Shell != "plain" || d.IO.StdoutTTY)
 	default:
-		return usageErr(fmt.Errorf("--color: %q is not one of auto, always, never", f.Color))
+		return false, usageErr(fmt.Errorf("--color: %q is not one of auto, always, never", f.Color))
 	}
 	if f.Shell != "plain" && f.StampID == "" {
-		return usageErr(fmt.Errorf("--shell %s needs --stamp-id", f.Shell))
+		return false, usageErr(fmt.Errorf("--shell %s needs --stamp-id", f.Shell))
 	}
+	return color, nil
+}
+
+// promptOptions are prompt's options, returned (so on the heap).
+//
+//go:noinline
+func promptOptions(d *Deps, f *PromptFlags, color bool, giveUp func()) *PromptOptions {
+	opts := &PromptOptions{
+		Out: d.IO.Out, StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir,
+		Format: f.Format, Shell: f.Shell, StampID: f.StampID,
+		Color: color, Timeout: f.Timeout, Now: d.Now, GiveUp: giveUp,
+	}
+	promptConfig(d, opts)
+	opts.Root = d.Root()
+	return opts
+}
+
+// promptConfig sets opts.Prompt from the config, in a frame of its own
+// (the config comes by value).
+//
+//go:noinline
+func promptConfig(d *Deps, opts *PromptOptions) {
 	cfg, err := d.Config()
 	if err != nil {
 		// A broken config file must not take the prompt with it.
 		cfg = config.Default()
 	}
-	return RunPrompt(PromptOptions{
-		Out: d.IO.Out, Root: d.Root(), StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir,
-		Prompt: cfg.Prompt, Format: f.Format, Shell: f.Shell, StampID: f.StampID,
-		Color: color, Timeout: f.Timeout, Now: d.Now, GiveUp: giveUp,
-	})
+	opts.Prompt = cfg.Prompt
 }
 
 func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
 
 // RunPrompt never fails: the prompt shows nothing rather than an error.
-func RunPrompt(opts PromptOptions) error {
+func RunPrompt(opts PromptOptions) error { return runPrompt(&opts) }
+
+func runPrompt(opts *PromptOptions) error {
 	type answer = struct{ seg, state, stamp string }
 	var ans answer
 	if opts.GiveUp != nil {
@@ -132,7 +164,7 @@ func RunPrompt(opts PromptOptions) error {
 // file the shell watches and the stamp tether left for it. The stamp is
 // synced before the state is read: a write in between then shows the new
 // segment and makes the shell ask once more, never the reverse.
-func promptAnswer(opts PromptOptions) (ans struct{ seg, state, stamp string }) {
+func promptAnswer(opts *PromptOptions) (ans struct{ seg, state, stamp string }) {
 	if opts.Root.Path == "" {
 		return ans
 	}
@@ -170,8 +202,8 @@ func RootStatePath(stateDir, root string) string { return state.RootPath(stateDi
 // latestUsage reads the context use of root's latest session. ok is false
 // when no session has reported usage for root.
 func latestUsage(stateDir, root string) (u shellinit.Usage, ok bool, err error) {
-	s, err := state.LatestForRoot(stateDir, root)
-	if err != nil || !s.UsageKnown {
+	var s state.Session
+	if err := state.LatestForRootTo(&s, stateDir, root); err != nil || !s.UsageKnown {
 		return u, false, err
 	}
 	return shellinit.Usage{Harness: s.Harness, Model: s.Model, Tokens: s.Tokens, Window: s.Window, Percent: s.Percent}, true, nil

@@ -39,7 +39,35 @@ func PromptThresholds(p config.Prompt) gauge.Thresholds {
 }
 
 // Statusline is `tether statusline`.
+//
+// The config is loaded and the payload read and decoded first, from a
+// small frame: loading the config goes ~5 KiB deep (it is passed by
+// value), the reader keeps its 4 KiB buffer on the stack and the decoder
+// recurses, and under this frame alone each fits the 8 KiB the main
+// goroutine's stack has grown to by then; under the options' frames they
+// took one more copy of the stack, to 16 KiB, on every render.
 func Statusline(ctx context.Context, d Deps) error {
+	loadConfig(d)
+	data, err := hooks.ReadPayload(d.IO.In, statuslineLimits)
+	in, perr := hooks.ParseStatusLine(data)
+	return statusline(ctx, statuslineOptions(d), data, &in, err, perr)
+}
+
+// loadConfig loads the config, which Base keeps, from a function of its
+// own (the config is returned by value: not in Statusline's frame).
+//
+//go:noinline
+func loadConfig(d Deps) { d.Config() }
+
+// statuslineLimits bound the read of the statusLine's payload.
+var statuslineLimits = hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20}
+
+// statuslineOptions are Statusline's options, returned (so on the heap):
+// the frame that builds them (the config by value, twice) is gone before
+// statusline goes down to the session's state file.
+//
+//go:noinline
+func statuslineOptions(d Deps) *StatuslineOptions {
 	// An unreadable config still draws a line, with the defaults.
 	cfg, _ := d.Config()
 	windows := d.Windows()
@@ -48,47 +76,73 @@ func Statusline(ctx context.Context, d Deps) error {
 		// The same read for remembering and looking up.
 		remember = c.Remember
 	}
-	return RunStatusline(ctx, StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
+	return &StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
 		Chain:        chainCommand(cfg.StatusLine, d.Loc.StateDir, d.Loc.ClaudeDir, d.Getenv),
 		ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
-		Windows:      windows, Remember: remember})
+		Windows:      windows, Remember: remember}
 }
 
 // RunStatusline never fails: a statusLine that errors shows nothing
 // useful, so problems go to the lifecycle log and a plain line is printed.
-func RunStatusline(ctx context.Context, opts StatuslineOptions) error {
-	data, err := hooks.ReadPayload(opts.IO.In, hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20})
+func RunStatusline(ctx context.Context, opts *StatuslineOptions) error {
+	data, err := hooks.ReadPayload(opts.IO.In, statuslineLimits)
 	in, perr := hooks.ParseStatusLine(data)
+	return statusline(ctx, opts, data, &in, err, perr)
+}
+
+// statusline is RunStatusline once the payload is read (err: how the
+// read failed) and decoded (perr: why it could not be).
+//
+//go:noinline
+func statusline(ctx context.Context, opts *StatuslineOptions, data []byte, in *hooks.StatusInput, err, perr error) error {
 	if perr != nil {
 		if err == nil {
 			err = perr
 		}
-		opts.Log.Warn(eventlog.HookError, "", slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		warnStatusline(opts.Log, "", err.Error())
 		io.WriteString(opts.IO.Out, "tether\n")
 		return nil
 	}
 	if in.Window > 0 && opts.Remember != nil {
 		if err := opts.Remember(in.ModelID, in.Window); err != nil {
-			opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+			warnStatusline(opts.Log, in.SessionID, err.Error())
 		}
 	}
-	st, err := hooks.RecordStatusLine(opts.StateDir, in, opts.Windows, opts.Getenv, opts.Now())
+	st, err := hooks.RecordStatusLine(opts.StateDir, *in, opts.Windows, opts.Getenv, opts.Now())
 	if err != nil {
-		opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", err.Error()))
+		warnStatusline(opts.Log, in.SessionID, err.Error())
 	}
-	line := hooks.RenderStatusLine(in, st, hooks.StatusOptions{
-		Color: !opts.IO.NoColor, Thresholds: PromptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
-	})
+	line := renderStatusline(opts, in, &st)
 	if opts.Chain != "" {
 		// The user's own statusLine prints what it likes (colours
 		// included): it is their command, run as Claude Code would.
 		chained, err := runChained(ctx, opts.Chain, data, opts.ChainTimeout)
 		if err != nil {
-			opts.Log.Warn(eventlog.HookError, in.SessionID, slog.String("hook_event", "statusLine"), slog.String("error", "chained statusLine: "+err.Error()))
+			warnStatusline(opts.Log, in.SessionID, "chained statusLine: "+err.Error())
 		}
 		line = besides(chained, line)
 	}
-	// One write, not by fmt: its first use allocates its printer.
-	io.WriteString(opts.IO.Out, line+"\n")
+	// One write, not by fmt (its first use allocates its printer) nor
+	// io.WriteString (its assertion builds an itab at run time).
+	opts.IO.Out.Write([]byte(line + "\n"))
 	return nil
+}
+
+// warnStatusline logs a statusLine's problem. A function of its own: its
+// attributes would otherwise sit in statusline's frame on every render.
+//
+//go:noinline
+func warnStatusline(log *eventlog.Log, sessionID, msg string) {
+	log.Warn(eventlog.HookError, sessionID, slog.String("hook_event", "statusLine"), slog.String("error", msg))
+}
+
+// renderStatusline is the line for in and st. A function of its own: the
+// copies of in and st it passes would otherwise sit in statusline's frame,
+// under which the session's state is read.
+//
+//go:noinline
+func renderStatusline(opts *StatuslineOptions, in *hooks.StatusInput, st *state.Session) string {
+	return hooks.RenderStatusLine(*in, *st, hooks.StatusOptions{
+		Color: !opts.IO.NoColor, Thresholds: PromptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
+	})
 }
