@@ -135,16 +135,22 @@ hotrow() {
 	row "$1" "$med ms" "$(mib "$rss")" "<= 3 ms, <= 2x empty Go" \
 		"$(ratio "$med" "$floor") empty Go, $ok; min $min ms ($(ratio "$min" "$floormin")), cpu $cpu ms ($(ratio "$cpu" "$floorcpu"))"
 }
-for ev in stop start tool bigtool; do
+for ev in stop start tool; do
 	case "$ev" in
 	stop) label="hook Stop (50 MB transcript)" ;;
 	start) label="hook SessionStart" ;;
 	tool) label="hook PostToolUse" ;;
-	bigtool) label="hook PostToolUse (20 MiB payload)" ;;
 	esac
 	measure "$label" -n "$reps" -stdin "$tmp/$ev.json" -- "$hot" hook
 	hotrow "$label"
 done
+# A 20 MiB payload cannot be read in 3 ms: it is judged against reading it
+# (dd to /dev/null), and by its memory (streamed, not kept).
+measure "payload read" -n "$reps" -stdin "$tmp/bigtool.json" -- dd of=/dev/null bs=1M status=none
+payloadms="$med"
+measure "hook big payload" -n "$reps" -stdin "$tmp/bigtool.json" -- "$hot" hook
+row "hook PostToolUse (20 MiB payload)" "$med ms" "$(mib "$rss")" "streamed, bounded memory" \
+	"$(ratio "$med" "$payloadms") reading the payload ($payloadms ms, dd); cpu $cpu ms"
 # The same hook through the full binary (a tether installed without
 # tether-hot): what tether-hot saves.
 measure "hook via tether" -n "$reps" -stdin "$tmp/tool.json" -- "$tether" hook
@@ -270,9 +276,9 @@ printf '#!/bin/sh\nexit 0\n' >"$tmp/fake/claude"
 chmod +x "$tmp/fake/claude"
 measure direct -n "$reps" -- "$tmp/fake/claude" --version
 direct="$med" directmin="$min"
-# The floor of any wrapper that stays the parent and is written in Go: an
-# otherwise empty Go program that forks the child, waits and exits with its
-# status (internal/tools/gowrap).
+# The floor of any transparent wrapper that stays the parent and is written
+# in Go: an otherwise empty Go program that forks the child, passes on the
+# signals sent to it, waits and exits with its status (internal/tools/gowrap).
 measure "Go wrapper floor" -n "$reps" -- "$bin/gowrap" "$tmp/fake/claude" --version
 gowrap="$med" gowrapmin="$min"
 export TETHER_CLAUDE_BIN="$tmp/fake/claude"
