@@ -93,7 +93,7 @@ func EventsForClaude(version string) []string {
 // so install never rewrites it and uninstall never removes it.
 type Owner struct {
 	// Recorded are the commands tether recorded writing into this file
-	// (see Record).
+	// (state.HooksRecord).
 	Recorded []string
 	// Current are the commands this tether writes (hook, statusLine).
 	Current []string

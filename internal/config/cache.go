@@ -90,8 +90,9 @@ var SchemaOf = sync.OnceValue(func() string {
 // LoadCached is configfile.Load(path) as tether-hot gets it: the defaults
 // when there is no file, else the copy in cachePath when it was made from
 // the file as it is now. Otherwise refresh (which runs tether to write
-// it) is called once and the copy read again; where it cannot be written
-// (a read-only cache directory), the copy refresh returns is used.
+// it) is called once and the copy it returns (tether prints what it
+// wrote, or could not write in a read-only cache directory) is used, else
+// the file read again.
 func LoadCached(path, cachePath string, refresh func() ([]byte, error)) (Config, error) {
 	var c Config
 	err := LoadCachedTo(&c, path, cachePath, refresh)
@@ -114,11 +115,13 @@ func LoadCachedTo(dst *Config, path, cachePath string, refresh func() ([]byte, e
 	if ok, err := readCached(dst, cachePath, path, stamp); ok {
 		return err
 	}
+	// The copy tether printed is what it wrote: the file is read again
+	// only for a refresh that printed none.
 	copied, rerr := refresh()
-	if ok, err := readCached(dst, cachePath, path, stamp); ok {
+	if ok, err := decodeCached(dst, copied, path, stamp); ok {
 		return err
 	}
-	if ok, err := decodeCached(dst, copied, path, stamp); ok {
+	if ok, err := readCached(dst, cachePath, path, stamp); ok {
 		return err
 	}
 	if rerr == nil {
