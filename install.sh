@@ -206,7 +206,7 @@ echo "install.sh: building tether and tether-hot ${version}" >&2
 # Installed by read and write: the linker writes its output through a
 # mapping, and a binary whose pages came into the page cache that way
 # starts ~0.6 ms slower (CPU), on every hook, statusLine render, prompt
-# and TAB, than one whose pages were written (README, Performance). dd,
+# and TAB, than one whose pages were written (docs/performance.md). dd,
 # not cp or cat, which may clone the file or copy it inside the kernel.
 dd if="${tmp}.build" of="$tmp" bs=1048576 2>/dev/null
 dd if="${tmphot}.build" of="$tmphot" bs=1048576 2>/dev/null

@@ -3,7 +3,7 @@ package picker
 import "github.com/tether-dev/tether/catalog"
 
 // binding is one key of the picker, for the help line, the ? overlay and
-// the README's key table.
+// docs/picker.md's key table.
 type binding struct {
 	keys  []string // as tea.KeyPressMsg.String() spells them
 	label string   // as shown
@@ -55,7 +55,7 @@ func (b *binding) active(m *Model) bool {
 	return s != nil && b.when(m, s)
 }
 
-// KeyTable is the key table as Markdown rows, for the README.
+// KeyTable is the key table as Markdown rows, for docs/picker.md.
 func KeyTable() string {
 	out := "| key | action |\n|---|---|\n"
 	for _, b := range bindings {

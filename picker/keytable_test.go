@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-// The README's key table is KeyTable's output: it cannot drift from the
+// docs/picker.md's key table is KeyTable's output: it cannot drift from the
 // keys the picker handles.
-func TestREADMEKeyTable(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocsKeyTable(t *testing.T) {
+	doc, err := os.ReadFile("../docs/picker.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), KeyTable()) {
-		t.Errorf("README's Picker key table is out of date; it should read:\n%s", KeyTable())
+	if !strings.Contains(string(doc), KeyTable()) {
+		t.Errorf("docs/picker.md's key table is out of date; it should read:\n%s", KeyTable())
 	}
 }

@@ -52,7 +52,7 @@ go build -o "$bin/gencorpus" ./internal/tools/gencorpus
 # The programs whose start is timed (tether, tether-hot and the Go floors)
 # are copied by read and write, as install.sh installs tether: the linker
 # writes its output through a mapping, and an executable whose pages came
-# into the page cache that way starts slower (README, Performance: ~0.5 ms
+# into the page cache that way starts slower (docs/performance.md: ~0.5 ms
 # of CPU for tether-hot, ~0.1 ms for the empty program).
 for b in tether tether-hot emptygo gowrap; do
 	dd if="$bin/$b" of="$bin/$b.installed" bs=1048576 2>/dev/null

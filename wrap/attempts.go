@@ -44,7 +44,7 @@ func outputFormat(args []string) string {
 // JSON document, and a consumer must get exactly one, the one of the
 // attempt that counts. Text and stream-json output, and interactive runs,
 // pass straight through (stream-json consumers tell attempts apart by the
-// session_id of each system/init event; see the README).
+// session_id of each system/init event; see docs/wrapper.md).
 type attemptOutput struct {
 	hold bool
 	out  io.Writer // the real destination; nil means os.Stdout

@@ -1,5 +1,7 @@
 // Package archtest guards the package layout: agent formats are spelled
-// only in agent/, and imports go one way (see README, Architecture).
+// only in agent/, every package has a rank and imports only go down
+// (docs/architecture.md is generated from the rank table), test kits are
+// never linked into a shipped binary, and nothing compiled is tracked.
 package archtest
 
 import (
@@ -153,96 +155,4 @@ func TestFormatKeysOnlyInAgent(t *testing.T) {
 // TestFormatGuardCatchesALeak: the guard is not vacuous.
 func TestFormatGuardCatchesALeak(t *testing.T) {
 	guardCatches(t, "package x\nfunc f(m map[string]any) any { return m[\"isApiErrorMessage\"] }\n", formatLeaks)
-}
-
-// forbidden maps a package tree to the trees it must not import.
-var forbidden = map[string][]string{
-	"agent":     {"catalog", "hooks", "trim", "wrap", "shellinit", "state", "summarize", "internal/app"},
-	"identity":  {"agent", "catalog", "hooks", "trim", "wrap", "state", "summarize", "internal/app"},
-	"catalog":   {"hooks", "trim", "wrap", "summarize", "internal/app"},
-	"hooks":     {"catalog", "trim", "wrap", "summarize", "internal/app"},
-	"trim":      {"catalog", "hooks", "wrap", "summarize", "internal/app"},
-	"wrap":      {"catalog", "hooks", "trim", "summarize", "internal/app"},
-	"shellinit": {"catalog", "hooks", "trim", "wrap", "summarize", "internal/app"},
-	// summarize sits on the catalog (its input is the catalog's evidence)
-	// and agent/* (the end of a transcript); the other features never
-	// need it.
-	"summarize": {"hooks", "trim", "wrap", "shellinit", "internal/app"},
-	"internal":  {"internal/app"}, // internal/app itself is exempt below
-}
-
-// pending are the edges the layering still has, each with what removes
-// it. The test fails when one disappears, so the list only shrinks.
-var pending = map[string]string{}
-
-func under(pkg, tree string) bool { return pkg == tree || strings.HasPrefix(pkg, tree+"/") }
-
-// violations lists "from -> to" tree edges that break the rules.
-func violations(imports map[string][]string) map[string]string {
-	out := map[string]string{}
-	for pkg, imps := range imports {
-		for _, imp := range imps {
-			if under(imp, "internal/app") && !under(pkg, "cmd") && !under(pkg, "internal/app") {
-				out[pkg+" -> internal/app"] = "only cmd/ imports internal/app"
-			}
-			for tree, bad := range forbidden {
-				if !under(pkg, tree) || under(pkg, "internal/app") {
-					continue
-				}
-				for _, b := range bad {
-					if under(imp, b) && !under(imp, tree) {
-						out[tree+" -> "+b] = pkg + " imports " + imp
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-func moduleImports(t *testing.T) map[string][]string {
-	t.Helper()
-	out := map[string][]string{}
-	for rel, f := range sourceFiles(t, parser.ImportsOnly) {
-		pkg := filepath.ToSlash(filepath.Dir(rel))
-		for _, spec := range f.Imports {
-			p, _ := strconv.Unquote(spec.Path.Value)
-			if strings.HasPrefix(p, module) {
-				out[pkg] = append(out[pkg], strings.TrimPrefix(p, module))
-			}
-		}
-	}
-	return out
-}
-
-func TestLayering(t *testing.T) {
-	got := violations(moduleImports(t))
-	for edge, why := range got {
-		if _, ok := pending[edge]; !ok {
-			t.Errorf("import against the layering: %s (%s)", edge, why)
-		}
-	}
-	for edge, plan := range pending {
-		if _, ok := got[edge]; !ok {
-			t.Errorf("%s no longer exists: delete it from pending (%s)", edge, plan)
-		}
-	}
-}
-
-// TestLayeringCatchesAViolation: the rules are not vacuous.
-func TestLayeringCatchesAViolation(t *testing.T) {
-	got := violations(map[string][]string{
-		"agent/claude": {"catalog"},
-		"hooks":        {"internal/app"},
-		"wrap":         {"agent/claude"},
-	})
-	if _, ok := got["agent -> catalog"]; !ok {
-		t.Errorf("agent/claude -> catalog not caught: %v", got)
-	}
-	if _, ok := got["hooks -> internal/app"]; !ok {
-		t.Errorf("hooks -> internal/app not caught: %v", got)
-	}
-	if len(got) != 2 {
-		t.Errorf("violations %v, want exactly two", got)
-	}
 }

@@ -75,7 +75,7 @@ type Event struct {
 	Fields []string
 }
 
-// Events is every lifecycle event, in the order the README lists them.
+// Events is every lifecycle event, in the order docs/lifecycle-log.md lists them.
 // Built on first use: as a package-level slice its initialiser ran at the
 // start of every hook, which never reads it.
 var Events = sync.OnceValue(func() []Event {
@@ -220,7 +220,7 @@ func Check(r Record) error {
 	return err
 }
 
-// EventTable is the README's table of Events, in Markdown.
+// EventTable is docs/lifecycle-log.md's table of Events, in Markdown.
 func EventTable() string {
 	var b strings.Builder
 	b.WriteString("| event | written by | fields |\n| --- | --- | --- |\n")

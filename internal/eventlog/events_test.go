@@ -17,12 +17,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-var update = flag.Bool("update", false, "rewrite README's event table from Events")
+var update = flag.Bool("update", false, "rewrite docs/lifecycle-log.md's event table from Events")
 
-const readme = "../../README.md"
+const readme = "../../docs/lifecycle-log.md"
 
-// README's lifecycle-event table is Events, exactly.
-func TestREADMEEventTable(t *testing.T) {
+// docs/lifecycle-log.md's event table is Events, exactly.
+func TestDocsEventTable(t *testing.T) {
 	data, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestREADMEEventTable(t *testing.T) {
 			}
 			return
 		}
-		t.Errorf("README's event table differs from Events; run go test ./internal/eventlog -run TestREADMEEventTable -update\n got:\n%s\nwant:\n%s", got, want)
+		t.Errorf("%s: the event table differs from Events; run go test ./internal/eventlog -run TestDocsEventTable -update\n got:\n%s\nwant:\n%s", readme, got, want)
 	}
 }
 
