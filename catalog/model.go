@@ -15,6 +15,7 @@ import (
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/internal/gauge"
 )
 
 // Harness names (declared once, in package agent).
@@ -146,6 +147,17 @@ type ContextUsage struct {
 	// WindowKnown is false when Window is a fallback guess.
 	WindowKnown bool    `json:"windowKnown"`
 	Percent     float64 `json:"percent"`
+}
+
+// Text is how show and the picker's preview write the context in use: the
+// statusLine's "63% (126k/200k tokens)", through the one token formatter,
+// and ", window assumed" when the model's window is a guess.
+func (c *ContextUsage) Text() string {
+	text := gauge.Pct(c.Percent) + "% (" + gauge.Tokens(c.Tokens) + "/" + gauge.Tokens(c.Window) + " tokens)"
+	if !c.WindowKnown {
+		text += ", window assumed"
+	}
+	return text
 }
 
 // ResumeSpec is how to continue the session: run Argv in Dir with Env

@@ -351,7 +351,7 @@ func (m *Model) previewText(s *catalog.Session) string {
 		fmt.Fprintf(&b, "session:       %s\ntitle:         %s\ncwd:           %s\nstate:         %s\n",
 			s.Key(), s.Title, s.Cwd, stateText(s))
 		if s.Context != nil {
-			fmt.Fprintf(&b, "context:       %.1f%%\n", s.Context.Percent)
+			b.WriteString("context:       " + s.Context.Text() + "\n")
 		}
 		if s.Messages != nil {
 			fmt.Fprintf(&b, "messages:      %d\n", *s.Messages)

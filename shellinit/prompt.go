@@ -55,8 +55,8 @@ func Segment(u Usage, o SegmentOptions) string {
 	text := strings.NewReplacer(
 		"{pct}", gauge.Pct(u.Percent),
 		"{bar}", Bar(u.Percent, 5),
-		"{tokens}", humanTokens(u.Tokens),
-		"{window}", humanTokens(u.Window),
+		"{tokens}", gauge.Tokens(u.Tokens),
+		"{window}", gauge.Tokens(u.Window),
 		"{model}", u.Model,
 		"{harness}", u.Harness,
 	).Replace(format)
@@ -91,16 +91,6 @@ func wrapColor(text, color, shell string, on bool) string {
 func Bar(pct float64, cells int) string {
 	full := int(math.Round(math.Max(0, math.Min(100, pct)) / 100 * float64(cells)))
 	return strings.Repeat("▰", full) + strings.Repeat("▱", cells-full)
-}
-
-func humanTokens(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		return strings.TrimSuffix(strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64), ".0") + "M"
-	case n >= 1000:
-		return strconv.FormatInt((n+500)/1000, 10) + "k"
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // printable turns tabs and line breaks into spaces and drops every other

@@ -19,7 +19,7 @@ func TestSegmentStripsControlCharacters(t *testing.T) {
 	if got != "evil]0;title model 50%" {
 		t.Errorf("%q", got)
 	}
-	if got := Segment(Usage{Percent: 99.6, Tokens: 1_250_000, Window: 1_000_000}, SegmentOptions{Format: "{tokens}/{window} {bar} {pct}", Shell: "zsh", Warn: 60, Crit: 80}); got != "1.2M/1M ▰▰▰▰▰ 100" {
+	if got := Segment(Usage{Percent: 99.6, Tokens: 1_250_000, Window: 1_000_000}, SegmentOptions{Format: "{tokens}/{window} {bar} {pct}", Shell: "zsh", Warn: 60, Crit: 80}); got != "1.3M/1M ▰▰▰▰▰ 100" {
 		t.Errorf("%q", got)
 	}
 }

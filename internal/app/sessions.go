@@ -24,7 +24,6 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
-	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -668,11 +667,7 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 			c.Messages, plural(c.Messages, "message", "messages"), c.ToolCalls, plural(c.ToolCalls, "tool call", "tool calls")))
 	}
 	if s.Context != nil {
-		win := fmt.Sprintf("%d", s.Context.Window)
-		if !s.Context.WindowKnown {
-			win += " (assumed)"
-		}
-		row("context", fmt.Sprintf("%d / %s tokens (%s%%)", s.Context.Tokens, win, gauge.Pct(s.Context.Percent)))
+		row("context", s.Context.Text())
 	}
 	if len(s.ContextCurve) > 1 {
 		row("context curve", Sparkline(s.ContextCurve))

@@ -6,7 +6,6 @@ package gauge
 import (
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Thresholds are the percentages from which a gauge turns yellow (Warn)
@@ -39,19 +38,32 @@ func (t Thresholds) Colour(p float64) string {
 	return "green"
 }
 
-// Tokens formats a token count compactly: 950, 12k, 1.2M. By strconv, as
-// fmt's %.1f and %d would write it: the statusLine draws two on every
-// render, and fmt's first use allocates its printer.
+// Tokens formats a token count compactly, rounded to the nearest: 999,
+// 1.5k, 13k, 1M, 1.2M. It is the one token formatter: the statusLine, the
+// prompt segment, the list and the picker show the same string for the
+// same number. By strconv, as fmt's %.1f and %d would write it: the
+// statusLine draws two on every render, and fmt's first use allocates its
+// printer.
 func Tokens(n int64) string {
 	switch {
-	case n >= 1_000_000:
-		s := strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64)
-		return strings.TrimSuffix(s, ".0") + "M"
-	case n >= 10_000:
-		return strconv.FormatInt(n/1000, 10) + "k"
-	case n >= 1000:
-		s := strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64)
-		return strings.TrimSuffix(s, ".0") + "k"
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 9_950: // one decimal while it still reads below 10k
+		return tenths(n, 100) + "k"
+	case n < 999_500:
+		return strconv.FormatInt((n+500)/1000, 10) + "k"
+	case n < 9_950_000:
+		return tenths(n, 100_000) + "M"
 	}
-	return strconv.FormatInt(n, 10)
+	return strconv.FormatInt((n+500_000)/1_000_000, 10) + "M"
+}
+
+// tenths is n/(10*unit) rounded to one decimal, without a trailing ".0".
+func tenths(n, unit int64) string {
+	t := (n + unit/2) / unit // in tenths
+	s := strconv.FormatInt(t/10, 10)
+	if t%10 != 0 {
+		s += "." + strconv.FormatInt(t%10, 10)
+	}
+	return s
 }
