@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tether-dev/tether/internal/corpus"
+	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
 
 // Benchmark size: TETHER_BENCH_SESSIONS Claude Code transcripts (default
-// 500) from the benchmark corpus (internal/corpus: long-tailed sizes,
+// 500) from the benchmark corpus (internal/testkit/corpus: long-tailed sizes,
 // real record shapes), each at most TETHER_BENCH_MAX_MB MiB (default 8).
 // The scale:
 //

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 const (

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/internal/corpus"
+	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
 
 const sampleCodex = "01a22c1e-edbd-73b1-9ee8-1fcd43d77fc9"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-//go:generate go run ./schemagen/gen
+//go:generate go run ../tools/schemagen
 
 // SchemaNames are the JSON outputs that have a schema: list, show, search.
 var SchemaNames = []string{"list", "show", "search"}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // archiveMode sets up the archive for one scenario and says where it is.

@@ -22,7 +22,7 @@ import (
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/app"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 )

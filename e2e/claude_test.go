@@ -23,7 +23,7 @@ import (
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/identity"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 type claudeCLI struct{ version, bin string }

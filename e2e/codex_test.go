@@ -23,7 +23,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // codexExecFlags: exec outside a git repo, and run the hooks without the

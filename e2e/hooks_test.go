@@ -19,7 +19,7 @@ import (
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/hooks"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/state"
 )

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // TestInteractiveClaude drives Claude Code 2.1.332's TUI in a private tmux

@@ -282,7 +282,7 @@ func TestPickTmuxWindow(t *testing.T) {
 	}
 }
 
-// genCorpus builds the corpus generator (internal/tools/gencorpus, not part
+// genCorpus builds the corpus generator (tools/gencorpus, not part
 // of the shipped binary) once per test binary.
 func genCorpus(t *testing.T) string {
 	t.Helper()
@@ -298,7 +298,7 @@ func genCorpus(t *testing.T) string {
 			return
 		}
 		genBin = filepath.Join(dir, "gencorpus")
-		cmd := exec.Command("go", "build", "-o", genBin, "./internal/tools/gencorpus")
+		cmd := exec.Command("go", "build", "-o", genBin, "./tools/gencorpus")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			genErr = fmt.Errorf("%v\n%s", err, out)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // oneJSONDocument decodes stdout as exactly one JSON document.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/identity"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/state"
 )

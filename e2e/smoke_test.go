@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 func startAPI(t *testing.T) *fakeapi.Server {

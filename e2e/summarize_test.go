@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 const e2eSummary = `{"title":"Plan the walrus parser","objective":"plan a parser","completed":"a first plan","currentWork":"the second step","likelyNext":"write the lexer"}`

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/agent/claude/claudetest"
+	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // hostileName is what issue 13 put into a session's title and directory:

@@ -44,11 +44,11 @@ bin="$tmp/bin"
 log "building tether, tether-hot, benchrun, gencorpus and an empty Go program"
 go build -o "$bin/tether" ./cmd/tether
 go build -o "$bin/tether-hot" ./cmd/tether-hot
-go build -o "$bin/emptygo" ./internal/tools/emptygo
-go build -o "$bin/gowrap" ./internal/tools/gowrap
-go build -o "$bin/ftsfloor" ./internal/tools/ftsfloor
-go build -o "$bin/benchrun" ./internal/tools/benchrun
-go build -o "$bin/gencorpus" ./internal/tools/gencorpus
+go build -o "$bin/emptygo" ./tools/emptygo
+go build -o "$bin/gowrap" ./tools/gowrap
+go build -o "$bin/ftsfloor" ./tools/ftsfloor
+go build -o "$bin/benchrun" ./tools/benchrun
+go build -o "$bin/gencorpus" ./tools/gencorpus
 # The programs whose start is timed (tether, tether-hot and the Go floors)
 # are copied by read and write, as install.sh installs tether: the linker
 # writes its output through a mapping, and an executable whose pages came
@@ -281,7 +281,7 @@ measure direct -n "$reps" -- "$tmp/fake/claude" --version
 direct="$med" directmin="$min"
 # The floor of any transparent wrapper that stays the parent and is written
 # in Go: an otherwise empty Go program that forks the child, passes on the
-# signals sent to it, waits and exits with its status (internal/tools/gowrap).
+# signals sent to it, waits and exits with its status (tools/gowrap).
 measure "Go wrapper floor" -n "$reps" -- "$bin/gowrap" "$tmp/fake/claude" --version
 gowrap="$med" gowrapmin="$min"
 export TETHER_CLAUDE_BIN="$tmp/fake/claude"

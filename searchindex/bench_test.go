@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/internal/corpus"
+	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
 
-// Benchmarks over the benchmark corpus (internal/corpus), both agents:
+// Benchmarks over the benchmark corpus (internal/testkit/corpus), both agents:
 // TETHER_BENCH_SESSIONS sessions (default 500), each at most
 // TETHER_BENCH_MAX_MB MiB (default 8). They time the index alone, without
 // the catalog listing or process start that `tether sessions search`

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 const goodReply = `{"title":"Fix the parser","objective":"o","completed":"c","currentWork":"w","likelyNext":"n"}`

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/eventlog"
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )

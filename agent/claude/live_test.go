@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/procfs"
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // fakeProc builds a /proc tree: one directory per process.

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tether-dev/tether/agent/claude/claudetest"
+	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/agent/jsonl"
 )
 

@@ -14,7 +14,7 @@ func TestBinaryLinksNoDevelopmentTools(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		for _, bad := range []string{"/internal/corpus", "/internal/fakeapi", "/internal/tools/", "/e2e/"} {
+		for _, bad := range []string{"/internal/testkit/", "tether/tools/", "/e2e/"} {
 			if strings.Contains(pkg, bad) {
 				t.Errorf("tether links %s", pkg)
 			}

@@ -1,5 +1,5 @@
 // Package harness drives the real Claude Code and Codex CLIs against the
-// offline fake model API (internal/fakeapi) for end-to-end tests.
+// offline fake model API (internal/testkit/fakeapi) for end-to-end tests.
 //
 // CLIs installs the pinned CLI versions once per test binary (through
 // scripts/e2e-clis.sh); NewEnv makes a throw-away HOME with everything the

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // Dummy credentials given to the CLIs (the fake accepts anything).

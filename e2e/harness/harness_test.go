@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 func newEnv(t *testing.T) *Env {

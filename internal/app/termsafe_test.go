@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/agent/claude/claudetest"
+	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/internal/termsafe"
 )
 

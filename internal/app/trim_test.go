@@ -10,7 +10,7 @@ import (
 
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/identity"
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 )

@@ -29,7 +29,7 @@ var formatKeys = []string{
 
 // formatExempt are the trees allowed to spell format keys: the owners and
 // the simulators that write the formats for tests and benchmarks.
-var formatExempt = []string{"agent/", "internal/fakeapi/", "internal/corpus/", "internal/tools/", "e2e/"}
+var formatExempt = []string{"agent/", "internal/testkit/", "tools/", "e2e/"}
 
 // root is the module root (two levels up from this package).
 func root(t *testing.T) string {

@@ -44,16 +44,15 @@ var ranks = map[string]int{
 	"internal/hot": 8, "internal/app": 9,
 	"cmd/tether": 10, "cmd/tether-hot": 10,
 	// test kits and development mains (never shipped)
-	"internal/fakeapi": 0, "internal/testutil": 0, "agent/claude/claudetest": 0,
-	"e2e/harness": 1, "internal/corpus": 4, "catalog/schemagen/gen": 8,
-	"internal/tools/benchrun": 0, "internal/tools/emptygo": 0, "internal/tools/ftsfloor": 0,
-	"internal/tools/gowrap": 0, "internal/tools/gencorpus": 5,
+	"internal/testkit/fakeapi": 0, "internal/testkit/testutil": 0, "internal/testkit/claudetest": 0,
+	"e2e/harness": 1, "internal/testkit/corpus": 4,
+	"tools/benchrun": 0, "tools/emptygo": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
+	"tools/gencorpus": 5, "tools/schemagen": 8,
 }
 
 // testKits are the trees that only tests and development tools use: no
 // shipped binary may link them.
-var testKits = []string{"internal/fakeapi", "internal/testutil", "internal/archtest", "internal/corpus",
-	"internal/tools", "agent/claude/claudetest", "e2e", "catalog/schemagen"}
+var testKits = []string{"internal/testkit", "internal/archtest", "tools", "e2e", "catalog/schemagen"}
 
 // shipped are the binaries install.sh installs.
 var shipped = []string{"cmd/tether", "cmd/tether-hot"}
@@ -180,7 +179,7 @@ func TestLayeringCatchesViolations(t *testing.T) {
 	if g := groundViolations(map[string][]string{"internal/termsafe": {"catalog"}, "internal/app": {"catalog"}}); len(g) != 1 || !g["internal/termsafe -> catalog"] {
 		t.Errorf("ground violations %v, want internal/termsafe -> catalog only", g)
 	}
-	leaks := kitLeaks(map[string][]string{"cmd/tether": {"internal/app"}, "internal/app": {"internal/fakeapi"}})
+	leaks := kitLeaks(map[string][]string{"cmd/tether": {"internal/app"}, "internal/app": {"internal/testkit/fakeapi"}})
 	if len(leaks) != 1 {
 		t.Errorf("kit leaks %q, want one", leaks)
 	}

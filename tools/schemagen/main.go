@@ -1,4 +1,4 @@
-// Command gen writes catalog/schema/*.schema.json; run by `go generate
+// Command schemagen writes catalog/schema/*.schema.json; run by `go generate
 // ./catalog` from the catalog directory.
 package main
 

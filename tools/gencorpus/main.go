@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tether-dev/tether/internal/corpus"
+	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
 
 func main() {
