@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -95,7 +96,7 @@ func mainStatusline(b *Base, rest []string) (code int, handled bool) {
 //
 //go:noinline
 func mainPrompt(b *Base, rest []string) (code int, handled bool) {
-	f, ok := parsePromptFlags(rest)
+	f, ok := ParsePromptFlags(rest)
 	if !ok {
 		return 0, false
 	}
@@ -125,7 +126,7 @@ func reportErr(d *Deps, err error) int { return report(*d, err) }
 //
 //go:noinline
 func mainComplete(b *Base, rest []string) (code int, handled bool) {
-	shell, words, ok := parseCompleteArgs(rest)
+	shell, words, ok := ParseCompleteArgs(rest)
 	if !ok {
 		return 0, false
 	}
@@ -204,10 +205,10 @@ func report(d Deps, err error) int {
 	return exitcode.Of(err)
 }
 
-// parsePromptFlags reads tether prompt's flags as urfave/cli would for
+// ParsePromptFlags reads tether prompt's flags as urfave/cli would for
 // the spellings the shell scripts use; ok is false for anything else
 // (--help, unknown flags, arguments), which the full tether answers.
-func parsePromptFlags(args []string) (f PromptFlags, ok bool) {
+func ParsePromptFlags(args []string) (f PromptFlags, ok bool) {
 	f = DefaultPromptFlags()
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
@@ -243,9 +244,9 @@ func parsePromptFlags(args []string) (f PromptFlags, ok bool) {
 	return f, true
 }
 
-// parseCompleteArgs reads `complete [--shell S] [--line L] [-- WORDS…]`;
+// ParseCompleteArgs reads `complete [--shell S] [--line L] [-- WORDS…]`;
 // ok is false for anything else (--refresh-index, --help, a bad shell).
-func parseCompleteArgs(args []string) (shell string, words []string, ok bool) {
+func ParseCompleteArgs(args []string) (shell string, words []string, ok bool) {
 	shell = "bash"
 	line, hasLine := "", false
 	for i := 0; i < len(args); i++ {
@@ -253,6 +254,10 @@ func parseCompleteArgs(args []string) (shell string, words []string, ok bool) {
 		if a == "--" || !strings.HasPrefix(a, "-") {
 			if a == "--" {
 				i++
+			} else if slices.ContainsFunc(args[i:], func(w string) bool { return len(w) > 1 && w[0] == '-' }) {
+				// urfave/cli reads flags after a word too (and refuses
+				// unknown ones): tether's to answer.
+				return "", nil, false
 			}
 			words = args[i:]
 			break

@@ -12,16 +12,16 @@ import (
 // urfave/cli would, and leave everything else (help, unknown flags) to the
 // full tether.
 func TestParsePromptFlags(t *testing.T) {
-	f, ok := parsePromptFlags([]string{"--shell", "bash", "--stamp-id=42", "-color", "never", "--timeout", "20ms", "--format={pct}"})
+	f, ok := ParsePromptFlags([]string{"--shell", "bash", "--stamp-id=42", "-color", "never", "--timeout", "20ms", "--format={pct}"})
 	want := PromptFlags{Format: "{pct}", Color: "never", Shell: "bash", StampID: "42", Timeout: 20 * time.Millisecond}
 	if !ok || f != want {
 		t.Errorf("got %+v %v, want %+v", f, ok, want)
 	}
-	if f, ok := parsePromptFlags(nil); !ok || f != DefaultPromptFlags() {
+	if f, ok := ParsePromptFlags(nil); !ok || f != DefaultPromptFlags() {
 		t.Errorf("no flags: %+v %v", f, ok)
 	}
 	for _, args := range [][]string{{"--help"}, {"--shell"}, {"--timeout", "soon"}, {"extra"}, {"--bogus", "1"}} {
-		if _, ok := parsePromptFlags(args); ok {
+		if _, ok := ParsePromptFlags(args); ok {
 			t.Errorf("%q accepted; the full tether must answer it", args)
 		}
 	}
@@ -41,7 +41,7 @@ func TestParseCompleteArgs(t *testing.T) {
 		{[]string{"--shell", "tcsh", "--", "claude"}, "", nil, false},
 		{[]string{"--help"}, "", nil, false},
 	} {
-		shell, words, ok := parseCompleteArgs(tc.args)
+		shell, words, ok := ParseCompleteArgs(tc.args)
 		if ok != tc.ok || (ok && (shell != tc.shell || !reflect.DeepEqual(words, tc.words))) {
 			t.Errorf("%q: got %q %q %v", tc.args, shell, words, ok)
 		}

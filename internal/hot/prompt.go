@@ -70,24 +70,35 @@ func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
 // promptColor checks the flags (usage errors) and says whether to colour
 // the segment.
 func promptColor(d *Deps, f *PromptFlags) (color bool, err error) {
-	switch f.Shell {
-	case "bash", "zsh", "fish", "plain":
-	default:
-		return false, usageErr(fmt.Errorf("--shell: %q is not one of bash, zsh, fish, plain", f.Shell))
+	if err := CheckPromptFlags(f); err != nil {
+		return false, err
 	}
 	switch f.Color {
 	case "always":
 		color = true
-	case "never":
 	case "auto":
 		color = !d.IO.NoColor && (f.Shell != "plain" || d.IO.StdoutTTY)
-	default:
-		return false, usageErr(fmt.Errorf("--color: %q is not one of auto, always, never", f.Color))
-	}
-	if f.Shell != "plain" && f.StampID == "" {
-		return false, usageErr(fmt.Errorf("--shell %s needs --stamp-id", f.Shell))
 	}
 	return color, nil
+}
+
+// CheckPromptFlags is the usage check of prompt's flags both binaries
+// run after parsing them.
+func CheckPromptFlags(f *PromptFlags) error {
+	switch f.Shell {
+	case "bash", "zsh", "fish", "plain":
+	default:
+		return usageErr(fmt.Errorf("--shell: %q is not one of bash, zsh, fish, plain", f.Shell))
+	}
+	switch f.Color {
+	case "always", "never", "auto":
+	default:
+		return usageErr(fmt.Errorf("--color: %q is not one of auto, always, never", f.Color))
+	}
+	if f.Shell != "plain" && f.StampID == "" {
+		return usageErr(fmt.Errorf("--shell %s needs --stamp-id", f.Shell))
+	}
+	return nil
 }
 
 // promptOptions are prompt's options, returned (so on the heap).
