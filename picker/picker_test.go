@@ -258,12 +258,20 @@ func TestKeysThatDoNotApplyDoNothing(t *testing.T) {
 	ss[0].Runtime = &catalog.Runtime{PID: 42, Tmux: "work", TmuxTarget: "work:@1.%3"}
 	m = newModel(t, Options{Sessions: ss})
 	nm, _ := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if nm.(Model).done || !strings.Contains(nm.(Model).status, "running") {
+	if nm.(Model).done || !strings.Contains(nm.(Model).status, "is running (pid 42): ctrl+a goes to its tmux pane") {
 		t.Errorf("enter on a running session: done=%v status %q", nm.(Model).done, nm.(Model).status)
 	}
 	nm, _ = m.Update(tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
 	if r := nm.(Model).Result(); r.Kind != Attach || tmuxTarget(&r.Session) != "work:@1.%3" {
 		t.Errorf("ctrl+a: %v %q", r.Kind, tmuxTarget(&r.Session))
+	}
+	// Without a pane on record ctrl+a is not offered; one that may be
+	// running (a Claude Code 2.0 process in its directory) says so.
+	ss[0].Runtime = &catalog.Runtime{PID: 42, Status: catalog.StatusPossibly}
+	m = newModel(t, Options{Sessions: ss})
+	nm, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if st := nm.(Model).status; nm.(Model).done || strings.Contains(st, "ctrl+a") || !strings.Contains(st, "may be running") || !strings.Contains(st, "--force") {
+		t.Errorf("enter on a possibly running session: done=%v status %q", nm.(Model).done, st)
 	}
 	args := TmuxAttachArgs("work:@1.%3", true)
 	if fmt.Sprint(args[2]) != "[switch-client -t work:@1.%3]" {

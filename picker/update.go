@@ -132,7 +132,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m.quit(Print)
 		}
 		if sel.State == catalog.StateRunning {
-			m.status = fmt.Sprintf("%s is running (pid %d): ctrl+a goes to its tmux pane, if any", sel.ShortID(), pid(sel))
+			m.status = runningNote(&m, sel)
 			return m, nil
 		}
 		return m.quit(Resume)
@@ -279,6 +279,20 @@ func (m *Model) loadPreview() tea.Cmd {
 		}
 		return previewMsg{sess.Key(), text}
 	}
+}
+
+// runningNote says why Enter does not resume s (it runs) and what does:
+// ctrl+a only when Claude Code recorded the tmux pane it runs in, else a
+// forced resume, for a session that only may be running.
+func runningNote(m *Model, s *catalog.Session) string {
+	note := fmt.Sprintf("%s is running (pid %d)", s.ShortID(), pid(s))
+	if s.Runtime != nil && s.Runtime.Status == catalog.StatusPossibly {
+		note = fmt.Sprintf("%s may be running (Claude Code process %d is in its directory)", s.ShortID(), pid(s))
+	}
+	if keyAttach.active(m) {
+		return note + ": ctrl+a goes to its tmux pane"
+	}
+	return note + ": tether sessions resume --force " + s.ShortID() + " resumes it anyway"
 }
 
 func pid(s *catalog.Session) int {
