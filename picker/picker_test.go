@@ -383,3 +383,34 @@ func TestRefreshKeepsTheSelectedSession(t *testing.T) {
 		t.Errorf("after refresh without it selected %q, want aaaa", s.ID)
 	}
 }
+
+// A session whose last resume failed is shown stale, in its row and in
+// the preview (with the fix), as sessions list and show say; never as
+// resumable.
+func TestStaleSessionShownStale(t *testing.T) {
+	ss := fixture()
+	ss[0].Stale = &catalog.Stale{Reason: "prompt too long", At: time.Date(2026, 11, 29, 9, 30, 0, 0, time.Local), Fix: "tether trim --fit 60% " + ss[0].ID}
+	m := send(newModel(t, Options{Sessions: ss, Show: func(catalog.Session) (string, error) { return "", nil }}), tea.WindowSizeMsg{Width: 160, Height: 30})
+	var row string
+	for _, l := range strings.Split(m.View().Content, "\n") {
+		if strings.Contains(l, "aaaa1111") {
+			row, _, _ = strings.Cut(l, "│") // the list, not the preview
+			break
+		}
+	}
+	if !strings.Contains(row, "stale") || strings.Contains(row, "resumable") {
+		t.Errorf("stale session's row: %q", row)
+	}
+	p := m.PreviewText()
+	for _, want := range []string{"state:         stale (prompt too long, on 2026-11-29 09:30)\n", "fix:           tether trim --fit 60% " + ss[0].ID} {
+		if !strings.Contains(p, want) {
+			t.Errorf("preview lacks %q:\n%s", want, p)
+		}
+	}
+	// Running beats stale: the mark is about the last resume.
+	ss[0].State = catalog.StateRunning
+	m = newModel(t, Options{Sessions: ss})
+	if p := m.PreviewText(); !strings.Contains(p, "state:         running\n") || strings.Contains(p, "fix:") {
+		t.Errorf("running stale session's preview:\n%s", p)
+	}
+}
