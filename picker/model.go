@@ -61,7 +61,7 @@ type Model struct {
 	// longer decides it from where the sessions are.
 	scopeChosen bool
 	harness     string
-	input    textinput.Model
+	input       textinput.Model
 
 	// cand is the rows in scope, newest first; matches what the query
 	// kept. lastQuery/lastCand let a query that extends the previous one
