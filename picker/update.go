@@ -327,9 +327,9 @@ func (m *Model) loadPreview() tea.Cmd {
 	}
 }
 
-// runningNote says why Enter does not resume s (it runs) and what does:
-// ctrl+a only when Claude Code recorded the tmux pane it runs in, else a
-// forced resume, for a session that only may be running.
+// runningNote says why Enter does not resume s (it runs, or may) and
+// what does: ctrl+a when Claude Code recorded the tmux pane it runs in,
+// else a forced resume.
 func runningNote(m *Model, s *catalog.Session) string {
 	note := fmt.Sprintf("%s is running (pid %d)", s.ShortID(), pid(s))
 	if s.Runtime != nil && s.Runtime.Status == catalog.StatusPossibly {
