@@ -57,8 +57,11 @@ type Model struct {
 	hays     *haystacks
 
 	scopeAll bool
-	harness  string
-	input    textinput.Model
+	// scopeChosen: the user set the scope (ctrl+s), so a refresh no
+	// longer decides it from where the sessions are.
+	scopeChosen bool
+	harness     string
+	input       textinput.Model
 
 	// cand is the rows in scope, newest first; matches what the query
 	// kept. lastQuery/lastCand let a query that extends the previous one
@@ -69,6 +72,13 @@ type Model struct {
 
 	cursor, offset int
 	width, height  int
+	// moved: the user moved the cursor to a session, which a refresh
+	// then keeps selected; until then the cursor stays on the top row
+	// (the newest session, or the best match).
+	moved bool
+	// changedAt is when a refresh last put another session under the
+	// cursor: an Enter that soon after was aimed at the frame before.
+	changedAt time.Time
 
 	preview, previewSet bool
 	previews            map[string]string
@@ -114,18 +124,23 @@ func New(opts Options) Model {
 	// Init cannot change the model: the refresh it starts is marked here.
 	m.refreshing = opts.Refresh != nil
 	m.setSessions(opts.Sessions, opts.Short)
-	// The scope starts at this directory when it has sessions.
-	m.scopeAll = true
-	if opts.Root != "" {
-		for _, s := range m.sessions {
-			if s.IdentityRoot == opts.Root {
-				m.scopeAll = false
-				break
-			}
-		}
-	}
+	m.scopeAll = !m.rootHasSessions()
 	m.rescope()
 	return m
+}
+
+// rootHasSessions reports whether the picker's directory has sessions:
+// the scope starts there when it has.
+func (m *Model) rootHasSessions() bool {
+	if m.opts.Root == "" {
+		return false
+	}
+	for i := range m.sessions {
+		if m.sessions[i].IdentityRoot == m.opts.Root {
+			return true
+		}
+	}
+	return false
 }
 
 // WaitReady returns once the rows' search text, which New builds in the

@@ -258,12 +258,20 @@ func TestKeysThatDoNotApplyDoNothing(t *testing.T) {
 	ss[0].Runtime = &catalog.Runtime{PID: 42, Tmux: "work", TmuxTarget: "work:@1.%3"}
 	m = newModel(t, Options{Sessions: ss})
 	nm, _ := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if nm.(Model).done || !strings.Contains(nm.(Model).status, "running") {
+	if nm.(Model).done || !strings.Contains(nm.(Model).status, "is running (pid 42): ctrl+a goes to its tmux pane") {
 		t.Errorf("enter on a running session: done=%v status %q", nm.(Model).done, nm.(Model).status)
 	}
 	nm, _ = m.Update(tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
 	if r := nm.(Model).Result(); r.Kind != Attach || tmuxTarget(&r.Session) != "work:@1.%3" {
 		t.Errorf("ctrl+a: %v %q", r.Kind, tmuxTarget(&r.Session))
+	}
+	// Without a pane on record ctrl+a is not offered; one that may be
+	// running (a Claude Code 2.0 process in its directory) says so.
+	ss[0].Runtime = &catalog.Runtime{PID: 42, Status: catalog.StatusPossibly}
+	m = newModel(t, Options{Sessions: ss})
+	nm, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if st := nm.(Model).status; nm.(Model).done || strings.Contains(st, "ctrl+a") || !strings.Contains(st, "may be running") || !strings.Contains(st, "--force") {
+		t.Errorf("enter on a possibly running session: done=%v status %q", nm.(Model).done, st)
 	}
 	args := TmuxAttachArgs("work:@1.%3", true)
 	if fmt.Sprint(args[2]) != "[switch-client -t work:@1.%3]" {
@@ -373,5 +381,141 @@ func TestRefreshKeepsTheSelectedSession(t *testing.T) {
 	m = send(m, refreshMsg{sessions: []catalog.Session{a}})
 	if s, ok := m.Selected(); !ok || s.ID[:4] != "aaaa" {
 		t.Errorf("after refresh without it selected %q, want aaaa", s.ID)
+	}
+}
+
+// A session whose last resume failed is shown stale, in its row and in
+// the preview (with the fix), as sessions list and show say; never as
+// resumable.
+func TestStaleSessionShownStale(t *testing.T) {
+	ss := fixture()
+	ss[0].Stale = &catalog.Stale{Reason: "prompt too long", At: time.Date(2026, 11, 29, 9, 30, 0, 0, time.Local), Fix: "tether trim --fit 60% " + ss[0].ID}
+	m := send(newModel(t, Options{Sessions: ss, Show: func(catalog.Session) (string, error) { return "", nil }}), tea.WindowSizeMsg{Width: 160, Height: 30})
+	var row string
+	for _, l := range strings.Split(m.View().Content, "\n") {
+		if strings.Contains(l, "aaaa1111") {
+			row, _, _ = strings.Cut(l, "│") // the list, not the preview
+			break
+		}
+	}
+	if !strings.Contains(row, "stale") || strings.Contains(row, "resumable") {
+		t.Errorf("stale session's row: %q", row)
+	}
+	p := m.PreviewText()
+	for _, want := range []string{"state:         stale (prompt too long, on 2026-11-29 09:30)\n", "fix:           tether trim --fit 60% " + ss[0].ID} {
+		if !strings.Contains(p, want) {
+			t.Errorf("preview lacks %q:\n%s", want, p)
+		}
+	}
+	// Running beats stale: the mark is about the last resume.
+	ss[0].State = catalog.StateRunning
+	m = newModel(t, Options{Sessions: ss})
+	if p := m.PreviewText(); !strings.Contains(p, "state:         running\n") || strings.Contains(p, "fix:") {
+		t.Errorf("running stale session's preview:\n%s", p)
+	}
+}
+
+// clockModel is a model at 120x30 whose clock the test moves.
+func clockModel(t *testing.T, opts Options, clock *time.Time) Model {
+	t.Helper()
+	opts.Now = func() time.Time { return *clock }
+	opts.Home, opts.Self = "/home/example", "/opt/tether/bin/tether"
+	return send(New(opts), tea.WindowSizeMsg{Width: 120, Height: 30})
+}
+
+func selectedID(m Model) string {
+	s, _ := m.Selected()
+	if len(s.ID) < 4 {
+		return ""
+	}
+	return s.ID[:4]
+}
+
+// The background listing adds a newer session on top of the first paint
+// (the snapshot): until the user moves the cursor it stays on the top
+// row, so Enter right after opening resumes the newest session drawn
+// there, not the one that was newest in the snapshot. An Enter that
+// follows the refresh too closely to have been aimed at the new frame is
+// held once, and says so.
+func TestRefreshAddingNewerSessionsKeepsEnterOnTheRowSeen(t *testing.T) {
+	clock := now
+	old := fixture()
+	newer := sess(catalog.ClaudeCode, "ffff6666-0000-4000-8000-000000000006", "/home/example/proj", "the newest one", 0)
+	fresh := append([]catalog.Session{newer}, old...)
+	opts := Options{Sessions: old, Root: "/home/example/proj", Refresh: func() ([]catalog.Session, error) { return fresh, nil }}
+
+	m := clockModel(t, opts, &clock)
+	if selectedID(m) != "aaaa" {
+		t.Fatalf("first paint selects %s, want aaaa", selectedID(m))
+	}
+	m = send(m, refreshMsg{sessions: fresh})
+	if selectedID(m) != "ffff" || m.cursor != 0 {
+		t.Fatalf("after the refresh the cursor is on %s (row %d), want the new top row ffff; rows %s", selectedID(m), m.cursor, ids(m))
+	}
+	if top := strings.Split(m.View().Content, "\n")[2]; !strings.Contains(top, "ffff6666") || !strings.Contains(top, "\x1b[7m") {
+		t.Errorf("the top row drawn is not the selected ffff: %q", top)
+	}
+	// Enter 100 ms after the refresh: held, with a word; again: resumes.
+	clock = clock.Add(100 * time.Millisecond)
+	m = press(m, tea.KeyEnter, 0)
+	if m.done || !strings.Contains(m.status, "refreshed") {
+		t.Fatalf("an Enter right after the refresh acted: done=%v status %q", m.done, m.status)
+	}
+	m = press(m, tea.KeyEnter, 0)
+	if r := m.Result(); !m.done || r.Kind != Resume || r.Session.ID != newer.ID {
+		t.Errorf("the second Enter: done=%v %v %s, want resume ffff", m.done, r.Kind, r.Session.ID)
+	}
+
+	// Enter once the new frame has been seen acts at once.
+	clock = now
+	m = send(clockModel(t, opts, &clock), refreshMsg{sessions: fresh})
+	clock = clock.Add(2 * time.Second)
+	m = press(m, tea.KeyEnter, 0)
+	if r := m.Result(); !m.done || r.Session.ID != newer.ID {
+		t.Errorf("Enter 2 s after the refresh: done=%v %s, want ffff", m.done, r.Session.ID)
+	}
+
+	// Enter before the refresh arrived resumes the row it was pressed on.
+	clock = now
+	m = press(clockModel(t, opts, &clock), tea.KeyEnter, 0)
+	if r := m.Result(); !m.done || r.Session.ID != old[0].ID {
+		t.Errorf("Enter on the first paint: %s, want aaaa", r.Session.ID)
+	}
+
+	// A session the user moved to stays selected (by id), wherever the
+	// listing puts it, and Enter acts on it at once.
+	clock = now
+	m = press(clockModel(t, opts, &clock), tea.KeyDown, 0)
+	m = send(m, refreshMsg{sessions: fresh})
+	if selectedID(m) != "bbbb" {
+		t.Fatalf("moved to bbbb, after the refresh on %s", selectedID(m))
+	}
+	m = press(m, tea.KeyEnter, 0)
+	if r := m.Result(); !m.done || r.Session.ID != old[1].ID {
+		t.Errorf("Enter on the session moved to: done=%v %s, want bbbb", m.done, r.Session.ID)
+	}
+}
+
+// A first open (no snapshot: nothing to paint) in a directory with
+// sessions is scoped to that directory once the listing arrives; a scope
+// the user chose in the meantime is kept.
+func TestFirstOpenScopesToTheDirectory(t *testing.T) {
+	clock := now
+	fresh := fixture()
+	opts := Options{Sessions: []catalog.Session{}, Root: "/home/example/other", Refresh: func() ([]catalog.Session, error) { return fresh, nil }}
+	m := send(clockModel(t, opts, &clock), refreshMsg{sessions: fresh})
+	if m.ScopeAll() || ids(m) != "cccc,dddd" {
+		t.Errorf("first open: all=%v rows %s, want this directory's cccc,dddd", m.ScopeAll(), ids(m))
+	}
+	// ctrl+s twice: this directory, then every directory, chosen.
+	m = press(press(clockModel(t, opts, &clock), 's', tea.ModCtrl), 's', tea.ModCtrl)
+	m = send(m, refreshMsg{sessions: fresh})
+	if !m.ScopeAll() || ids(m) != "aaaa,bbbb,cccc,dddd" {
+		t.Errorf("scope chosen before the listing: all=%v rows %s", m.ScopeAll(), ids(m))
+	}
+	// A directory the listing has no session of shows every directory.
+	opts.Root = "/home/example/none"
+	if m := send(clockModel(t, opts, &clock), refreshMsg{sessions: fresh}); !m.ScopeAll() {
+		t.Errorf("a directory without sessions is scoped")
 	}
 }

@@ -57,9 +57,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.refreshErr = msg.err.Error()
 		}
 		if msg.sessions != nil || msg.err == nil {
-			keep := m.selectedKey() // before the rows change under the cursor
-			m.setSessions(msg.sessions, nil)
-			m.rescopeKeeping(keep)
+			m.applyListing(msg.sessions)
 		}
 		return m, m.schedulePreview()
 	case previewTickMsg:
@@ -99,6 +97,51 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// settleDelay is how long after a refresh put another session under the
+// cursor a key that ends the picker is held: it may have been pressed at
+// the frame before (a person reacts in a quarter of a second or more).
+const settleDelay = 500 * time.Millisecond
+
+// applyListing replaces the sessions with a fresh listing. A session the
+// user moved the cursor to stays selected, wherever the listing puts it;
+// an unmoved cursor stays on the top row. Until the user sets the scope,
+// it is this directory when the listing has sessions here (a first open,
+// with no snapshot, starts with none). A change of the selected session
+// is remembered, so that an Enter meant for the row seen before is not
+// applied to another.
+func (m *Model) applyListing(ss []catalog.Session) {
+	before := m.selectedKey() // before the rows change under the cursor
+	keep := sessionKey{}
+	if m.moved {
+		keep = before
+	}
+	m.setSessions(ss, nil)
+	if !m.scopeChosen {
+		m.scopeAll = !m.rootHasSessions()
+	}
+	m.rescopeKeeping(keep)
+	if after := m.selectedKey(); before != (sessionKey{}) && after != before {
+		m.changedAt = m.opts.Now()
+	}
+}
+
+// settled reports whether a key that ends the picker with the selected
+// session may act now; if not it says why, and the next such key acts.
+func (m *Model) settled() bool {
+	if m.changedAt.IsZero() {
+		return true
+	}
+	recent := m.opts.Now().Sub(m.changedAt) < settleDelay
+	m.changedAt = time.Time{}
+	if recent {
+		if s := m.selected(); s != nil {
+			m.status = fmt.Sprintf("the list was refreshed: %s is selected now; press the key again for it", s.ShortID())
+		}
+		return false
+	}
+	return true
+}
+
 func (m Model) quit(k Kind) (tea.Model, tea.Cmd) {
 	m.result.Kind = k
 	if s := m.selected(); s != nil && k != Cancel {
@@ -125,19 +168,19 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case keyQuit.matches(k):
 		return m.quit(Cancel)
 	case keyResume.matches(k):
-		if sel == nil {
+		if sel == nil || !m.settled() {
 			return m, nil
 		}
 		if m.opts.PrintOnly {
 			return m.quit(Print)
 		}
 		if sel.State == catalog.StateRunning {
-			m.status = fmt.Sprintf("%s is running (pid %d): ctrl+a goes to its tmux pane, if any", sel.ShortID(), pid(sel))
+			m.status = runningNote(&m, sel)
 			return m, nil
 		}
 		return m.quit(Resume)
 	case keyPrint.matches(k):
-		if sel != nil {
+		if sel != nil && m.settled() {
 			return m.quit(Print)
 		}
 	case keyTmux.matches(k), keyAttach.matches(k), keyFork.matches(k):
@@ -153,6 +196,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case keyScope.matches(k):
 		m.scopeAll = !m.scopeAll || m.opts.Root == ""
+		m.scopeChosen = true
 		m.rescope()
 		return m, m.schedulePreview()
 	case keyHarness.matches(k):
@@ -191,7 +235,7 @@ func (m Model) action(k string) (tea.Model, tea.Cmd) {
 		b    *binding
 		kind Kind
 	}{{&keyTmux, TmuxWindow}, {&keyAttach, Attach}, {&keyFork, Fork}} {
-		if a.b.matches(k) && a.b.active(&m) {
+		if a.b.matches(k) && a.b.active(&m) && m.settled() {
 			return m.quit(a.kind)
 		}
 	}
@@ -227,6 +271,7 @@ func (m Model) edit(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.refilter()
 		m.cursor, m.offset = 0, 0
+		m.moved, m.changedAt = false, time.Time{} // on the best match, as drawn
 		return m, tea.Batch(cmd, m.schedulePreview())
 	}
 	return m, cmd
@@ -234,6 +279,7 @@ func (m Model) edit(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m Model) move(d int) (tea.Model, tea.Cmd) {
 	m.cursor = max(0, min(len(m.matches)-1, m.cursor+d))
+	m.moved, m.changedAt = true, time.Time{} // the user sees what they chose
 	m.clampOffset()
 	return m, m.schedulePreview()
 }
@@ -279,6 +325,20 @@ func (m *Model) loadPreview() tea.Cmd {
 		}
 		return previewMsg{sess.Key(), text}
 	}
+}
+
+// runningNote says why Enter does not resume s (it runs, or may) and
+// what does: ctrl+a when Claude Code recorded the tmux pane it runs in,
+// else a forced resume.
+func runningNote(m *Model, s *catalog.Session) string {
+	note := fmt.Sprintf("%s is running (pid %d)", s.ShortID(), pid(s))
+	if s.Runtime != nil && s.Runtime.Status == catalog.StatusPossibly {
+		note = fmt.Sprintf("%s may be running (Claude Code process %d is in its directory)", s.ShortID(), pid(s))
+	}
+	if keyAttach.active(m) {
+		return note + ": ctrl+a goes to its tmux pane"
+	}
+	return note + ": tether sessions resume --force " + s.ShortID() + " resumes it anyway"
 }
 
 func pid(s *catalog.Session) int {

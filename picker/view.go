@@ -241,14 +241,28 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	return strings.Join(parts, base.Render(" "))
 }
 
+// stateText is a row's state, as sessions list shows it: stale (the last
+// resume failed and the transcript is unchanged since) over resumable.
 func stateText(s *catalog.Session) string {
 	switch {
 	case s.State == catalog.StateRunning:
 		return "running"
+	case s.Stale != nil:
+		return "stale"
 	case s.Archived:
 		return "archived"
 	}
 	return s.State
+}
+
+// previewState is the preview's state line before the full read arrives,
+// worded as sessions show words it.
+func previewState(s *catalog.Session) string {
+	st := stateText(s)
+	if s.Stale != nil && st == "stale" {
+		st += fmt.Sprintf(" (%s, on %s)", s.Stale.Reason, s.Stale.At.Local().Format("2006-01-02 15:04"))
+	}
+	return st
 }
 
 // gauge draws the context in use as a bar of w cells in eighths, coloured
@@ -349,7 +363,14 @@ func (m *Model) previewText(s *catalog.Session) string {
 		b.WriteString(full)
 	} else {
 		fmt.Fprintf(&b, "session:       %s\ntitle:         %s\ncwd:           %s\nstate:         %s\n",
-			s.Key(), s.Title, s.Cwd, stateText(s))
+			s.Key(), s.Title, s.Cwd, previewState(s))
+		if s.Stale != nil && s.State != catalog.StateRunning {
+			fix := s.Stale.Fix
+			if fix == "" {
+				fix = "none known: resuming it starts a fresh session"
+			}
+			fmt.Fprintf(&b, "fix:           %s\n", fix)
+		}
 		if s.Context != nil {
 			b.WriteString("context:       " + s.Context.Text() + "\n")
 		}

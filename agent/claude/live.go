@@ -52,7 +52,11 @@ type LiveSet struct {
 	opts           LiveOptions
 	pidFiles       map[string]LiveSession
 	procs          []claudeProc
-	procOK         bool
+	// withPidFile are the processes that wrote a sessions/<pid>.json
+	// (Claude Code 2.1): that file says which session each runs, so the
+	// 2.0 guess from the working directory is never made for them.
+	withPidFile map[int]bool
+	procOK      bool
 }
 
 type claudeProc struct {
@@ -78,7 +82,10 @@ func ScanLive(configDir string, o LiveOptions) *LiveSet {
 	if o.Self == 0 {
 		o.Self = os.Getpid()
 	}
-	s := &LiveSet{configDir: filepath.Clean(configDir), opts: o, pidFiles: LiveSessions(configDir, o.Alive)}
+	s := &LiveSet{configDir: filepath.Clean(configDir), opts: o, pidFiles: LiveSessions(configDir, o.Alive), withPidFile: map[int]bool{}}
+	for _, ls := range s.pidFiles {
+		s.withPidFile[ls.PID] = true
+	}
 	pids := o.Proc.PIDs()
 	s.procOK = len(pids) > 0 // a readable /proc lists at least this process
 	for _, pid := range pids {
@@ -203,7 +210,10 @@ func (s *LiveSet) Check(id, transcript string) Liveness {
 				return Liveness{PID: p.pid, Reason: fmt.Sprintf("Claude Code process %d has its transcript open", p.pid)}
 			}
 		}
-		if candidate == nil && p.cwd != "" && MatchesProjectDir(filepath.Base(filepath.Dir(transcript)), p.cwd) {
+		// Only a process that says nothing of its session (2.0.x) is
+		// guessed at from its directory: a 2.1 process in the same
+		// project runs the session its pid file names, not this one.
+		if candidate == nil && !s.withPidFile[p.pid] && p.cwd != "" && MatchesProjectDir(filepath.Base(filepath.Dir(transcript)), p.cwd) {
 			candidate = p
 		}
 	}

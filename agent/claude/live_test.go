@@ -134,3 +134,46 @@ func TestLiveRealProcess(t *testing.T) {
 		t.Errorf("live check: %+v (child %d)", l, pid)
 	}
 }
+
+// TestLivePidFileProcessIsNotGuessed: a Claude Code 2.1 process that
+// wrote sessions/<pid>.json runs the session that file names; the other
+// sessions of its directory are not "possibly running" because of it (the
+// 2.0 guess is for processes that leave no pid file).
+func TestLivePidFileProcessIsNotGuessed(t *testing.T) {
+	configDir, cwd, idA, pathA := liveFixture(t)
+	idB := "0d6f7d3e-1111-4000-8000-000000000002"
+	pathB := filepath.Join(filepath.Dir(pathA), idB+".jsonl")
+	os.WriteFile(pathB, []byte("{}\n"), 0o600)
+	now := time.Unix(1700000000+3600, 0)
+	for _, p := range []string{pathA, pathB} {
+		recent := now.Add(-5 * time.Second) // both written since the process started
+		os.Chtimes(p, recent, recent)
+	}
+	os.MkdirAll(SessionsDir(configDir), 0o700)
+	os.WriteFile(filepath.Join(SessionsDir(configDir), "100.json"),
+		[]byte(`{"pid":100,"sessionId":"`+idA+`","cwd":"`+cwd+`","status":"idle","tmux":"work:@1.%3"}`), 0o600)
+	env := []string{"CLAUDE_CONFIG_DIR=" + configDir, "HOME=/home/example"}
+	f := newFakeProc(t)
+	f.add(100, []string{"claude"}, "/home/example/.local/share/claude/versions/2.1.332", cwd, env, 600)
+	alive := map[int]bool{100: true}
+	scan := func() *LiveSet {
+		return ScanLive(configDir, LiveOptions{Proc: procfs.FS{Root: f.root}, Now: func() time.Time { return now },
+			Alive: func(pid int) bool { return alive[pid] }, Self: 1})
+	}
+
+	set := scan()
+	if l := set.Check(idA, pathA); !l.Live() || l.Possible || l.PID != 100 || l.Session == nil || l.Session.Tmux != "work:@1.%3" {
+		t.Errorf("A, named by the pid file: %+v", l)
+	}
+	if l := set.Check(idB, pathB); l.Live() {
+		t.Errorf("B is taken for running because 2.1 process 100 (running A) is in its directory: %+v", l)
+	}
+
+	// A 2.0 process (no pid file) in the same directory still makes B
+	// possibly live: nothing says which session it runs.
+	f.add(200, []string{"claude"}, "/usr/bin/node", cwd, env, 600)
+	alive[200] = true
+	if l := scan().Check(idB, pathB); !l.Live() || !l.Possible || l.PID != 200 {
+		t.Errorf("B with a 2.0 process in its directory: %+v", l)
+	}
+}

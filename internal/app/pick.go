@@ -163,6 +163,9 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		if err != nil && len(ss) == 0 {
 			return nil, err
 		}
+		// Stale as list and show say it: the row and the preview must
+		// not offer a session whose last resume failed as resumable.
+		markStale(ss, a.staleMarks())
 		_ = picker.SaveSnapshot(snap, ss) // only an optimisation
 		if err == nil {
 			a.writeCompletionIndex(ss)
@@ -317,6 +320,9 @@ func (a *App) sessionPreview(ctx context.Context, c *catalog.Catalog, s catalog.
 	if err != nil {
 		return "", err
 	}
+	one := []catalog.Session{full}
+	markStale(one, a.staleMarks())
+	full = one[0]
 	summarize.Attach(a.Loc.DataDir, &full)
 	var b bytes.Buffer
 	printSession(&b, full, a.Now())

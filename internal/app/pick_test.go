@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/picker"
+	"github.com/tether-dev/tether/state"
 )
 
 func TestPickActRunsTheWrapper(t *testing.T) {
@@ -185,5 +186,49 @@ func TestPickStartedCallsBack(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("started never called back")
+	}
+}
+
+// The picker's listing and its full-read preview carry tether's stale
+// marks, as list and show do: a session whose resume failed is not
+// offered as resumable.
+func TestPickShowsStaleSessions(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	transcript := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-proj", claudeOld+".jsonl")
+	state.MarkStale(ta.Loc.StateDir, claudeOld, transcript, "prompt too long", time.Date(2026, 11, 29, 9, 30, 0, 0, time.Local))
+	if code := ta.run("pick", "--headless"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	// What the picker listed (it saved it as the next first paint).
+	listed, _ := picker.LoadSnapshot(picker.SnapshotPath(ta.Loc.CacheDir))
+	marked := 0
+	for _, s := range listed {
+		if s.Stale != nil {
+			marked++
+			if s.ID != claudeOld || s.Stale.Reason != "prompt too long" {
+				t.Errorf("stale mark on %s: %+v", s.ID, s.Stale)
+			}
+		}
+	}
+	if len(listed) == 0 || marked != 1 {
+		t.Errorf("the picker's listing (%d sessions) has %d stale, want %s", len(listed), marked, claudeOld)
+	}
+	if !strings.Contains(ta.out.String(), "state:         stale (prompt too long") {
+		t.Errorf("the first frame's preview does not say stale:\n%s", ta.out)
+	}
+	c, err := ta.catalogFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, _, _ := c.List(context.Background(), catalog.ListOptions{})
+	for _, s := range ss {
+		if s.ID != claudeOld {
+			continue
+		}
+		text, err := ta.sessionPreview(context.Background(), c, s)
+		if err != nil || !strings.Contains(text, "stale (prompt too long, on 2026-11-29 09:30)") || !strings.Contains(text, "fix:") {
+			t.Errorf("full-read preview (%v):\n%s", err, text)
+		}
 	}
 }
