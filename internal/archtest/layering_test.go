@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/doc"
 	"go/parser"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,9 +191,11 @@ func packageDocs(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	var p doc.Package
-	for rel, f := range sourceFiles(t, parser.ParseComments|parser.PackageClauseOnly) {
+	files := sourceFiles(t, parser.ParseComments|parser.PackageClauseOnly)
+	rels := slices.Sorted(maps.Keys(files)) // the first file with a doc comment, by name
+	for _, rel := range rels {
 		pkg := filepath.ToSlash(filepath.Dir(rel))
-		if f.Doc != nil && out[pkg] == "" {
+		if f := files[rel]; f.Doc != nil && out[pkg] == "" {
 			out[pkg] = p.Synopsis(f.Doc.Text())
 		}
 	}
