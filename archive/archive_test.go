@@ -393,3 +393,49 @@ func TestInsideAgreesWithStoredPath(t *testing.T) {
 		t.Error("no root: inside")
 	}
 }
+
+// TestCopyShrinkDuringReadKeepsPreviousCopy: the live transcript is
+// truncated between the fstat that gives its size and the read (issue 23,
+// item 12). The compressor reads less without an error; the new copy must
+// not replace the good one with a trailer claiming the full size.
+func TestCopyShrinkDuringReadKeepsPreviousCopy(t *testing.T) {
+	for _, name := range []string{"full copy", "append"} {
+		t.Run(name, func(t *testing.T) {
+			fx := newFixture(t, ModeCopy)
+			first := "{\"a\":1}\n"
+			if name == "full copy" {
+				// A stored copy that the live file no longer extends:
+				// the next run copies it whole.
+				fx.archive(t, Copied)
+				writeFile(t, fx.live, "{\"x\":1}\n{\"y\":2}\n{\"z\":3}\n")
+			} else {
+				fx.archive(t, Copied)
+				appendFile(t, fx.live, "{\"b\":2}\n{\"c\":3}\n")
+			}
+			p, _ := fx.store.StoredPath(fx.src)
+			before, _ := os.ReadFile(p)
+			shrinkTo := int64(len(first) + 3)
+			afterStat = func(f *os.File) { os.Truncate(f.Name(), shrinkTo) }
+			defer func() { afterStat = func(*os.File) {} }()
+			_, err := fx.store.Archive(fx.src)
+			if !errors.Is(err, ErrChanged) {
+				t.Fatalf("err = %v, want ErrChanged", err)
+			}
+			if after, _ := os.ReadFile(p); !bytes.Equal(after, before) {
+				t.Fatal("the previous copy was replaced")
+			}
+			if got := fx.stored(t); got != first {
+				t.Fatalf("stored = %q, want the previous copy %q", got, first)
+			}
+			assertNoTemp(t, filepath.Dir(p))
+			// Restorable as it was.
+			os.Remove(fx.live)
+			if err := fx.store.Restore(p, fx.live); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(fx.live); string(b) != first {
+				t.Fatalf("restored %q", b)
+			}
+		})
+	}
+}

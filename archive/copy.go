@@ -148,8 +148,30 @@ func inode(fi fs.FileInfo) uint64 {
 	return 0
 }
 
-// Test hooks: a writer wrapper for injected disk-full or I/O errors.
-var wrapTemp = func(w io.Writer) io.Writer { return w }
+// Test hooks: a writer wrapper for injected disk-full or I/O errors, and
+// a call between the live file's fstat and its read (a transcript that
+// changes meanwhile).
+var (
+	wrapTemp  = func(w io.Writer) io.Writer { return w }
+	afterStat = func(f *os.File) {}
+)
+
+// ErrChanged is returned (wrapped) when the live file changed while it was
+// read: fewer bytes than its size said. Nothing was replaced; the next run
+// archives it again.
+var ErrChanged = errors.New("the transcript changed while it was archived (it shrank); the previous copy is kept")
+
+// countingReader counts what its reader gave.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
 
 func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, error) {
 	res := Result{Stored: dst}
@@ -172,11 +194,15 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		return res, err
 	}
 	size := fi.Size()
+	afterStat(f)
 	h := c.NewHash()
 	from := int64(0)
 	if haveOld && size >= old.Size {
 		// Prove the live file still starts with what was copied.
 		if _, err := io.CopyN(h, f, old.Size); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = ErrChanged
+			}
 			return res, fmt.Errorf("read %s: %w", livePath, err)
 		}
 		if bytes.Equal(h.Sum(nil), old.Sum[:]) {
@@ -202,8 +228,15 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 			}
 		}
 		if size > from {
-			if err := s.compress(w, io.TeeReader(io.LimitReader(f, size-from), h)); err != nil {
+			// The trailer claims size bytes: prove they were all read
+			// (a transcript truncated since the fstat gives fewer, with
+			// no error), else the good copy would be replaced by less.
+			cr := &countingReader{r: io.LimitReader(f, size-from)}
+			if err := s.compress(w, io.TeeReader(cr, h)); err != nil {
 				return err
+			}
+			if cr.n != size-from {
+				return fmt.Errorf("%s: read %d of %d bytes: %w", livePath, from+cr.n, size, ErrChanged)
 			}
 		}
 		copy(t.Sum[:], h.Sum(nil))
@@ -282,6 +315,9 @@ func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 		}
 	}()
 	if err = fill(wrapTemp(tmp)); err != nil {
+		if errors.Is(err, ErrChanged) {
+			return err // about the source, not the temporary file
+		}
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if !s.Batch {
