@@ -74,6 +74,7 @@ type Store struct {
 
 	spent   int64
 	Skipped int
+	roots   map[string]string // each source root, symlinks resolved
 	enc     Encoder
 	dirty   bool // a batch wrote a copy that Flush has not synced
 }
@@ -122,7 +123,10 @@ func (s *Store) HarnessDir(harness string) string { return filepath.Join(s.Dir, 
 
 // StoredPath is where src is (or would be) archived.
 func (s *Store) StoredPath(src Source) (string, error) {
-	rel, ok := relInside(src.Root, src.Path)
+	if s.roots == nil {
+		s.roots = map[string]string{}
+	}
+	rel, ok := relInside(src.Root, src.Path, s.roots)
 	if !ok {
 		return "", fmt.Errorf("%s: %w (%s)", src.Path, ErrOutsideRoot, src.Root)
 	}
@@ -137,11 +141,51 @@ func (s *Store) StoredPath(src Source) (string, error) {
 // directory is not archived, and the error StoredPath builds for it (fmt,
 // then errors.Is) is most of what such a hook would spend here.
 func Inside(root, path string) bool {
-	_, ok := relInside(root, path)
+	_, ok := relInside(root, path, nil)
 	return ok
 }
 
-func relInside(root, path string) (string, bool) {
+// relInside is path relative to root, when it is under it. The spelling
+// given is tried first (no system call); then, as the identity root's
+// rule has it, with symlinks resolved: Codex records the resolved
+// rollout_path while CODEX_HOME may be reached through a symlink (a
+// dotfiles setup), so the two spellings of one file must agree. memo, when
+// set, remembers each root's resolution.
+func relInside(root, path string, memo map[string]string) (string, bool) {
+	if rel, ok := lexicalRel(root, path); ok {
+		return rel, true
+	}
+	if root == "" || !filepath.IsAbs(path) {
+		return "", false
+	}
+	rr, ok := memo[root]
+	if !ok {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			r = ""
+		}
+		rr = r
+		if memo != nil {
+			memo[root] = rr
+		}
+	}
+	if rr == "" {
+		return "", false
+	}
+	if rel, ok := lexicalRel(rr, path); ok {
+		return rel, true
+	}
+	// The path spelled through a link (the root itself resolved): resolve
+	// its directory, not the file, which a link inside the root could
+	// take elsewhere.
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", false
+	}
+	return lexicalRel(rr, filepath.Join(dir, filepath.Base(path)))
+}
+
+func lexicalRel(root, path string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." || filepath.IsAbs(rel) {
 		return "", false

@@ -439,3 +439,34 @@ func TestCopyShrinkDuringReadKeepsPreviousCopy(t *testing.T) {
 		})
 	}
 }
+
+// TestSymlinkedRootAcceptsResolvedPath: CODEX_HOME reached through a
+// symlink, and the rollout path recorded resolved (as the real Codex does):
+// the file is under the root, stored where the link's spelling puts it.
+func TestSymlinkedRootAcceptsResolvedPath(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "dotfiles", "codex")
+	rel := filepath.Join("sessions", "2026", "12", "01", "rollout-2026-12-01T10-00-00-01a2.jsonl")
+	os.MkdirAll(filepath.Dir(filepath.Join(real, rel)), 0o755)
+	writeFile(t, filepath.Join(real, rel), "{}\n")
+	link := filepath.Join(base, ".codex")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	st := &Store{Dir: filepath.Join(base, "archive")}
+	for _, c := range []struct{ root, path string }{{link, filepath.Join(real, rel)}, {real, filepath.Join(link, rel)}, {link, filepath.Join(link, rel)}} {
+		if !Inside(c.root, c.path) {
+			t.Errorf("Inside(%s, %s) = false", c.root, c.path)
+		}
+		res, err := st.Archive(Source{Harness: "codex", Root: c.root, Path: c.path})
+		if err != nil {
+			t.Fatalf("archive %s under %s: %v", c.path, c.root, err)
+		}
+		if want := filepath.Join(st.Dir, "codex", rel); res.Stored != want {
+			t.Fatalf("stored %s, want %s", res.Stored, want)
+		}
+	}
+	if Inside(link, filepath.Join(base, "elsewhere", "x.jsonl")) {
+		t.Error("a path outside the resolved root is inside")
+	}
+}

@@ -290,3 +290,56 @@ func TestArchiveByHooks(t *testing.T) {
 		t.Fatalf("state %q", st)
 	}
 }
+
+// TestArchiveCodexSymlinkedHome: CODEX_HOME reached through a symlink (a
+// dotfiles setup). The real Codex records the resolved rollout_path; the
+// archive must still find it under CODEX_HOME, archive it (sync exits 0),
+// and list it as archived once the rollout is gone.
+func TestArchiveCodexSymlinkedHome(t *testing.T) {
+	clis := harness.CLIs(t)
+	t.Parallel()
+	ctx := context.Background()
+	api := startAPI(t)
+	env := harness.NewEnv(t, api)
+	real := filepath.Join(env.Home, "dotfiles", "codex")
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	if err := os.Rename(env.CodexHome, real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, env.CodexHome); err != nil {
+		t.Fatal(err)
+	}
+	store := archiveMode(t, env, "link")
+	cwd := env.ProjectDir("project")
+	res := env.Codex(ctx, clis.Codex, cwd, append(append([]string{"exec"}, codexExecFlags...), "SYMLINKED_CODEX_HOME")...)
+	if res.ExitCode != 0 {
+		t.Fatalf("codex exec: exit %d %s", res.ExitCode, res.Stderr)
+	}
+	rollouts := env.CodexRollouts()
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts %v", rollouts)
+	}
+	rel, _ := filepath.Rel(env.CodexHome, rollouts[0])
+	code, out, errOut := tether(t, env, "archive", "sync")
+	if code != 0 {
+		t.Fatalf("archive sync: exit %d out %q err %q", code, out, errOut)
+	}
+	stored := filepath.Join(store, "codex", rel)
+	a, err := os.Stat(stored)
+	if err != nil {
+		t.Fatalf("sync did not archive the thread: %v (out %q)", err, out)
+	}
+	if b, err := os.Stat(filepath.Join(real, rel)); err != nil || !os.SameFile(a, b) {
+		t.Fatalf("stored file is not a link to the rollout (%v)", err)
+	}
+	var thread string
+	for _, s := range listJSON(t, env).Sessions {
+		if s.Harness == "codex" {
+			thread = s.ID
+		}
+	}
+	os.Remove(filepath.Join(real, rel))
+	if st := stateOf(t, env, thread); thread == "" || st != "archived" {
+		t.Fatalf("thread %q after unlink: state %q", thread, st)
+	}
+}
