@@ -231,6 +231,11 @@ func (s *Store) Archive(src Source) (Result, error) {
 	if !live.Mode().IsRegular() {
 		return Result{}, fmt.Errorf("%s: not a regular file", src.Path)
 	}
+	// Checked before the cheap "unchanged" answers too: a link made
+	// through a planted symlink before this check existed is reported.
+	if err := s.checkDirs(filepath.Dir(dst), false); err != nil {
+		return Result{Stored: dst}, err
+	}
 	if s.mode() == ModeLink {
 		res, err := s.archiveLink(src.Path, dst, live)
 		res.Linked, res.LiveMTime = err == nil, live.ModTime()
@@ -260,6 +265,9 @@ func isCrossDevice(err error) bool {
 func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, error) {
 	res := Result{Stored: dst}
 	old, err := os.Lstat(dst)
+	if err := checkStored(old, dst); err != nil {
+		return res, err
+	}
 	if err == nil && os.SameFile(live, old) {
 		res.Action = Unchanged
 		return res, nil
@@ -267,7 +275,7 @@ func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, err
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return res, err
 	}
-	if err := mkdirs(filepath.Dir(dst)); err != nil {
+	if err := s.checkDirs(filepath.Dir(dst), true); err != nil {
 		return res, err
 	}
 	if old == nil {
@@ -294,12 +302,59 @@ func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, err
 	return res, nil
 }
 
-// mkdirs makes dir and its parents 0700.
-func mkdirs(dir string) error {
-	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		return nil
+// ErrSymlink is returned (wrapped) for a symlink, or anything but a
+// directory, where the archive keeps its directories, or a symlink where
+// it keeps a stored file: followed, it would put live transcripts (hard
+// links to them) outside the archive, where status and restore do not
+// look.
+var ErrSymlink = errors.New("is a symlink inside the archive; tether writes nothing through it (remove it)")
+
+// checkDirs verifies that every component of dir below the archive's own
+// directory is a real directory (the archive directory itself may be a
+// symlink the user configured); with create, missing ones are made 0700.
+func (s *Store) checkDirs(dir string, create bool) error {
+	rel, ok := lexicalRel(s.Dir, dir)
+	if !ok {
+		return fmt.Errorf("%s is not in the archive %s", dir, s.Dir)
 	}
-	return os.MkdirAll(dir, 0o700)
+	if create {
+		if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+			return err
+		}
+	}
+	p := s.Dir
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !create:
+			return nil // nothing below it exists: nothing to follow
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if fi, err = os.Lstat(p); err != nil { // another process's, maybe
+				return err
+			}
+		case err != nil:
+			return err
+		}
+		if !fi.IsDir() {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%s %w", p, ErrSymlink)
+			}
+			return fmt.Errorf("%s: not a directory", p)
+		}
+	}
+	return nil
+}
+
+// checkStored refuses a symlink where a stored file goes.
+func checkStored(fi fs.FileInfo, path string) error {
+	if fi != nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s %w", path, ErrSymlink)
+	}
+	return nil
 }
 
 // tempName is a temporary name beside path, hidden and unique enough for

@@ -470,3 +470,40 @@ func TestSymlinkedRootAcceptsResolvedPath(t *testing.T) {
 		t.Error("a path outside the resolved root is inside")
 	}
 }
+
+// TestSymlinkInsideArchiveIsRefused: a directory of the archive replaced
+// by a symlink to elsewhere (issue 23, item 14). Nothing may be linked or
+// copied through it; the error names it.
+func TestSymlinkInsideArchiveIsRefused(t *testing.T) {
+	for _, mode := range []string{ModeLink, ModeCopy} {
+		for _, where := range []string{"project", "harness", "file"} {
+			t.Run(mode+"/"+where, func(t *testing.T) {
+				fx := newFixture(t, mode)
+				outside := t.TempDir()
+				dst, _ := fx.store.StoredPath(fx.src)
+				planted := map[string]string{"project": filepath.Dir(dst), "harness": fx.store.HarnessDir("claude-code"), "file": dst}[where]
+				os.MkdirAll(filepath.Dir(planted), 0o700)
+				target := outside
+				if where == "file" {
+					target = filepath.Join(outside, "victim")
+					writeFile(t, target, "not a transcript\n")
+				}
+				if err := os.Symlink(target, planted); err != nil {
+					t.Fatal(err)
+				}
+				_, err := fx.store.Archive(fx.src)
+				if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), planted) {
+					t.Fatalf("err = %v, want ErrSymlink naming %s", err, planted)
+				}
+				ents, _ := os.ReadDir(outside)
+				if where == "file" {
+					if b, _ := os.ReadFile(target); len(ents) != 1 || string(b) != "not a transcript\n" {
+						t.Fatalf("outside changed: %v %q", ents, b)
+					}
+				} else if len(ents) != 0 {
+					t.Fatalf("written outside the archive: %v", ents)
+				}
+			})
+		}
+	}
+}

@@ -121,7 +121,7 @@ func decodeTrailer(b []byte) (trailer, bool) {
 // readTrailer returns the proof at the end of a compressed stored file; ok
 // is false when path is missing, plain (a link) or not one of ours.
 func readTrailer(path string) (t trailer, ok bool) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return trailer{}, false
 	}
@@ -175,6 +175,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, error) {
 	res := Result{Stored: dst}
+	if fi, err := os.Lstat(dst); err == nil {
+		if err := checkStored(fi, dst); err != nil {
+			return res, err
+		}
+	}
 	old, haveOld := readTrailer(dst)
 	if haveOld && old.Size == live.Size() && old.ModNano == live.ModTime().UnixNano() && old.Ino == inode(live) {
 		res.Action = Unchanged
@@ -287,7 +292,7 @@ func (s *Store) compress(w io.Writer, r io.Reader) error {
 }
 
 func copyFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return err
 	}
@@ -301,7 +306,7 @@ func copyFile(w io.Writer, path string) error {
 // file (or none) and no temporary file behind.
 func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	if err := mkdirs(dir); err != nil {
+	if err := s.checkDirs(dir, true); err != nil {
 		return err
 	}
 	tmp, err := os.OpenFile(tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -342,6 +347,11 @@ func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 	return nil
 }
 
+// openNoFollow opens a stored file for reading, refusing a symlink.
+func openNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+}
+
 // IsCompressed reports whether a stored file is a compressed copy.
 func IsCompressed(path string) bool {
 	f, err := os.Open(path)
@@ -364,7 +374,7 @@ func IsCompressedHeader(head []byte) bool {
 // copied as is, a compressed copy is decoded up to its last complete
 // trailer (everything it proves). It returns the number of bytes written.
 func Decompress(w io.Writer, path string) (int64, error) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return 0, err
 	}

@@ -95,7 +95,7 @@ func (s *Store) SaveIndex(ix Index) error {
 	if err != nil {
 		return err
 	}
-	if err := mkdirs(s.Dir); err != nil {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return err
 	}
 	return atomicfile.WriteBytes(s.IndexPath(), append(data, '\n'), atomicfile.Options{Perm: 0o600})

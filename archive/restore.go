@@ -24,8 +24,10 @@ func (s *Store) Restore(stored, live string) error {
 	if _, err := os.Lstat(live); err == nil {
 		return fmt.Errorf("restore %s: %w", live, ErrExists)
 	}
-	if _, err := os.Stat(stored); err != nil {
+	if fi, err := os.Lstat(stored); err != nil {
 		return fmt.Errorf("restore from %s: %w", stored, err)
+	} else if err := checkStored(fi, stored); err != nil {
+		return fmt.Errorf("restore from %w", err)
 	}
 	compressed := IsCompressed(stored)
 	if _, err := currentCodec(); compressed && err != nil {
@@ -178,7 +180,7 @@ func (s *Store) Lock() (unlock func(), ok bool, err error) {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return nil, false, err
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Join(s.Dir, ".lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, false, err
 	}

@@ -300,3 +300,46 @@ func TestArchiveListingSkipKeepsArchiveCurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestArchiveSyncRefusesPlantedSymlink: a directory inside the archive
+// replaced by a symlink to elsewhere (issue 23, item 14): sync writes
+// nothing through it, says so in one line naming it, and status counts
+// what the archive really holds.
+func TestArchiveSyncRefusesPlantedSymlink(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	ta.env["TETHER_ARCHIVE_SCAN"] = "0"
+	outside := t.TempDir()
+	planted := filepath.Join(ta.archiveDir(), "claude-code", "projects", "-home-example-src-proj")
+	os.MkdirAll(filepath.Dir(planted), 0o700)
+	if err := os.Symlink(outside, planted); err != nil {
+		t.Fatal(err)
+	}
+	ta.out.Reset()
+	ta.err.Reset()
+	code := ta.run("archive", "sync")
+	errOut := ta.err.String()
+	if code == 0 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, planted+" is a symlink inside the archive") {
+		t.Fatalf("sync: exit %d out %q err %q", code, ta.out, errOut)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("sync wrote through the symlink: %v", ents)
+	}
+	ta.out.Reset()
+	if code := ta.run("archive", "status", "--json"); code != 0 {
+		t.Fatalf("status: %d %s", code, ta.err)
+	}
+	var st ArchiveStatus
+	if err := json.Unmarshal(ta.out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Sessions != 1 || st.Linked != 1 {
+		t.Fatalf("status %+v, want the Codex thread only", st)
+	}
+	// A listing (which archives too) writes nothing there either.
+	delete(ta.env, "TETHER_ARCHIVE_SCAN")
+	listStates(t, ta)
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("a listing wrote through the symlink: %v", ents)
+	}
+}
