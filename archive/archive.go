@@ -49,6 +49,10 @@ const (
 	Relinked  = "relinked"  // the live file is a new inode: linked again
 	Copied    = "copied"    // a full compressed copy (new, shrunk or rewritten source)
 	Appended  = "appended"  // what was appended, added as one more frame
+	// Unlinked: the live file was truncated or rewritten in place, which
+	// a hard link shares: the link is replaced by a compressed copy of
+	// what the file now holds, kept as a copy from then on.
+	Unlinked = "unlinked"
 )
 
 // Store is the archive under Dir.
@@ -75,15 +79,18 @@ type Store struct {
 	spent   int64
 	Skipped int
 	roots   map[string]string // each source root, symlinks resolved
+	ledgers map[string]*ledger // by stored directory (ledger.go)
 	enc     Encoder
 	dirty   bool // a batch wrote a copy that Flush has not synced
 }
 
-// Flush makes a batch's writes durable (one syncfs of the store's file
-// system); nothing when the batch wrote no copy.
+// Flush writes the link ledgers that changed and makes a batch's writes
+// durable (one syncfs of the store's file system); nothing when the batch
+// wrote no copy.
 func (s *Store) Flush() error {
+	lerr := s.saveLedgers()
 	if !s.dirty {
-		return nil
+		return lerr
 	}
 	s.dirty = false
 	f, err := os.Open(s.Dir)
@@ -91,7 +98,7 @@ func (s *Store) Flush() error {
 		return err
 	}
 	defer f.Close()
-	return unix.Syncfs(int(f.Fd()))
+	return errors.Join(unix.Syncfs(int(f.Fd())), lerr)
 }
 
 // Source is one live transcript.
@@ -113,6 +120,9 @@ type Result struct {
 	Linked bool
 	// LiveMTime is the live file's mtime when it was archived.
 	LiveMTime time.Time
+	// Kept is where the earlier stored file was kept, when the live file
+	// no longer extended it (shrunk or rewritten) and it was replaced.
+	Kept string
 }
 
 // ErrOutsideRoot is returned for a live path that is not under its root.
@@ -236,9 +246,20 @@ func (s *Store) Archive(src Source) (Result, error) {
 	if err := s.checkDirs(filepath.Dir(dst), false); err != nil {
 		return Result{Stored: dst}, err
 	}
+	if s.mode() == ModeLink && IsCompressed(dst) {
+		// A session once kept as a copy (another file system, copy mode
+		// before, or a link broken by an in-place change) stays a copy:
+		// a link over it would drop what the live file no longer has.
+		if s.LinkOnly {
+			return Result{Stored: dst, Action: Unchanged}, errBudget
+		}
+		res, err := s.archiveCopy(src.Path, dst, live)
+		res.LiveMTime = live.ModTime()
+		return res, err
+	}
 	if s.mode() == ModeLink {
 		res, err := s.archiveLink(src.Path, dst, live)
-		res.Linked, res.LiveMTime = err == nil, live.ModTime()
+		res.Linked, res.LiveMTime = err == nil && res.Action != Unlinked, live.ModTime()
 		if !isCrossDevice(err) {
 			return res, err
 		}
@@ -269,6 +290,15 @@ func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, err
 		return res, err
 	}
 	if err == nil && os.SameFile(live, old) {
+		if !s.LinkOnly {
+			changed, err := s.checkLink(livePath, dst, live)
+			if err != nil {
+				return res, err
+			}
+			if changed {
+				return s.unlink(livePath, dst, live)
+			}
+		}
 		res.Action = Unchanged
 		return res, nil
 	}
@@ -285,20 +315,74 @@ func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, err
 			return s.archiveLink(livePath, dst, live) // another process won the race
 		}
 		res.Action = Linked
+		if err == nil && !s.LinkOnly {
+			_, err = s.checkLink(livePath, dst, live) // the first record
+		}
 		return res, err
 	}
-	// The live file is a new inode (trimmed, rewritten, or the stored file
-	// is a compressed copy): link it under a temporary name, then rename
-	// over the stored file, so the archive is never without it.
+	// The live file is a new inode (trimmed, rewritten and renamed): link
+	// it under a temporary name, then rename over the stored file, so the
+	// archive is never without it. When the archive held the old inode's
+	// only link and the new file does not extend it, the old one is kept.
+	keepOld, err := s.onlyCopy(livePath, dst, live, old)
+	if err != nil {
+		return res, err
+	}
 	tmp := tempName(dst)
 	if err := s.link(livePath, tmp); err != nil {
 		return res, err
+	}
+	if keepOld {
+		if res.Kept, err = s.keep(dst); err != nil {
+			os.Remove(tmp)
+			return res, err
+		}
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
 		return res, err
 	}
+	s.forgetLink(dst)
 	res.Action = Relinked
+	if !s.LinkOnly {
+		_, err = s.checkLink(livePath, dst, live)
+	}
+	return res, err
+}
+
+// onlyCopy reports whether the plain stored file old, which is no longer
+// the live inode, is the last link to what it holds (the archive's alone)
+// and the live file does not start with it: replacing it would lose it.
+func (s *Store) onlyCopy(livePath, dst string, live, old fs.FileInfo) (bool, error) {
+	st, ok := old.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink > 1 || old.Size() == 0 {
+		return false, nil
+	}
+	if live.Size() < old.Size() {
+		return true, nil
+	}
+	a, err := sumOf(dst, old.Size())
+	if err != nil {
+		return false, err
+	}
+	b, err := sumOf(livePath, old.Size())
+	if err != nil {
+		return false, err
+	}
+	return a != b, nil
+}
+
+// unlink replaces the link dst, whose inode the live file shares and
+// which was just found truncated or rewritten in place, by a compressed
+// copy of what the live file holds now. What it held before is gone (the
+// inode is one); from now on an in-place change costs nothing kept.
+func (s *Store) unlink(livePath, dst string, live fs.FileInfo) (Result, error) {
+	res, err := s.archiveCopy(livePath, dst, live)
+	if err != nil {
+		return res, err
+	}
+	s.forgetLink(dst)
+	res.Action = Unlinked
 	return res, nil
 }
 

@@ -507,3 +507,122 @@ func TestSymlinkInsideArchiveIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func decompressFile(t *testing.T, p string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := Decompress(&b, p); err != nil {
+		t.Fatalf("decompress %s: %v", p, err)
+	}
+	return b.String()
+}
+
+// TestLinkChangedInPlaceIsUnlinked: link mode, and the live transcript
+// truncated or rewritten in place (issue 23, item 18). The link shares the
+// inode, so that change reached the archive too; the next pass notices it
+// (a shrink, or the recorded prefix's hash) and breaks the link, so the
+// next in-place change destroys nothing kept.
+func TestLinkChangedInPlaceIsUnlinked(t *testing.T) {
+	for _, how := range []string{"truncate", "rewrite same length"} {
+		t.Run(how, func(t *testing.T) {
+			fx := newFixture(t, ModeLink)
+			fx.archive(t, Linked)
+			appendFile(t, fx.live, "{\"b\":2}\n")
+			fx.archive(t, Unchanged)
+			p, _ := fx.store.StoredPath(fx.src)
+			switch how {
+			case "truncate": // : > file, then the agent writes on
+				if err := os.Truncate(fx.live, 0); err != nil {
+					t.Fatal(err)
+				}
+				appendFile(t, fx.live, "{\"c\":3}\n")
+			default: // an editor writing in place
+				f, _ := os.OpenFile(fx.live, os.O_WRONLY, 0)
+				f.WriteAt([]byte("{\"A\":1}\n"), 0)
+				f.Close()
+				later := time.Now().Add(time.Second)
+				os.Chtimes(fx.live, later, later)
+			}
+			now, _ := os.ReadFile(fx.live)
+			fx.archive(t, Unlinked)
+			if !IsCompressed(p) || sameInode(t, p, fx.live) {
+				t.Fatal("the link was not replaced by a copy")
+			}
+			if got := fx.stored(t); got != string(now) {
+				t.Fatalf("stored %q, want what the live file holds now %q", got, now)
+			}
+			// From now on a copy: appended, and the next in-place change
+			// keeps what was archived.
+			appendFile(t, fx.live, "{\"d\":4}\n")
+			fx.archive(t, Appended)
+			before := fx.stored(t)
+			if err := os.Truncate(fx.live, 0); err != nil {
+				t.Fatal(err)
+			}
+			res := fx.archive(t, Copied)
+			if res.Kept == "" || decompressFile(t, res.Kept) != before {
+				t.Fatalf("earlier copy not kept (kept %q)", res.Kept)
+			}
+			if rel, _ := filepath.Rel(fx.store.Dir, res.Kept); !strings.HasPrefix(rel, ".replaced"+string(filepath.Separator)+"claude-code") {
+				t.Fatalf("kept at %s", res.Kept)
+			}
+			// The hooks (links only) leave a copy alone.
+			fx.store.LinkOnly = true
+			if _, err := fx.store.Archive(fx.src); !IsBudget(err) || !IsCompressed(p) {
+				t.Fatalf("hook over a copy: %v", err)
+			}
+			// Neither the kept copy nor the ledger is listed as a session.
+			n := 0
+			fx.store.Walk([]string{"claude-code"}, func(Entry) { n++ })
+			if n != 1 {
+				t.Fatalf("walk found %d stored files", n)
+			}
+		})
+	}
+}
+
+// TestCopyShrinkKeepsEarlierCopy: copy mode, and the live transcript
+// shrinks (": > file"): the new copy is written, and the earlier one kept.
+func TestCopyShrinkKeepsEarlierCopy(t *testing.T) {
+	fx := newFixture(t, ModeCopy)
+	fx.archive(t, Copied)
+	appendFile(t, fx.live, "{\"b\":2}\n")
+	fx.archive(t, Appended)
+	writeFile(t, fx.live, "")
+	res := fx.archive(t, Copied)
+	if res.Kept == "" || decompressFile(t, res.Kept) != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("earlier copy not kept (%q)", res.Kept)
+	}
+	if got := fx.stored(t); got != "" {
+		t.Fatalf("stored %q", got)
+	}
+}
+
+// TestRelinkKeepsLastLinkOfOldInode: link mode, the live transcript
+// replaced by a new, shorter inode (sed -i, an editor that renames) that
+// nothing else links: the archive held the old inode's last link, and
+// keeps it.
+func TestRelinkKeepsLastLinkOfOldInode(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	fx.archive(t, Linked)
+	tmp := fx.live + ".new"
+	writeFile(t, tmp, "{}\n")
+	os.Rename(tmp, fx.live)
+	res := fx.archive(t, Relinked)
+	if res.Kept == "" {
+		t.Fatal("the old inode's last link was dropped")
+	}
+	if b, _ := os.ReadFile(res.Kept); string(b) != "{\"a\":1}\n" {
+		t.Fatalf("kept %q", b)
+	}
+	// With another link to the old inode (trim's backup), nothing is kept.
+	fx2 := newFixture(t, ModeLink)
+	fx2.archive(t, Linked)
+	os.Link(fx2.live, fx2.live+".bak")
+	writeFile(t, tmp, "{}\n")
+	os.MkdirAll(filepath.Dir(fx2.live), 0o755)
+	os.Rename(tmp, fx2.live)
+	if res := fx2.archive(t, Relinked); res.Kept != "" {
+		t.Fatalf("kept %s though the backup links it", res.Kept)
+	}
+}

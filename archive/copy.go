@@ -175,9 +175,17 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, error) {
 	res := Result{Stored: dst}
+	keepPlain := false
 	if fi, err := os.Lstat(dst); err == nil {
 		if err := checkStored(fi, dst); err != nil {
 			return res, err
+		}
+		if fi.Mode().IsRegular() && !IsCompressed(dst) {
+			// A link left from link mode, to an inode the live file no
+			// longer is: the archive's may be its last link.
+			if keepPlain, err = s.onlyCopy(livePath, dst, live, fi); err != nil {
+				return res, err
+			}
 		}
 	}
 	old, haveOld := readTrailer(dst)
@@ -202,6 +210,10 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 	afterStat(f)
 	h := c.NewHash()
 	from := int64(0)
+	// replaced: the live file no longer starts with what the stored copy
+	// holds (it shrank, or was rewritten): that copy is kept aside, as
+	// it may be the only one left of what the session said.
+	replaced := haveOld
 	if haveOld && size >= old.Size {
 		// Prove the live file still starts with what was copied.
 		if _, err := io.CopyN(h, f, old.Size); err != nil {
@@ -211,7 +223,7 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 			return res, fmt.Errorf("read %s: %w", livePath, err)
 		}
 		if bytes.Equal(h.Sum(nil), old.Sum[:]) {
-			from = old.Size
+			from, replaced = old.Size, false
 		} else {
 			h.Reset()
 		}
@@ -232,7 +244,9 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 				return err
 			}
 		}
-		if size > from {
+		if size > from || from == 0 {
+			// (An empty transcript still gets a data frame: the zstd
+			// magic is what marks a stored file as a copy.)
 			// The trailer claims size bytes: prove they were all read
 			// (a transcript truncated since the fstat gives fewer, with
 			// no error), else the good copy would be replaced by less.
@@ -246,6 +260,13 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		}
 		copy(t.Sum[:], h.Sum(nil))
 		_, err := w.Write(t.encode())
+		return err
+	}, func() error {
+		if !keepPlain && (!replaced || old.Size == 0) {
+			return nil
+		}
+		var err error
+		res.Kept, err = s.keep(dst)
 		return err
 	})
 	if err != nil {
@@ -304,7 +325,7 @@ func copyFile(w io.Writer, path string) error {
 // replace writes path through a 0600 temporary file in its directory,
 // fsynced and renamed over it: a crash or an error leaves the previous
 // file (or none) and no temporary file behind.
-func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
+func (s *Store) replace(path string, fill func(w io.Writer) error, beforeRename func() error) (err error) {
 	dir := filepath.Dir(path)
 	if err := s.checkDirs(dir, true); err != nil {
 		return err
@@ -332,6 +353,11 @@ func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 	}
 	if err = tmp.Close(); err != nil {
 		return err
+	}
+	if beforeRename != nil {
+		if err = beforeRename(); err != nil {
+			return err
+		}
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
