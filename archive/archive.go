@@ -78,7 +78,7 @@ type Store struct {
 
 	spent   int64
 	Skipped int
-	roots   map[string]string // each source root, symlinks resolved
+	roots   map[string]string  // each source root, symlinks resolved
 	ledgers map[string]*ledger // by stored directory (ledger.go)
 	enc     Encoder
 	dirty   bool // a batch wrote a copy that Flush has not synced
