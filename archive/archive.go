@@ -246,7 +246,7 @@ func (s *Store) Archive(src Source) (Result, error) {
 	if err := s.checkDirs(filepath.Dir(dst), false); err != nil {
 		return Result{Stored: dst}, err
 	}
-	if s.mode() == ModeLink && IsCompressed(dst) {
+	if s.mode() == ModeLink && s.isCopy(dst, live) {
 		// A session once kept as a copy (another file system, copy mode
 		// before, or a link broken by an in-place change) stays a copy:
 		// a link over it would drop what the live file no longer has.
@@ -273,6 +273,13 @@ func (s *Store) Archive(src Source) (Result, error) {
 	res, err := s.archiveCopy(src.Path, dst, live)
 	res.LiveMTime = live.ModTime()
 	return res, err
+}
+
+// isCopy reports whether the stored file dst is a compressed copy; the
+// common case, a link to live, costs one lstat.
+func (s *Store) isCopy(dst string, live fs.FileInfo) bool {
+	old, err := os.Lstat(dst)
+	return err == nil && old.Mode().IsRegular() && !os.SameFile(live, old) && IsCompressed(dst)
 }
 
 // isCrossDevice reports a link that cannot be made on this file system

@@ -626,3 +626,29 @@ func TestRelinkKeepsLastLinkOfOldInode(t *testing.T) {
 		t.Fatalf("kept %s though the backup links it", res.Kept)
 	}
 }
+
+// TestRecordsRefuseSymlinks: the index and the link ledgers are not
+// written through a symlink planted in their place either.
+func TestRecordsRefuseSymlinks(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	outside := t.TempDir()
+	os.MkdirAll(fx.store.Dir, 0o700)
+	victim := filepath.Join(outside, "victim")
+	writeFile(t, victim, "mine\n")
+	os.Symlink(victim, fx.store.IndexPath())
+	if err := fx.store.SaveIndex(Index{Version: 1}); !errors.Is(err, ErrSymlink) {
+		t.Fatalf("SaveIndex through a symlink: %v", err)
+	}
+	os.Symlink(outside, filepath.Join(fx.store.Dir, ".links"))
+	fx.store.Batch = true
+	fx.archive(t, Linked)
+	if err := fx.store.Flush(); !errors.Is(err, ErrSymlink) {
+		t.Fatalf("ledger through a symlink: %v", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Fatalf("written outside: %v", ents)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine\n" {
+		t.Fatalf("victim now %q", b)
+	}
+}

@@ -378,6 +378,16 @@ func openNoFollow(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 }
 
+// readNoFollow reads a file of the store, refusing a symlink.
+func readNoFollow(path string) ([]byte, error) {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 // IsCompressed reports whether a stored file is a compressed copy.
 func IsCompressed(path string) bool {
 	f, err := os.Open(path)

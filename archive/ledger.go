@@ -36,7 +36,7 @@ const ledgerDir = ".links"
 // last tailWindow bytes. A rewrite that keeps the length and changes only
 // bytes between them is not noticed (docs/archive.md says so).
 const (
-	headWindow = 64 << 10
+	headWindow = 16 << 10
 	tailWindow = 4 << 10
 )
 
@@ -124,13 +124,39 @@ func (s *Store) saveLedgers() error {
 			}
 			fmt.Fprintf(&b, "%s\t%d\t%d\t%d\t%x\n", name, r.Ino, r.Size, r.MTime, r.Sum)
 		}
-		err := s.replace(l.path, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }, nil)
+		err := s.writeRecord(l.path, b.Bytes())
 		if err != nil && first == nil {
 			first = fmt.Errorf("archive ledger of %s: %w", dir, err)
 		}
 		l.dirty = err != nil
 	}
 	return first
+}
+
+// writeRecord writes a record file of the store (a ledger): a temporary
+// file beside it, renamed over it; no fsync (a lost record costs one
+// more read, and a listing must not flush the file system for it).
+func (s *Store) writeRecord(path string, data []byte) (err error) {
+	if err := s.checkDirs(filepath.Dir(path), true); err != nil {
+		return err
+	}
+	tmp, err := os.OpenFile(tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return err
 }
 
 // prefixSum hashes the head and tail windows of f's first size bytes.
@@ -195,6 +221,9 @@ func (s *Store) checkLink(livePath, dst string, live fs.FileInfo) (changed bool,
 
 // forgetLink drops the ledger record of dst (no longer a link).
 func (s *Store) forgetLink(dst string) {
+	if s.LinkOnly {
+		return // the hooks keep no ledger; its record names another inode
+	}
 	l := s.ledgerOf(filepath.Dir(dst))
 	if _, ok := l.recs[filepath.Base(dst)]; ok {
 		delete(l.recs, filepath.Base(dst))
