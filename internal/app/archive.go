@@ -72,12 +72,12 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 		ca.SyncKey = st.Dir + "\x00" + mode
 		ca.Sync = func(live []catalog.Session) []catalog.Synced {
 			st.Budget, st.Batch = scanBudget, true
-			defer st.Flush()
 			unlock, ok, err := st.Lock()
 			if err != nil || !ok {
 				return nil // another sync runs; it archives these too
 			}
 			defer unlock()
+			defer st.Flush() // before the unlock: the ledgers are written under the lock
 			sum := archiveSessions(st, roots, live, nil)
 			for _, n := range sum.notes {
 				// Metadata only: the action, not the paths.
