@@ -49,6 +49,10 @@ const (
 	Relinked  = "relinked"  // the live file is a new inode: linked again
 	Copied    = "copied"    // a full compressed copy (new, shrunk or rewritten source)
 	Appended  = "appended"  // what was appended, added as one more frame
+	// Unlinked: the live file was truncated or rewritten in place, which
+	// a hard link shares: the link is replaced by a compressed copy of
+	// what the file now holds, kept as a copy from then on.
+	Unlinked = "unlinked"
 )
 
 // Store is the archive under Dir.
@@ -74,15 +78,19 @@ type Store struct {
 
 	spent   int64
 	Skipped int
+	roots   map[string]string  // each source root, symlinks resolved
+	ledgers map[string]*ledger // by stored directory (ledger.go)
 	enc     Encoder
 	dirty   bool // a batch wrote a copy that Flush has not synced
 }
 
-// Flush makes a batch's writes durable (one syncfs of the store's file
-// system); nothing when the batch wrote no copy.
+// Flush writes the link ledgers that changed and makes a batch's writes
+// durable (one syncfs of the store's file system); nothing when the batch
+// wrote no copy.
 func (s *Store) Flush() error {
+	lerr := s.saveLedgers()
 	if !s.dirty {
-		return nil
+		return lerr
 	}
 	s.dirty = false
 	f, err := os.Open(s.Dir)
@@ -90,7 +98,7 @@ func (s *Store) Flush() error {
 		return err
 	}
 	defer f.Close()
-	return unix.Syncfs(int(f.Fd()))
+	return errors.Join(unix.Syncfs(int(f.Fd())), lerr)
 }
 
 // Source is one live transcript.
@@ -112,6 +120,9 @@ type Result struct {
 	Linked bool
 	// LiveMTime is the live file's mtime when it was archived.
 	LiveMTime time.Time
+	// Kept is where the earlier stored file was kept, when the live file
+	// no longer extended it (shrunk or rewritten) and it was replaced.
+	Kept string
 }
 
 // ErrOutsideRoot is returned for a live path that is not under its root.
@@ -122,7 +133,10 @@ func (s *Store) HarnessDir(harness string) string { return filepath.Join(s.Dir, 
 
 // StoredPath is where src is (or would be) archived.
 func (s *Store) StoredPath(src Source) (string, error) {
-	rel, ok := relInside(src.Root, src.Path)
+	if s.roots == nil {
+		s.roots = map[string]string{}
+	}
+	rel, ok := relInside(src.Root, src.Path, s.roots)
 	if !ok {
 		return "", fmt.Errorf("%s: %w (%s)", src.Path, ErrOutsideRoot, src.Root)
 	}
@@ -137,11 +151,51 @@ func (s *Store) StoredPath(src Source) (string, error) {
 // directory is not archived, and the error StoredPath builds for it (fmt,
 // then errors.Is) is most of what such a hook would spend here.
 func Inside(root, path string) bool {
-	_, ok := relInside(root, path)
+	_, ok := relInside(root, path, nil)
 	return ok
 }
 
-func relInside(root, path string) (string, bool) {
+// relInside is path relative to root, when it is under it. The spelling
+// given is tried first (no system call); then, as the identity root's
+// rule has it, with symlinks resolved: Codex records the resolved
+// rollout_path while CODEX_HOME may be reached through a symlink (a
+// dotfiles setup), so the two spellings of one file must agree. memo, when
+// set, remembers each root's resolution.
+func relInside(root, path string, memo map[string]string) (string, bool) {
+	if rel, ok := lexicalRel(root, path); ok {
+		return rel, true
+	}
+	if root == "" || !filepath.IsAbs(path) {
+		return "", false
+	}
+	rr, ok := memo[root]
+	if !ok {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			r = ""
+		}
+		rr = r
+		if memo != nil {
+			memo[root] = rr
+		}
+	}
+	if rr == "" {
+		return "", false
+	}
+	if rel, ok := lexicalRel(rr, path); ok {
+		return rel, true
+	}
+	// The path spelled through a link (the root itself resolved): resolve
+	// its directory, not the file, which a link inside the root could
+	// take elsewhere.
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", false
+	}
+	return lexicalRel(rr, filepath.Join(dir, filepath.Base(path)))
+}
+
+func lexicalRel(root, path string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." || filepath.IsAbs(rel) {
 		return "", false
@@ -187,9 +241,25 @@ func (s *Store) Archive(src Source) (Result, error) {
 	if !live.Mode().IsRegular() {
 		return Result{}, fmt.Errorf("%s: not a regular file", src.Path)
 	}
+	// Checked before the cheap "unchanged" answers too: a link made
+	// through a planted symlink before this check existed is reported.
+	if err := s.checkDirs(filepath.Dir(dst), false); err != nil {
+		return Result{Stored: dst}, err
+	}
+	if s.mode() == ModeLink && s.isCopy(dst, live) {
+		// A session once kept as a copy (another file system, copy mode
+		// before, or a link broken by an in-place change) stays a copy:
+		// a link over it would drop what the live file no longer has.
+		if s.LinkOnly {
+			return Result{Stored: dst, Action: Unchanged}, errBudget
+		}
+		res, err := s.archiveCopy(src.Path, dst, live)
+		res.LiveMTime = live.ModTime()
+		return res, err
+	}
 	if s.mode() == ModeLink {
 		res, err := s.archiveLink(src.Path, dst, live)
-		res.Linked, res.LiveMTime = err == nil, live.ModTime()
+		res.Linked, res.LiveMTime = err == nil && res.Action != Unlinked, live.ModTime()
 		if !isCrossDevice(err) {
 			return res, err
 		}
@@ -205,6 +275,13 @@ func (s *Store) Archive(src Source) (Result, error) {
 	return res, err
 }
 
+// isCopy reports whether the stored file dst is a compressed copy; the
+// common case, a link to live, costs one lstat.
+func (s *Store) isCopy(dst string, live fs.FileInfo) bool {
+	old, err := os.Lstat(dst)
+	return err == nil && old.Mode().IsRegular() && !os.SameFile(live, old) && IsCompressed(dst)
+}
+
 // isCrossDevice reports a link that cannot be made on this file system
 // pair (EXDEV), or not at all here (EPERM from protected_hardlinks,
 // file systems without hard links): copy instead.
@@ -216,14 +293,26 @@ func isCrossDevice(err error) bool {
 func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, error) {
 	res := Result{Stored: dst}
 	old, err := os.Lstat(dst)
+	if err := checkStored(old, dst); err != nil {
+		return res, err
+	}
 	if err == nil && os.SameFile(live, old) {
+		if !s.LinkOnly {
+			changed, err := s.checkLink(livePath, dst, live)
+			if err != nil {
+				return res, err
+			}
+			if changed {
+				return s.unlink(livePath, dst, live)
+			}
+		}
 		res.Action = Unchanged
 		return res, nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return res, err
 	}
-	if err := mkdirs(filepath.Dir(dst)); err != nil {
+	if err := s.checkDirs(filepath.Dir(dst), true); err != nil {
 		return res, err
 	}
 	if old == nil {
@@ -233,29 +322,130 @@ func (s *Store) archiveLink(livePath, dst string, live fs.FileInfo) (Result, err
 			return s.archiveLink(livePath, dst, live) // another process won the race
 		}
 		res.Action = Linked
+		if err == nil && !s.LinkOnly {
+			_, err = s.checkLink(livePath, dst, live) // the first record
+		}
 		return res, err
 	}
-	// The live file is a new inode (trimmed, rewritten, or the stored file
-	// is a compressed copy): link it under a temporary name, then rename
-	// over the stored file, so the archive is never without it.
+	// The live file is a new inode (trimmed, rewritten and renamed): link
+	// it under a temporary name, then rename over the stored file, so the
+	// archive is never without it. When the archive held the old inode's
+	// only link and the new file does not extend it, the old one is kept.
+	keepOld, err := s.onlyCopy(livePath, dst, live, old)
+	if err != nil {
+		return res, err
+	}
 	tmp := tempName(dst)
 	if err := s.link(livePath, tmp); err != nil {
 		return res, err
+	}
+	if keepOld {
+		if res.Kept, err = s.keep(dst); err != nil {
+			os.Remove(tmp)
+			return res, err
+		}
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
 		return res, err
 	}
+	s.forgetLink(dst)
 	res.Action = Relinked
+	if !s.LinkOnly {
+		_, err = s.checkLink(livePath, dst, live)
+	}
+	return res, err
+}
+
+// onlyCopy reports whether the plain stored file old, which is no longer
+// the live inode, is the last link to what it holds (the archive's alone)
+// and the live file does not start with it: replacing it would lose it.
+func (s *Store) onlyCopy(livePath, dst string, live, old fs.FileInfo) (bool, error) {
+	st, ok := old.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink > 1 || old.Size() == 0 {
+		return false, nil
+	}
+	if live.Size() < old.Size() {
+		return true, nil
+	}
+	a, err := sumOf(dst, old.Size())
+	if err != nil {
+		return false, err
+	}
+	b, err := sumOf(livePath, old.Size())
+	if err != nil {
+		return false, err
+	}
+	return a != b, nil
+}
+
+// unlink replaces the link dst, whose inode the live file shares and
+// which was just found truncated or rewritten in place, by a compressed
+// copy of what the live file holds now. What it held before is gone (the
+// inode is one); from now on an in-place change costs nothing kept.
+func (s *Store) unlink(livePath, dst string, live fs.FileInfo) (Result, error) {
+	res, err := s.archiveCopy(livePath, dst, live)
+	if err != nil {
+		return res, err
+	}
+	s.forgetLink(dst)
+	res.Action = Unlinked
 	return res, nil
 }
 
-// mkdirs makes dir and its parents 0700.
-func mkdirs(dir string) error {
-	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		return nil
+// ErrSymlink is returned (wrapped) for a symlink, or anything but a
+// directory, where the archive keeps its directories, or a symlink where
+// it keeps a stored file: followed, it would put live transcripts (hard
+// links to them) outside the archive, where status and restore do not
+// look.
+var ErrSymlink = errors.New("is a symlink inside the archive; tether writes nothing through it (remove it)")
+
+// checkDirs verifies that every component of dir below the archive's own
+// directory is a real directory (the archive directory itself may be a
+// symlink the user configured); with create, missing ones are made 0700.
+func (s *Store) checkDirs(dir string, create bool) error {
+	rel, ok := lexicalRel(s.Dir, dir)
+	if !ok {
+		return fmt.Errorf("%s is not in the archive %s", dir, s.Dir)
 	}
-	return os.MkdirAll(dir, 0o700)
+	if create {
+		if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+			return err
+		}
+	}
+	p := s.Dir
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !create:
+			return nil // nothing below it exists: nothing to follow
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if fi, err = os.Lstat(p); err != nil { // another process's, maybe
+				return err
+			}
+		case err != nil:
+			return err
+		}
+		if !fi.IsDir() {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%s %w", p, ErrSymlink)
+			}
+			return fmt.Errorf("%s: not a directory", p)
+		}
+	}
+	return nil
+}
+
+// checkStored refuses a symlink where a stored file goes.
+func checkStored(fi fs.FileInfo, path string) error {
+	if fi != nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s %w", path, ErrSymlink)
+	}
+	return nil
 }
 
 // tempName is a temporary name beside path, hidden and unique enough for

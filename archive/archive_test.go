@@ -393,3 +393,262 @@ func TestInsideAgreesWithStoredPath(t *testing.T) {
 		t.Error("no root: inside")
 	}
 }
+
+// TestCopyShrinkDuringReadKeepsPreviousCopy: the live transcript is
+// truncated between the fstat that gives its size and the read (issue 23,
+// item 12). The compressor reads less without an error; the new copy must
+// not replace the good one with a trailer claiming the full size.
+func TestCopyShrinkDuringReadKeepsPreviousCopy(t *testing.T) {
+	for _, name := range []string{"full copy", "append"} {
+		t.Run(name, func(t *testing.T) {
+			fx := newFixture(t, ModeCopy)
+			first := "{\"a\":1}\n"
+			if name == "full copy" {
+				// A stored copy that the live file no longer extends:
+				// the next run copies it whole.
+				fx.archive(t, Copied)
+				writeFile(t, fx.live, "{\"x\":1}\n{\"y\":2}\n{\"z\":3}\n")
+			} else {
+				fx.archive(t, Copied)
+				appendFile(t, fx.live, "{\"b\":2}\n{\"c\":3}\n")
+			}
+			p, _ := fx.store.StoredPath(fx.src)
+			before, _ := os.ReadFile(p)
+			shrinkTo := int64(len(first) + 3)
+			afterStat = func(f *os.File) { os.Truncate(f.Name(), shrinkTo) }
+			defer func() { afterStat = func(*os.File) {} }()
+			_, err := fx.store.Archive(fx.src)
+			if !errors.Is(err, ErrChanged) {
+				t.Fatalf("err = %v, want ErrChanged", err)
+			}
+			if after, _ := os.ReadFile(p); !bytes.Equal(after, before) {
+				t.Fatal("the previous copy was replaced")
+			}
+			if got := fx.stored(t); got != first {
+				t.Fatalf("stored = %q, want the previous copy %q", got, first)
+			}
+			assertNoTemp(t, filepath.Dir(p))
+			// Restorable as it was.
+			os.Remove(fx.live)
+			if err := fx.store.Restore(p, fx.live); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(fx.live); string(b) != first {
+				t.Fatalf("restored %q", b)
+			}
+		})
+	}
+}
+
+// TestSymlinkedRootAcceptsResolvedPath: CODEX_HOME reached through a
+// symlink, and the rollout path recorded resolved (as the real Codex does):
+// the file is under the root, stored where the link's spelling puts it.
+func TestSymlinkedRootAcceptsResolvedPath(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "dotfiles", "codex")
+	rel := filepath.Join("sessions", "2026", "12", "01", "rollout-2026-12-01T10-00-00-01a2.jsonl")
+	os.MkdirAll(filepath.Dir(filepath.Join(real, rel)), 0o755)
+	writeFile(t, filepath.Join(real, rel), "{}\n")
+	link := filepath.Join(base, ".codex")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	st := &Store{Dir: filepath.Join(base, "archive")}
+	for _, c := range []struct{ root, path string }{{link, filepath.Join(real, rel)}, {real, filepath.Join(link, rel)}, {link, filepath.Join(link, rel)}} {
+		if !Inside(c.root, c.path) {
+			t.Errorf("Inside(%s, %s) = false", c.root, c.path)
+		}
+		res, err := st.Archive(Source{Harness: "codex", Root: c.root, Path: c.path})
+		if err != nil {
+			t.Fatalf("archive %s under %s: %v", c.path, c.root, err)
+		}
+		if want := filepath.Join(st.Dir, "codex", rel); res.Stored != want {
+			t.Fatalf("stored %s, want %s", res.Stored, want)
+		}
+	}
+	if Inside(link, filepath.Join(base, "elsewhere", "x.jsonl")) {
+		t.Error("a path outside the resolved root is inside")
+	}
+}
+
+// TestSymlinkInsideArchiveIsRefused: a directory of the archive replaced
+// by a symlink to elsewhere (issue 23, item 14). Nothing may be linked or
+// copied through it; the error names it.
+func TestSymlinkInsideArchiveIsRefused(t *testing.T) {
+	for _, mode := range []string{ModeLink, ModeCopy} {
+		for _, where := range []string{"project", "harness", "file"} {
+			t.Run(mode+"/"+where, func(t *testing.T) {
+				fx := newFixture(t, mode)
+				outside := t.TempDir()
+				dst, _ := fx.store.StoredPath(fx.src)
+				planted := map[string]string{"project": filepath.Dir(dst), "harness": fx.store.HarnessDir("claude-code"), "file": dst}[where]
+				os.MkdirAll(filepath.Dir(planted), 0o700)
+				target := outside
+				if where == "file" {
+					target = filepath.Join(outside, "victim")
+					writeFile(t, target, "not a transcript\n")
+				}
+				if err := os.Symlink(target, planted); err != nil {
+					t.Fatal(err)
+				}
+				_, err := fx.store.Archive(fx.src)
+				if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), planted) {
+					t.Fatalf("err = %v, want ErrSymlink naming %s", err, planted)
+				}
+				ents, _ := os.ReadDir(outside)
+				if where == "file" {
+					if b, _ := os.ReadFile(target); len(ents) != 1 || string(b) != "not a transcript\n" {
+						t.Fatalf("outside changed: %v %q", ents, b)
+					}
+				} else if len(ents) != 0 {
+					t.Fatalf("written outside the archive: %v", ents)
+				}
+			})
+		}
+	}
+}
+
+func decompressFile(t *testing.T, p string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := Decompress(&b, p); err != nil {
+		t.Fatalf("decompress %s: %v", p, err)
+	}
+	return b.String()
+}
+
+// TestLinkChangedInPlaceIsUnlinked: link mode, and the live transcript
+// truncated or rewritten in place (issue 23, item 18). The link shares the
+// inode, so that change reached the archive too; the next pass notices it
+// (a shrink, or the recorded prefix's hash) and breaks the link, so the
+// next in-place change destroys nothing kept.
+func TestLinkChangedInPlaceIsUnlinked(t *testing.T) {
+	for _, how := range []string{"truncate", "rewrite same length"} {
+		t.Run(how, func(t *testing.T) {
+			fx := newFixture(t, ModeLink)
+			fx.archive(t, Linked)
+			appendFile(t, fx.live, "{\"b\":2}\n")
+			fx.archive(t, Unchanged)
+			p, _ := fx.store.StoredPath(fx.src)
+			switch how {
+			case "truncate": // : > file, then the agent writes on
+				if err := os.Truncate(fx.live, 0); err != nil {
+					t.Fatal(err)
+				}
+				appendFile(t, fx.live, "{\"c\":3}\n")
+			default: // an editor writing in place
+				f, _ := os.OpenFile(fx.live, os.O_WRONLY, 0)
+				f.WriteAt([]byte("{\"A\":1}\n"), 0)
+				f.Close()
+				later := time.Now().Add(time.Second)
+				os.Chtimes(fx.live, later, later)
+			}
+			now, _ := os.ReadFile(fx.live)
+			fx.archive(t, Unlinked)
+			if !IsCompressed(p) || sameInode(t, p, fx.live) {
+				t.Fatal("the link was not replaced by a copy")
+			}
+			if got := fx.stored(t); got != string(now) {
+				t.Fatalf("stored %q, want what the live file holds now %q", got, now)
+			}
+			// From now on a copy: appended, and the next in-place change
+			// keeps what was archived.
+			appendFile(t, fx.live, "{\"d\":4}\n")
+			fx.archive(t, Appended)
+			before := fx.stored(t)
+			if err := os.Truncate(fx.live, 0); err != nil {
+				t.Fatal(err)
+			}
+			res := fx.archive(t, Copied)
+			if res.Kept == "" || decompressFile(t, res.Kept) != before {
+				t.Fatalf("earlier copy not kept (kept %q)", res.Kept)
+			}
+			if rel, _ := filepath.Rel(fx.store.Dir, res.Kept); !strings.HasPrefix(rel, ".replaced"+string(filepath.Separator)+"claude-code") {
+				t.Fatalf("kept at %s", res.Kept)
+			}
+			// The hooks (links only) leave a copy alone.
+			fx.store.LinkOnly = true
+			if _, err := fx.store.Archive(fx.src); !IsBudget(err) || !IsCompressed(p) {
+				t.Fatalf("hook over a copy: %v", err)
+			}
+			// Neither the kept copy nor the ledger is listed as a session.
+			n := 0
+			fx.store.Walk([]string{"claude-code"}, func(Entry) { n++ })
+			if n != 1 {
+				t.Fatalf("walk found %d stored files", n)
+			}
+		})
+	}
+}
+
+// TestCopyShrinkKeepsEarlierCopy: copy mode, and the live transcript
+// shrinks (": > file"): the new copy is written, and the earlier one kept.
+func TestCopyShrinkKeepsEarlierCopy(t *testing.T) {
+	fx := newFixture(t, ModeCopy)
+	fx.archive(t, Copied)
+	appendFile(t, fx.live, "{\"b\":2}\n")
+	fx.archive(t, Appended)
+	writeFile(t, fx.live, "")
+	res := fx.archive(t, Copied)
+	if res.Kept == "" || decompressFile(t, res.Kept) != "{\"a\":1}\n{\"b\":2}\n" {
+		t.Fatalf("earlier copy not kept (%q)", res.Kept)
+	}
+	if got := fx.stored(t); got != "" {
+		t.Fatalf("stored %q", got)
+	}
+}
+
+// TestRelinkKeepsLastLinkOfOldInode: link mode, the live transcript
+// replaced by a new, shorter inode (sed -i, an editor that renames) that
+// nothing else links: the archive held the old inode's last link, and
+// keeps it.
+func TestRelinkKeepsLastLinkOfOldInode(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	fx.archive(t, Linked)
+	tmp := fx.live + ".new"
+	writeFile(t, tmp, "{}\n")
+	os.Rename(tmp, fx.live)
+	res := fx.archive(t, Relinked)
+	if res.Kept == "" {
+		t.Fatal("the old inode's last link was dropped")
+	}
+	if b, _ := os.ReadFile(res.Kept); string(b) != "{\"a\":1}\n" {
+		t.Fatalf("kept %q", b)
+	}
+	// With another link to the old inode (trim's backup), nothing is kept.
+	fx2 := newFixture(t, ModeLink)
+	fx2.archive(t, Linked)
+	os.Link(fx2.live, fx2.live+".bak")
+	writeFile(t, tmp, "{}\n")
+	os.MkdirAll(filepath.Dir(fx2.live), 0o755)
+	os.Rename(tmp, fx2.live)
+	if res := fx2.archive(t, Relinked); res.Kept != "" {
+		t.Fatalf("kept %s though the backup links it", res.Kept)
+	}
+}
+
+// TestRecordsRefuseSymlinks: the index and the link ledgers are not
+// written through a symlink planted in their place either.
+func TestRecordsRefuseSymlinks(t *testing.T) {
+	fx := newFixture(t, ModeLink)
+	outside := t.TempDir()
+	os.MkdirAll(fx.store.Dir, 0o700)
+	victim := filepath.Join(outside, "victim")
+	writeFile(t, victim, "mine\n")
+	os.Symlink(victim, fx.store.IndexPath())
+	if err := fx.store.SaveIndex(Index{Version: 1}); !errors.Is(err, ErrSymlink) {
+		t.Fatalf("SaveIndex through a symlink: %v", err)
+	}
+	os.Symlink(outside, filepath.Join(fx.store.Dir, ".links"))
+	fx.store.Batch = true
+	fx.archive(t, Linked)
+	if err := fx.store.Flush(); !errors.Is(err, ErrSymlink) {
+		t.Fatalf("ledger through a symlink: %v", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Fatalf("written outside: %v", ents)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine\n" {
+		t.Fatalf("victim now %q", b)
+	}
+}

@@ -121,7 +121,7 @@ func decodeTrailer(b []byte) (trailer, bool) {
 // readTrailer returns the proof at the end of a compressed stored file; ok
 // is false when path is missing, plain (a link) or not one of ours.
 func readTrailer(path string) (t trailer, ok bool) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return trailer{}, false
 	}
@@ -148,11 +148,46 @@ func inode(fi fs.FileInfo) uint64 {
 	return 0
 }
 
-// Test hooks: a writer wrapper for injected disk-full or I/O errors.
-var wrapTemp = func(w io.Writer) io.Writer { return w }
+// Test hooks: a writer wrapper for injected disk-full or I/O errors, and
+// a call between the live file's fstat and its read (a transcript that
+// changes meanwhile).
+var (
+	wrapTemp  = func(w io.Writer) io.Writer { return w }
+	afterStat = func(f *os.File) {}
+)
+
+// ErrChanged is returned (wrapped) when the live file changed while it was
+// read: fewer bytes than its size said. Nothing was replaced; the next run
+// archives it again.
+var ErrChanged = errors.New("the transcript changed while it was archived (it shrank); the previous copy is kept")
+
+// countingReader counts what its reader gave.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
 
 func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, error) {
 	res := Result{Stored: dst}
+	keepPlain := false
+	if fi, err := os.Lstat(dst); err == nil {
+		if err := checkStored(fi, dst); err != nil {
+			return res, err
+		}
+		if fi.Mode().IsRegular() && !IsCompressed(dst) {
+			// A link left from link mode, to an inode the live file no
+			// longer is: the archive's may be its last link.
+			if keepPlain, err = s.onlyCopy(livePath, dst, live, fi); err != nil {
+				return res, err
+			}
+		}
+	}
 	old, haveOld := readTrailer(dst)
 	if haveOld && old.Size == live.Size() && old.ModNano == live.ModTime().UnixNano() && old.Ino == inode(live) {
 		res.Action = Unchanged
@@ -172,15 +207,23 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		return res, err
 	}
 	size := fi.Size()
+	afterStat(f)
 	h := c.NewHash()
 	from := int64(0)
+	// replaced: the live file no longer starts with what the stored copy
+	// holds (it shrank, or was rewritten): that copy is kept aside, as
+	// it may be the only one left of what the session said.
+	replaced := haveOld
 	if haveOld && size >= old.Size {
 		// Prove the live file still starts with what was copied.
 		if _, err := io.CopyN(h, f, old.Size); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = ErrChanged
+			}
 			return res, fmt.Errorf("read %s: %w", livePath, err)
 		}
 		if bytes.Equal(h.Sum(nil), old.Sum[:]) {
-			from = old.Size
+			from, replaced = old.Size, false
 		} else {
 			h.Reset()
 		}
@@ -201,13 +244,29 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 				return err
 			}
 		}
-		if size > from {
-			if err := s.compress(w, io.TeeReader(io.LimitReader(f, size-from), h)); err != nil {
+		if size > from || from == 0 {
+			// (An empty transcript still gets a data frame: the zstd
+			// magic is what marks a stored file as a copy.)
+			// The trailer claims size bytes: prove they were all read
+			// (a transcript truncated since the fstat gives fewer, with
+			// no error), else the good copy would be replaced by less.
+			cr := &countingReader{r: io.LimitReader(f, size-from)}
+			if err := s.compress(w, io.TeeReader(cr, h)); err != nil {
 				return err
+			}
+			if cr.n != size-from {
+				return fmt.Errorf("%s: read %d of %d bytes: %w", livePath, from+cr.n, size, ErrChanged)
 			}
 		}
 		copy(t.Sum[:], h.Sum(nil))
 		_, err := w.Write(t.encode())
+		return err
+	}, func() error {
+		if !keepPlain && (!replaced || old.Size == 0) {
+			return nil
+		}
+		var err error
+		res.Kept, err = s.keep(dst)
 		return err
 	})
 	if err != nil {
@@ -254,7 +313,7 @@ func (s *Store) compress(w io.Writer, r io.Reader) error {
 }
 
 func copyFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return err
 	}
@@ -266,9 +325,9 @@ func copyFile(w io.Writer, path string) error {
 // replace writes path through a 0600 temporary file in its directory,
 // fsynced and renamed over it: a crash or an error leaves the previous
 // file (or none) and no temporary file behind.
-func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
+func (s *Store) replace(path string, fill func(w io.Writer) error, beforeRename func() error) (err error) {
 	dir := filepath.Dir(path)
-	if err := mkdirs(dir); err != nil {
+	if err := s.checkDirs(dir, true); err != nil {
 		return err
 	}
 	tmp, err := os.OpenFile(tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -282,6 +341,9 @@ func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 		}
 	}()
 	if err = fill(wrapTemp(tmp)); err != nil {
+		if errors.Is(err, ErrChanged) {
+			return err // about the source, not the temporary file
+		}
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if !s.Batch {
@@ -291,6 +353,11 @@ func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 	}
 	if err = tmp.Close(); err != nil {
 		return err
+	}
+	if beforeRename != nil {
+		if err = beforeRename(); err != nil {
+			return err
+		}
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
@@ -304,6 +371,21 @@ func (s *Store) replace(path string, fill func(w io.Writer) error) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// openNoFollow opens a stored file for reading, refusing a symlink.
+func openNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+}
+
+// readNoFollow reads a file of the store, refusing a symlink.
+func readNoFollow(path string) ([]byte, error) {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // IsCompressed reports whether a stored file is a compressed copy.
@@ -328,7 +410,7 @@ func IsCompressedHeader(head []byte) bool {
 // copied as is, a compressed copy is decoded up to its last complete
 // trailer (everything it proves). It returns the number of bytes written.
 func Decompress(w io.Writer, path string) (int64, error) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return 0, err
 	}

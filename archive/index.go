@@ -48,7 +48,7 @@ func (s *Store) IndexPath() string { return filepath.Join(s.Dir, "index.json") }
 // LoadIndex reads the index; a missing one is empty.
 func (s *Store) LoadIndex() (Index, error) {
 	ix := Index{Version: 1}
-	data, err := os.ReadFile(s.IndexPath())
+	data, err := readNoFollow(s.IndexPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return ix, nil
 	}
@@ -95,8 +95,14 @@ func (s *Store) SaveIndex(ix Index) error {
 	if err != nil {
 		return err
 	}
-	if err := mkdirs(s.Dir); err != nil {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return err
+	}
+	// atomicfile writes through a symlink to its target: refuse one.
+	if fi, err := os.Lstat(s.IndexPath()); err == nil {
+		if err := checkStored(fi, s.IndexPath()); err != nil {
+			return err
+		}
 	}
 	return atomicfile.WriteBytes(s.IndexPath(), append(data, '\n'), atomicfile.Options{Perm: 0o600})
 }

@@ -24,8 +24,10 @@ func (s *Store) Restore(stored, live string) error {
 	if _, err := os.Lstat(live); err == nil {
 		return fmt.Errorf("restore %s: %w", live, ErrExists)
 	}
-	if _, err := os.Stat(stored); err != nil {
+	if fi, err := os.Lstat(stored); err != nil {
 		return fmt.Errorf("restore from %s: %w", stored, err)
+	} else if err := checkStored(fi, stored); err != nil {
+		return fmt.Errorf("restore from %w", err)
 	}
 	compressed := IsCompressed(stored)
 	if _, err := currentCodec(); compressed && err != nil {
@@ -147,8 +149,12 @@ func (s *Store) Walk(harnesses []string, fn func(Entry)) error {
 func (s *Store) CleanTemps(harnesses []string, age time.Duration) int {
 	n := 0
 	cutoff := time.Now().Add(-age)
+	dirs := []string{filepath.Join(s.Dir, ledgerDir), filepath.Join(s.Dir, keptDir)}
 	for _, h := range harnesses {
-		_ = filepath.WalkDir(s.HarnessDir(h), func(path string, d fs.DirEntry, err error) error {
+		dirs = append(dirs, s.HarnessDir(h))
+	}
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !IsTemp(d.Name()) {
 				return nil
 			}
@@ -159,6 +165,25 @@ func (s *Store) CleanTemps(harnesses []string, age time.Duration) int {
 		})
 	}
 	return n
+}
+
+// KeptDir is where earlier stored files are kept when a transcript
+// shrank or was rewritten (Result.Kept): zstd copies or plain files,
+// named after the stored file and the time they were set aside.
+func (s *Store) KeptDir() string { return filepath.Join(s.Dir, keptDir) }
+
+// Kept counts the files in KeptDir and their bytes.
+func (s *Store) Kept() (n int, bytes int64) {
+	_ = filepath.WalkDir(s.KeptDir(), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !IsTemp(d.Name()) {
+			if fi, err := d.Info(); err == nil {
+				n++
+				bytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n, bytes
 }
 
 // Remove deletes one stored file (prune). It refuses anything outside
@@ -178,7 +203,7 @@ func (s *Store) Lock() (unlock func(), ok bool, err error) {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return nil, false, err
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Join(s.Dir, ".lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, false, err
 	}

@@ -65,6 +65,24 @@ type ArchiveSource struct {
 	// Reader is a reader of the harness (its Open set to ArchiveOpen, its
 	// Cache a separate file); Dir and Procs are not used.
 	Reader Reader
+
+	// resolved is Root with symlinks resolved when that differs ("" when
+	// not, or not known): the spelling Codex records its rollouts under
+	// when CODEX_HOME is reached through a symlink.
+	resolved string
+}
+
+// resolveRoots notes each source root's resolved spelling (resolved).
+func (a *Archive) resolveRoots() {
+	for i := range a.Sources {
+		src := &a.Sources[i]
+		if src.Root == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(src.Root); err == nil && r != filepath.Clean(src.Root) {
+			src.resolved = r
+		}
+	}
 }
 
 // ArchiveCacheFiles are the caches of what the archive readers learn
@@ -106,6 +124,7 @@ func (a *Archive) begin(ctx context.Context) *archivePass {
 			key = "sync"
 		}
 		p.st = loadArchiveState(a.State, key)
+		a.resolveRoots()
 		for i, src := range a.Sources {
 			p.st.walk(ctx, src.Reader.Harness(), src.Dir, func(dir string, names []string) {
 				p.found[i] = append(p.found[i], archiveDir{dir, names})
@@ -157,6 +176,10 @@ func (a *Archive) listArchived(live []Session, found [][]archiveDir) ([]Session,
 			}
 			liveDir := filepath.Join(src.Root, rel)
 			have := listed[liveDir]
+			if src.resolved != "" {
+				// Listed under the resolved spelling (Codex's rollout_path).
+				have = append(slices.Clip(have), listed[filepath.Join(src.resolved, rel)]...)
+			}
 			if len(have) > 0 && !slices.IsSorted(have) {
 				slices.Sort(have)
 			}

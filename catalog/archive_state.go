@@ -271,13 +271,25 @@ func (a *Archive) newGroup(harness, dir string) *syncGroup {
 		if src.Reader.Harness() != harness || src.Root == "" {
 			continue
 		}
-		rel, err := filepath.Rel(src.Root, dir)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		rel, ok := relUnder(src.Root, dir)
+		if !ok && src.resolved != "" {
+			rel, ok = relUnder(src.resolved, dir) // Codex's resolved rollout_path
+		}
+		if !ok {
 			return nil
 		}
 		return &syncGroup{harness: harness, live: dir, stored: filepath.Join(src.Dir, rel)}
 	}
 	return nil
+}
+
+// relUnder is dir relative to root when it is under it (or root itself).
+func relUnder(root, dir string) (string, bool) {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // current reports whether g's record says its sessions need no sync.

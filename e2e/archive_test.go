@@ -290,3 +290,165 @@ func TestArchiveByHooks(t *testing.T) {
 		t.Fatalf("state %q", st)
 	}
 }
+
+// TestArchiveCodexSymlinkedHome: CODEX_HOME reached through a symlink (a
+// dotfiles setup). The real Codex records the resolved rollout_path; the
+// archive must still find it under CODEX_HOME, archive it (sync exits 0),
+// and list it as archived once the rollout is gone.
+func TestArchiveCodexSymlinkedHome(t *testing.T) {
+	clis := harness.CLIs(t)
+	t.Parallel()
+	ctx := context.Background()
+	api := startAPI(t)
+	env := harness.NewEnv(t, api)
+	real := filepath.Join(env.Home, "dotfiles", "codex")
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	if err := os.Rename(env.CodexHome, real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, env.CodexHome); err != nil {
+		t.Fatal(err)
+	}
+	store := archiveMode(t, env, "link")
+	cwd := env.ProjectDir("project")
+	res := env.Codex(ctx, clis.Codex, cwd, append(append([]string{"exec"}, codexExecFlags...), "SYMLINKED_CODEX_HOME")...)
+	if res.ExitCode != 0 {
+		t.Fatalf("codex exec: exit %d %s", res.ExitCode, res.Stderr)
+	}
+	rollouts := env.CodexRollouts()
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts %v", rollouts)
+	}
+	rel, _ := filepath.Rel(env.CodexHome, rollouts[0])
+	code, out, errOut := tether(t, env, "archive", "sync")
+	if code != 0 {
+		t.Fatalf("archive sync: exit %d out %q err %q", code, out, errOut)
+	}
+	stored := filepath.Join(store, "codex", rel)
+	a, err := os.Stat(stored)
+	if err != nil {
+		t.Fatalf("sync did not archive the thread: %v (out %q)", err, out)
+	}
+	if b, err := os.Stat(filepath.Join(real, rel)); err != nil || !os.SameFile(a, b) {
+		t.Fatalf("stored file is not a link to the rollout (%v)", err)
+	}
+	var thread string
+	for _, s := range listJSON(t, env).Sessions {
+		if s.Harness == "codex" {
+			thread = s.ID
+		}
+	}
+	os.Remove(filepath.Join(real, rel))
+	if st := stateOf(t, env, thread); thread == "" || st != "archived" {
+		t.Fatalf("thread %q after unlink: state %q", thread, st)
+	}
+}
+
+// TestArchiveLinkTranscriptRewrittenInPlace: link mode, and a real Claude
+// Code transcript rewritten in place (an editor writing in place cuts the
+// second turn). The link shared the file, so the cut reached the archive:
+// sync says so, breaks the link and keeps the session as a copy; the real
+// CLI resumes and appends; the next in-place cut keeps the earlier copy;
+// after the cleanup the copy is restored and resumed.
+func TestArchiveLinkTranscriptRewrittenInPlace(t *testing.T) {
+	clis := harness.CLIs(t)
+	t.Parallel()
+	ctx := context.Background()
+	env, api, _ := wrapEnv(t, clis.Claude)
+	store := archiveMode(t, env, "link")
+	dir := env.ProjectDir("project")
+	sj := []string{"--output-format", "stream-json", "--verbose"}
+	sid := claudeP(t, env, clis.Claude, dir, "-p", "FIRST_INPLACE_PROMPT")
+	resume := func(prompt string) {
+		t.Helper()
+		r := env.Claude(ctx, clis.Claude, dir, append([]string{"-p", "--resume", sid, prompt}, sj...)...)
+		if r.ExitCode != 0 || sessionOf(t, r) != sid {
+			t.Fatalf("claude --resume %s: exit %d %s", prompt, r.ExitCode, r.Stderr)
+		}
+	}
+	resume("SECOND_INPLACE_PROMPT")
+	var transcript string
+	for _, p := range env.ClaudeTranscripts() {
+		if strings.HasSuffix(p, sid+".jsonl") {
+			transcript = p
+		}
+	}
+	rel, _ := filepath.Rel(env.ClaudeConfigDir, transcript)
+	stored := filepath.Join(store, "claude-code", rel)
+	sync := func() (string, string) {
+		t.Helper()
+		code, out, errOut := tether(t, env, "archive", "sync")
+		if code != 0 {
+			t.Fatalf("archive sync: exit %d %q %q", code, out, errOut)
+		}
+		return out, errOut
+	}
+	sync()
+	if a, b := mustStat(t, stored), mustStat(t, transcript); !os.SameFile(a, b) {
+		t.Fatal("not linked")
+	}
+	// cut rewrites the transcript in place (same inode) up to the line
+	// before the one holding marker.
+	cut := func(marker string) []byte {
+		t.Helper()
+		b, _ := os.ReadFile(transcript)
+		i := strings.Index(string(b), marker)
+		if i < 0 {
+			t.Fatalf("%s not in the transcript", marker)
+		}
+		head := b[:strings.LastIndexByte(string(b[:i]), '\n')+1]
+		before := mustStat(t, transcript)
+		if err := os.WriteFile(transcript, head, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if !os.SameFile(before, mustStat(t, transcript)) {
+			t.Fatal("not rewritten in place")
+		}
+		return head
+	}
+	head := cut("SECOND_INPLACE_PROMPT")
+	_, errOut := sync()
+	if !strings.Contains(errOut, transcript+" was truncated or rewritten in place") {
+		t.Fatalf("sync said %q", errOut)
+	}
+	if !archive.IsCompressed(stored) {
+		t.Fatal("the link was not broken")
+	}
+	var got strings.Builder
+	if _, err := archive.Decompress(&got, stored); err != nil || got.String() != string(head) {
+		t.Fatalf("stored copy (%v) is not what the transcript holds", err)
+	}
+	// The real CLI resumes the cut transcript and appends; a listing
+	// refreshes the copy; the next in-place cut keeps it.
+	resume("THIRD_INPLACE_PROMPT")
+	tether(t, env, "sessions")
+	full, _ := os.ReadFile(transcript)
+	cut("THIRD_INPLACE_PROMPT")
+	if _, errOut := sync(); !strings.Contains(errOut, "the archive's earlier copy is kept at") {
+		t.Fatalf("second cut: sync said %q", errOut)
+	}
+	kept, _ := filepath.Glob(filepath.Join(store, ".replaced", "claude-code", rel+".*"))
+	if len(kept) != 1 {
+		t.Fatalf("kept copies %v", kept)
+	}
+	got.Reset()
+	if _, err := archive.Decompress(&got, kept[0]); err != nil || got.String() != string(full) {
+		t.Fatalf("kept copy (%v) lacks the third turn", err)
+	}
+	// The cleanup: the archived copy comes back and resumes.
+	os.Remove(transcript)
+	if code, _, errOut := tether(t, env, "sessions", "resume", "--print", sid[:8]); code != 0 || !strings.Contains(errOut, "from tether's archive") {
+		t.Fatalf("resume --print: exit %d %q", code, errOut)
+	}
+	resume("FOURTH_INPLACE_PROMPT")
+	sawPrompts(t, api, "after restore", "FIRST_INPLACE_PROMPT", "FOURTH_INPLACE_PROMPT")
+}
+
+func mustStat(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}

@@ -72,13 +72,17 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 		ca.SyncKey = st.Dir + "\x00" + mode
 		ca.Sync = func(live []catalog.Session) []catalog.Synced {
 			st.Budget, st.Batch = scanBudget, true
-			defer st.Flush()
 			unlock, ok, err := st.Lock()
 			if err != nil || !ok {
 				return nil // another sync runs; it archives these too
 			}
 			defer unlock()
+			defer st.Flush() // before the unlock: the ledgers are written under the lock
 			sum := archiveSessions(st, roots, live, nil)
+			for _, n := range sum.notes {
+				// Metadata only: the action, not the paths.
+				a.Log().Warn(eventlog.Archive, n.id, slog.String("action", n.action))
+			}
 			if sum.failed > 0 {
 				a.Log().Debug(eventlog.ArchiveError, "", slog.Int("failed", sum.failed), slog.String("error", sum.firstErr))
 			}
@@ -98,6 +102,14 @@ type syncSummary struct {
 	ids      map[string]string // stored path -> session id
 	// synced says, per session, whether its stored file is now current.
 	synced []catalog.Synced
+	// notes are what the user should know: transcripts found truncated
+	// or rewritten in place, earlier copies kept aside.
+	notes []archiveNote
+}
+
+// archiveNote is one thing archiveSessions tells the user.
+type archiveNote struct {
+	id, action, text string
 }
 
 // archiveSessions brings the stored file of every live session up to
@@ -129,9 +141,24 @@ func archiveSessions(st *archive.Store, roots map[string]string, ss []catalog.Se
 			sum.actions[res.Action]++
 			sum.bytes += res.Bytes
 			sum.ids[res.Stored] = s.ID
+			sum.notes = append(sum.notes, archiveNotes(s.ID, s.Source, res)...)
 		}
 	}
 	return sum
+}
+
+// archiveNotes says what an in-place change of a transcript cost.
+func archiveNotes(id, live string, res archive.Result) []archiveNote {
+	var out []archiveNote
+	if res.Action == archive.Unlinked {
+		out = append(out, archiveNote{id, archive.Unlinked, fmt.Sprintf("%s was truncated or rewritten in place; its archive link shared the file, so what it held before is lost; "+
+			"the archive keeps a separate copy of it from now on", termsafe.String(live))})
+	}
+	if res.Kept != "" {
+		out = append(out, archiveNote{id, "kept", fmt.Sprintf("%s shrank or was rewritten; the archive's earlier copy is kept at %s",
+			termsafe.String(live), termsafe.String(res.Kept))})
+	}
+	return out
 }
 
 func (a *App) archiveCommand() *cli.Command {
@@ -181,6 +208,11 @@ type ArchiveStatus struct {
 	// SameFileSystem says, per harness, whether the archive is on the
 	// file system of the agent's data (so links work).
 	SameFileSystem map[string]bool `json:"sameFileSystem"`
+	// Kept counts the earlier copies kept when a transcript shrank or was
+	// rewritten (in KeptDir), KeptBytes their size.
+	Kept      int    `json:"kept"`
+	KeptBytes int64  `json:"keptBytes"`
+	KeptDir   string `json:"keptDir"`
 }
 
 func (a *App) archiveStatusCommand() *cli.Command {
@@ -215,7 +247,8 @@ func runArchiveStatus(opts archiveStatusOptions) error {
 		_ = opts.Store.SaveIndex(ix)
 	}
 	out := ArchiveStatus{Dir: opts.Store.Dir, Enabled: opts.Enabled, Mode: opts.Store.Mode, FileSystem: fsName(opts.Store.Dir),
-		SameFileSystem: map[string]bool{}}
+		SameFileSystem: map[string]bool{}, KeptDir: opts.Store.KeptDir()}
+	out.Kept, out.KeptBytes = opts.Store.Kept()
 	if out.Mode == "" {
 		out.Mode = archive.ModeLink
 	}
@@ -257,6 +290,10 @@ func runArchiveStatus(opts archiveStatusOptions) error {
 	fmt.Fprintf(w, "sessions       %d archived (%d linked, %d copied)\n", out.Sessions, out.Linked, out.Copied)
 	fmt.Fprintf(w, "only archived  %d (live transcript gone)\n", out.ArchivedOnly)
 	fmt.Fprintf(w, "disk           %s of its own\n", humanBytes(out.DiskBytes))
+	if out.Kept > 0 {
+		fmt.Fprintf(w, "kept           %d earlier %s of transcripts that shrank or were rewritten (%s), in %s\n",
+			out.Kept, plural(out.Kept, "copy", "copies"), humanBytes(out.KeptBytes), termsafe.String(out.KeptDir))
+	}
 	return nil
 }
 
@@ -344,9 +381,16 @@ func runArchiveSync(ctx context.Context, opts archiveSyncOptions) error {
 			only++
 		}
 	}
-	fmt.Fprintf(opts.IO.Out, "archived %d sessions: %d new links, %d re-linked, %d copied, %d appended (%s compressed), %d unchanged; %d only in the archive\n",
+	for _, n := range sum.notes {
+		fmt.Fprintf(opts.IO.ErrOut, "tether: warning: %s\n", n.text)
+	}
+	unlinked := ""
+	if n := sum.actions[archive.Unlinked]; n > 0 {
+		unlinked = fmt.Sprintf(", %d unlinked (changed in place)", n)
+	}
+	fmt.Fprintf(opts.IO.Out, "archived %d sessions: %d new links, %d re-linked, %d copied, %d appended (%s compressed)%s, %d unchanged; %d only in the archive\n",
 		len(ix.Entries), sum.actions[archive.Linked], sum.actions[archive.Relinked], sum.actions[archive.Copied],
-		sum.actions[archive.Appended], humanBytes(sum.bytes), sum.actions[archive.Unchanged], only)
+		sum.actions[archive.Appended], humanBytes(sum.bytes), unlinked, sum.actions[archive.Unchanged], only)
 	if sum.failed > 0 {
 		return fmt.Errorf("%d %s could not be archived; first: %s", sum.failed, plural(sum.failed, "transcript", "transcripts"), sum.firstErr)
 	}

@@ -300,3 +300,122 @@ func TestArchiveListingSkipKeepsArchiveCurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestArchiveSyncRefusesPlantedSymlink: a directory inside the archive
+// replaced by a symlink to elsewhere (issue 23, item 14): sync writes
+// nothing through it, says so in one line naming it, and status counts
+// what the archive really holds.
+func TestArchiveSyncRefusesPlantedSymlink(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	ta.env["TETHER_ARCHIVE_SCAN"] = "0"
+	outside := t.TempDir()
+	planted := filepath.Join(ta.archiveDir(), "claude-code", "projects", "-home-example-src-proj")
+	os.MkdirAll(filepath.Dir(planted), 0o700)
+	if err := os.Symlink(outside, planted); err != nil {
+		t.Fatal(err)
+	}
+	ta.out.Reset()
+	ta.err.Reset()
+	code := ta.run("archive", "sync")
+	errOut := ta.err.String()
+	if code == 0 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, planted+" is a symlink inside the archive") {
+		t.Fatalf("sync: exit %d out %q err %q", code, ta.out, errOut)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("sync wrote through the symlink: %v", ents)
+	}
+	ta.out.Reset()
+	if code := ta.run("archive", "status", "--json"); code != 0 {
+		t.Fatalf("status: %d %s", code, ta.err)
+	}
+	var st ArchiveStatus
+	if err := json.Unmarshal(ta.out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Sessions != 1 || st.Linked != 1 {
+		t.Fatalf("status %+v, want the Codex thread only", st)
+	}
+	// A listing (which archives too) writes nothing there either.
+	delete(ta.env, "TETHER_ARCHIVE_SCAN")
+	listStates(t, ta)
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("a listing wrote through the symlink: %v", ents)
+	}
+}
+
+func archiveStatus(t *testing.T, ta *testApp) ArchiveStatus {
+	t.Helper()
+	ta.out.Reset()
+	if code := ta.run("archive", "status", "--json"); code != 0 {
+		t.Fatalf("status: %d %s", code, ta.err)
+	}
+	var st ArchiveStatus
+	if err := json.Unmarshal(ta.out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestArchiveSyncUnlinksTranscriptChangedInPlace: link mode, and a
+// transcript truncated in place (issue 23, item 18). Sync says what that
+// cost, keeps the session as a copy from then on, so that the next
+// truncation keeps the earlier copy; status counts both; a restore gives
+// the archived copy back.
+func TestArchiveSyncUnlinksTranscriptChangedInPlace(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	ta.env["TETHER_ARCHIVE_SCAN"] = "0"
+	if code := ta.run("archive", "sync"); code != 0 {
+		t.Fatalf("sync: %d %s", code, ta.err)
+	}
+	full, _ := os.ReadFile(ta.claudeFile())
+	half := bytes.LastIndexByte(full[:len(full)/2], '\n') + 1
+	if err := os.Truncate(ta.claudeFile(), int64(half)); err != nil {
+		t.Fatal(err)
+	}
+	ta.err.Reset()
+	ta.out.Reset()
+	if code := ta.run("archive", "sync"); code != 0 {
+		t.Fatalf("sync after the truncation: %d %s", code, ta.err)
+	}
+	if !strings.Contains(ta.err.String(), "warning: "+ta.claudeFile()+" was truncated or rewritten in place") ||
+		!strings.Contains(ta.out.String(), "1 unlinked") {
+		t.Fatalf("sync out %q err %q", ta.out, ta.err)
+	}
+	stored := filepath.Join(ta.archiveDir(), "claude-code", "projects", "-home-example-src-proj", claudeNew+".jsonl")
+	if !archive.IsCompressed(stored) {
+		t.Fatal("the link was not replaced by a copy")
+	}
+	if st := archiveStatus(t, ta); st.Sessions != 3 || st.Copied != 1 || st.Linked != 2 || st.Kept != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	// The next in-place truncation keeps what the copy held.
+	// (Still a session: up to its first prompt.)
+	user := bytes.Index(full, []byte(`"type": "user"`))
+	if user < 0 || user > half {
+		t.Fatal("sample: no prompt in its first half")
+	}
+	if err := os.Truncate(ta.claudeFile(), int64(user+bytes.IndexByte(full[user:], '\n')+1)); err != nil {
+		t.Fatal(err)
+	}
+	ta.err.Reset()
+	if code := ta.run("archive", "sync"); code != 0 || !strings.Contains(ta.err.String(), "the archive's earlier copy is kept at") {
+		t.Fatalf("second sync: %d %q %q", code, ta.err, ta.out)
+	}
+	st := archiveStatus(t, ta)
+	if st.Kept != 1 || st.Sessions != 3 {
+		t.Fatalf("status %+v", st)
+	}
+	var kept string
+	filepath.WalkDir(st.KeptDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			kept = p
+		}
+		return nil
+	})
+	var got bytes.Buffer
+	if _, err := archive.Decompress(&got, kept); err != nil || !bytes.Equal(got.Bytes(), full[:half]) {
+		t.Fatalf("kept copy (%v): %d bytes, want %d", err, got.Len(), half)
+	}
+}
