@@ -231,3 +231,24 @@ func TestTrimRefusesLiveSessionWithoutPidFile(t *testing.T) {
 		t.Fatalf("--force: exit %d %s", code, ta.err)
 	}
 }
+
+// TestTrimNamesACodexSession: a Codex session given by id or prefix is
+// refused as a Codex one, not reported missing (issue 23: "no such
+// session"); a Claude session of the same prefix still wins.
+func TestTrimNamesACodexSession(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	for _, arg := range []string{codexID, codexID[:8], "codex:" + codexID} {
+		ta.err.Reset()
+		code := ta.run("trim", "--fit", "50%", arg)
+		msg := ta.err.String()
+		if code != 2 || !strings.Contains(msg, "Claude Code sessions only") || !strings.Contains(msg, "Codex session") ||
+			strings.Contains(msg, "no such session") || strings.Count(msg, "\n") != 1 {
+			t.Errorf("trim %s: exit %d %q, want a usage error naming a Codex session", arg, code, msg)
+		}
+	}
+	ta.err.Reset()
+	if code := ta.run("trim", "--fit", "50%", "ffffffff"); code != 3 || !strings.Contains(ta.err.String(), "no such session") {
+		t.Errorf("unknown id: exit %d %q", code, ta.err)
+	}
+}
