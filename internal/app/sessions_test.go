@@ -513,3 +513,34 @@ func TestSessionsResumeTmuxWithoutClient(t *testing.T) {
 		t.Errorf("stderr %q, want %q", ta.err.String(), want)
 	}
 }
+
+// TestSessionsRepoFilterRelativePath: --repo . (or any relative path)
+// names the repository holding that directory, taken against the working
+// directory, so it works from a subdirectory of the repository (issue 23:
+// it matched nothing there).
+func TestSessionsRepoFilterRelativePath(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ta := newTestApp(t)
+	repo := filepath.Join(ta.home, "src", "widget")
+	sub := filepath.Join(repo, "pkg", "deep")
+	os.MkdirAll(sub, 0o755)
+	os.MkdirAll(filepath.Join(ta.home, "src", "other"), 0o755)
+	if out, err := exec.Command("git", "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	withSessions(t, ta, filepath.Join(repo, "pkg"))
+	t.Chdir(sub)
+	for _, c := range []struct {
+		repo string
+		want int
+	}{{".", 3}, {"./", 3}, {"..", 3}, {"../..", 3}, {sub, 3}, {"../../../other", 0}} {
+		ta.out.Reset()
+		ta.err.Reset()
+		ta.run("sessions", "--json", "--repo", c.repo)
+		if n := len(validate(t, "list", ta.out.Bytes())["sessions"].([]any)); n != c.want {
+			t.Errorf("--repo %s from %s: %d sessions, want %d (%s)", c.repo, sub, n, c.want, ta.err)
+		}
+	}
+}
