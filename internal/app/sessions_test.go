@@ -544,3 +544,27 @@ func TestSessionsRepoFilterRelativePath(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsCodexCtxIsNotZero: the Codex sample used 153 tokens of a
+// 258,400-token window (0.06%): CTX reads 0.1%, as the README promises for
+// every small share, never 0% (issue 23), in the table and in show.
+func TestSessionsCodexCtxIsNotZero(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	if code := ta.run("sessions", "--harness", "codex"); code != 0 {
+		t.Fatalf("exit %d %s", code, ta.err)
+	}
+	lines := strings.Split(strings.TrimSpace(ta.out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("table:\n%s", ta.out)
+	}
+	col := strings.Index(lines[0], "CTX")
+	if cell := strings.Fields(lines[1][col:])[0]; cell != "0.1%" {
+		t.Errorf("Codex CTX %q, want 0.1%%:\n%s", cell, ta.out)
+	}
+	ta.out.Reset()
+	ta.run("sessions", "show", codexID)
+	if !strings.Contains(ta.out.String(), "153 / ") || !strings.Contains(ta.out.String(), "tokens (0.1%)") {
+		t.Errorf("show:\n%s", ta.out)
+	}
+}
