@@ -212,6 +212,7 @@ func TestWrapperArgsAndStatus(t *testing.T) {
 			cmd.Args = append(cmd.Args, args...)
 		}
 		cmd.Dir = dir
+		cmd.Env = testutil.IsolatedEnv(dir)
 		out, _ := cmd.CombinedOutput()
 		if string(out) != want {
 			t.Errorf("%s: got\n%s\nwant\n%s", name, out, want)
