@@ -5,14 +5,20 @@
 #
 #   ./test.sh           everything
 #   ./test.sh --quick   skip the end-to-end suite and the benchmark script
+#
+# Runs under scripts/sentinel.sh: HOME and every XDG directory point at a
+# sentinel tree, and the run fails if any test or script wrote there.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
+if [ -z "${TEST_SENTINEL:-}" ]; then
+	exec scripts/sentinel.sh ./test.sh "$@"
+fi
 
 quick=0
 for arg in "$@"; do
 	case "$arg" in
 	--quick) quick=1 ;;
-	-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "test.sh: unknown option: $arg" >&2; exit 2 ;;
 	esac
 done

@@ -36,12 +36,18 @@ type Usage struct {
 }
 
 // Percent is tokens as a percentage of window, cut (not rounded) to one
-// decimal so that 99.96% never shows as 100%.
+// decimal so that 99.96% never shows as 100%, and at least 0.1 when any
+// token is used so that a small share never shows as 0% (a Codex session's
+// first turns: 153 of 258,400 tokens).
 func Percent(tokens, window int64) float64 {
 	if window <= 0 {
 		return 0
 	}
-	return float64(tokens*1000/window) / 10
+	tenths := tokens * 1000 / window
+	if tenths == 0 && tokens > 0 {
+		tenths = 1
+	}
+	return float64(tenths) / 10
 }
 
 // Activity is one tool call, as much of it as a summary may show: the

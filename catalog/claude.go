@@ -167,12 +167,13 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		paths []string
 		dirs  []claudeDir
 	)
+	links := &linkGuard{projects: projects}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !links.dir(e) {
 			continue
 		}
 		d := claudeDir{path: filepath.Join(projects, e.Name()), start: len(paths)}
-		names, err := r.dirFiles(&d, now)
+		names, err := r.dirFiles(&d, now, links)
 		if err != nil {
 			diags = append(diags, Diagnostic{ClaudeCode, d.path, "unreadable project directory: " + err.Error()})
 			continue
@@ -263,7 +264,7 @@ func (r *ClaudeReader) sessions(paths []string, results []summaryResult, running
 // dirFiles returns the transcript names of project directory d: the
 // recorded ones when the directory can be trusted (see the directory skip
 // above), else a fresh listing, recorded in d.rec.
-func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time) ([]string, error) {
+func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time, links *linkGuard) ([]string, error) {
 	fi, err := os.Stat(d.path)
 	if err != nil {
 		return nil, err
@@ -284,7 +285,7 @@ func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if name := e.Name(); e.Type().IsRegular() && claude.IsSessionFile(name) {
+		if name := e.Name(); claude.IsSessionFile(name) && links.file(d.path, e) {
 			names = append(names, name)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/internal/testutil"
 )
 
 // Every quoting must give the shell back the exact bytes, and no raw
@@ -15,6 +16,7 @@ func TestQuotersRoundTrip(t *testing.T) {
 		// C1 controls, bidi overrides and bytes that are not UTF-8 drive
 		// terminals too (issue 13 item 8).
 		"c1\u009bbyte", "raw\x9b", "rlo\u202eevil", "bad\xffutf8"}
+	home := t.TempDir()
 	for _, sh := range []string{"bash", "zsh", "fish", "sh"} {
 		bin, err := exec.LookPath(sh)
 		if err != nil {
@@ -30,7 +32,10 @@ func TestQuotersRoundTrip(t *testing.T) {
 			if sh == "sh" && strings.HasPrefix(quoted, "$'") {
 				continue // older sh (dash) lacks $'…'
 			}
-			out, err := exec.Command(bin, "-c", "printf '%s' "+quoted).Output()
+			cmd := exec.Command(bin, "-c", "printf '%s' "+quoted)
+			// fish creates its config and data dirs under XDG_*.
+			cmd.Env = testutil.IsolatedEnv(home)
+			out, err := cmd.Output()
 			if err != nil || string(out) != w {
 				t.Errorf("%s: %q quoted as %s reads back as %q (%v)", sh, w, quoted, out, err)
 			}

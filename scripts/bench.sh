@@ -67,12 +67,17 @@ tether="$bin/tether"
 # (what tether hooks install / tether init write when it is installed).
 hot="$bin/tether-hot"
 
-# A throw-away HOME: nothing here touches the real ~/.claude or ~/.codex.
+# A throw-away HOME and every XDG directory: nothing here touches the real
+# ~/.claude, ~/.codex or the user's tether data (the listing archives every
+# transcript it sees into $XDG_DATA_HOME/tether/archive), and no TETHER_*
+# setting of the user's (TETHER_CONFIG, ...) applies.
+while IFS= read -r v; do unset "$v"; done < <(compgen -e | grep '^TETHER_' || true)
 export HOME="$tmp/home"
 export CLAUDE_CONFIG_DIR="$HOME/.claude" CODEX_HOME="$HOME/.codex"
 export XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config"
+export XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run"
+mkdir -m 0700 "$XDG_RUNTIME_DIR"
 export TETHER_EXIT_LINE=0 NO_COLOR=1
-unset TETHER_IDENTITY_ROOT TETHER_CLAUDE_BIN TETHER_CODEX_BIN TETHER_DEBUG_IO
 
 log "generating $sessions sessions (max $maxsize each), a 50M transcript and a $trimsize one"
 gen_start=$SECONDS

@@ -57,8 +57,8 @@ else
 	codex_triple="$rust_arch-apple-darwin"
 fi
 
-# A throw-away HOME for running --version, so that nothing touches the real
-# ~/.claude or ~/.codex.
+# A throw-away HOME and XDG dirs for running --version, so that nothing
+# touches the real ~/.claude, ~/.codex or the user's XDG directories.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
@@ -72,6 +72,8 @@ answers() {
 	local exe="$1" version="$2" out
 	[ -x "$exe" ] || return 1
 	out="$(cd "$scratch" && HOME="$scratch" CLAUDE_CONFIG_DIR="$scratch/.claude" CODEX_HOME="$scratch/.codex" \
+		XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" XDG_STATE_HOME="$scratch/.local/state" \
+		XDG_CACHE_HOME="$scratch/.cache" XDG_RUNTIME_DIR="$scratch/.run" \
 		DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
 		${limit[@]+"${limit[@]}"} "$exe" --version </dev/null 2>/dev/null)" || return 1
 	case "$out" in

@@ -3,6 +3,7 @@ package shellinit
 import (
 	"bytes"
 	"fmt"
+	"github.com/tether-dev/tether/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +62,7 @@ func TestQuoteRoundTrips(t *testing.T) {
 				q := c.sh.Quote(v)
 				cmd := exec.Command(bin, c.cmd(q)...)
 				cmd.Dir = dir
-				cmd.Env = append(os.Environ(), "HOME="+dir)
+				cmd.Env = testutil.IsolatedEnv(dir)
 				out, err := cmd.CombinedOutput()
 				if err != nil {
 					t.Errorf("%q quoted as %s: %v: %s", v, q, err, out)
@@ -211,6 +212,7 @@ func TestWrapperArgsAndStatus(t *testing.T) {
 			cmd.Args = append(cmd.Args, args...)
 		}
 		cmd.Dir = dir
+		cmd.Env = testutil.IsolatedEnv(dir)
 		out, _ := cmd.CombinedOutput()
 		if string(out) != want {
 			t.Errorf("%s: got\n%s\nwant\n%s", name, out, want)

@@ -173,7 +173,9 @@ func TestPercent(t *testing.T) {
 	for _, c := range []struct {
 		tokens, window int64
 		want           float64
-	}{{0, 0, 0}, {1, 0, 0}, {20000, 1_000_000, 2}, {1136, 1_000_000, 0.1}, {199_999, 200_000, 99.9}} {
+	}{{0, 0, 0}, {1, 0, 0}, {20000, 1_000_000, 2}, {1136, 1_000_000, 0.1}, {199_999, 200_000, 99.9},
+		// A small share is 0.1%, never 0% (issue 23: a Codex session read 0%).
+		{153, 258_400, 0.1}, {1, 1_000_000, 0.1}, {200_000, 200_000, 100}} {
 		if got := Percent(c.tokens, c.window); got != c.want {
 			t.Errorf("Percent(%d, %d) = %v, want %v", c.tokens, c.window, got, c.want)
 		}

@@ -1,6 +1,7 @@
 package wrap
 
 import (
+	"github.com/tether-dev/tether/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,7 +30,7 @@ func BenchmarkStartWrapped(b *testing.B) {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	home := b.TempDir()
-	env := append(os.Environ(), "TETHER_CLAUDE_BIN="+noop, "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
+	env := testutil.IsolatedEnv(home, "TETHER_CLAUDE_BIN="+noop, "XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/tether-dev/tether/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +20,9 @@ func TestHandsOtherCommandsToTether(t *testing.T) {
 	dir, hot := buildHot(t)
 	fake := "#!/bin/sh\nprintf '%s|' \"$0\" \"$@\"\nexit 3\n"
 	os.WriteFile(filepath.Join(dir, "tether"), []byte(fake), 0o755)
-	for _, args := range [][]string{{"sessions", "list", "a b"}, {"prompt", "--help"}, {"complete", "--refresh-index"}, {"complete", "--", "tether", "ses"}, {}} {
+	for _, args := range [][]string{{"sessions", "list", "a b"}, {"prompt", "--help"}, {"complete", "--refresh-index"}, {"complete", "--", "tether", "ses"}, {"run", "--help"}, {}} {
 		cmd := exec.Command(hot, args...)
-		cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
+		cmd.Env = testutil.IsolatedEnv(dir, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
 		out, err := cmd.Output()
 		want := filepath.Join(dir, "tether") + "|" + strings.Join(args, "|")
 		if len(args) > 0 {
@@ -61,7 +62,7 @@ func TestRunHandsCompressedRestoreToTether(t *testing.T) {
 	// Not dir itself: dir/tether is the fake binary, and a config dir
 	// that is a file would be a config error, which tether answers too.
 	xdg := filepath.Join(dir, "xdg")
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+xdg, "XDG_STATE_HOME="+xdg, "XDG_CACHE_HOME="+xdg,
+	cmd.Env = testutil.IsolatedEnv(dir, "XDG_CONFIG_HOME="+xdg, "XDG_STATE_HOME="+xdg, "XDG_CACHE_HOME="+xdg,
 		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CLAUDE_CONFIG_DIR="+claudeDir, "TETHER_CLAUDE_BIN="+filepath.Join(dir, "claude-real"))
 	out, err := cmd.Output()
 	if want := strings.Join(args, "|") + "|"; string(out) != want {
@@ -162,7 +163,7 @@ func TestConfigWithoutWorkingTether(t *testing.T) {
 func runToolHook(t *testing.T, hot, dir, xdg string) {
 	t.Helper()
 	cmd := exec.Command(hot, "hook", "PostToolUse")
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
+	cmd.Env = testutil.IsolatedEnv(dir, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(xdg, "cache"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "TETHER_LOG_LEVEL=")
 	cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","cwd":"` + dir + `"}`)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {

@@ -177,6 +177,7 @@ func (a *App) Command() *cli.Command {
 			a.completeCommand(),
 			a.archiveCommand(),
 			a.configCacheCommand(),
+			helpCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {

@@ -41,6 +41,9 @@ func newTestApp(t *testing.T) *testApp {
 		"XDG_STATE_HOME":    filepath.Join(home, "state"),
 		"XDG_CONFIG_HOME":   filepath.Join(home, "config"),
 		"XDG_CACHE_HOME":    filepath.Join(home, "cache"),
+		// The default under HOME, set so that a program tether starts
+		// (a summary provider) gets it instead of the test's own.
+		"XDG_DATA_HOME": filepath.Join(home, ".local", "share"),
 	}
 	ios, _, out, errOut := iostreams.Test()
 	getenv := func(k string) string { return env[k] }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -15,6 +16,9 @@ var examples = map[string][]string{
 		"tether sessions resume 3f2a      # continue one where it belongs",
 		"tether doctor                    # check the installation",
 		`eval "$(tether init bash)"       # wrappers, prompt segment, completion`,
+	},
+	"tether help": {
+		"tether help sessions show        # the same as tether sessions show --help",
 	},
 	"tether identity": {
 		"tether identity",
@@ -106,4 +110,39 @@ func addExamples(cmd *cli.Command, path string) {
 	for _, sub := range cmd.Commands {
 		addExamples(sub, path+" "+sub.Name)
 	}
+}
+
+// helpCommand replaces urfave/cli's own 'help', which shows the help of
+// its first argument only ('tether help sessions show' printed sessions'):
+// this one walks every argument down the tree and shows the last
+// command's help, the same text as 'tether A B --help'.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:            "help",
+		Aliases:         []string{"h"},
+		Usage:           "show a list of commands or the help of one ('tether help sessions show')",
+		ArgsUsage:       "[COMMAND...]",
+		HideHelp:        true,
+		SkipFlagParsing: true,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			target := cmd.Root()
+			for _, name := range cmd.Args().Slice() {
+				sub := target.Command(name)
+				if sub == nil || sub.Name == "help" {
+					return unknownCommand(target, name)
+				}
+				target = sub
+			}
+			return showHelp(ctx, target)
+		},
+	}
+}
+
+// showHelp prints cmd's --help.
+func showHelp(ctx context.Context, cmd *cli.Command) error {
+	lineage := cmd.Lineage()
+	if len(lineage) < 2 {
+		return cli.ShowRootCommandHelp(cmd)
+	}
+	return cli.ShowCommandHelp(ctx, lineage[1], cmd.Name)
 }

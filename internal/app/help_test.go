@@ -52,3 +52,32 @@ func TestSuggestions(t *testing.T) {
 		t.Errorf("nothing close: exit %d, %q", code, ta.err.String())
 	}
 }
+
+// TestHelpCommandNamesANestedCommand: 'tether help A B' is B's help, as
+// 'tether A B --help' is (issue 23: it printed A's).
+func TestHelpCommandNamesANestedCommand(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "sessions", "show"}, "tether sessions show - show one session in full"},
+		{[]string{"help", "sessions", "cache", "clear"}, "tether sessions cache clear - "},
+		{[]string{"help", "sessions"}, "tether sessions - list, show, search and resume"},
+		{[]string{"help", "trim"}, "tether trim - "},
+		{[]string{"sessions", "help", "show"}, "tether sessions show - show one session in full"},
+	} {
+		ta := newTestApp(t)
+		if code := ta.run(c.args...); code != 0 || !strings.Contains(ta.out.String(), c.want) {
+			t.Errorf("%q: exit %d, want %q in:\n%s%s", c.args, code, c.want, ta.out, ta.err)
+		}
+		ta2 := newTestApp(t)
+		ta2.run(append(c.args[1:len(c.args):len(c.args)], "--help")...)
+		if c.args[0] == "help" && ta.out.String() != ta2.out.String() {
+			t.Errorf("%q differs from %q --help", c.args, c.args[1:])
+		}
+	}
+	ta := newTestApp(t)
+	if code := ta.run("help", "sessions", "shw"); code != 2 || !strings.Contains(ta.err.String(), `did you mean "show"?`) {
+		t.Errorf("help of an unknown command: exit %d, stderr %q", code, ta.err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tether-dev/tether/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,7 +110,7 @@ echo "rc=$rc" > "$1/rc"
 	sock := fmt.Sprintf("tether-pick-panic-%d", os.Getpid())
 	defer exec.Command("tmux", "-L", sock, "kill-server").Run()
 	cmd := exec.Command("tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", "/bin/sh", script, dir, os.Args[0])
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	cmd.Env = testutil.IsolatedEnv(dir, "TERM=xterm-256color")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"github.com/urfave/cli/v3"
 
@@ -45,6 +46,10 @@ func (a *App) runCommand() *cli.Command {
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := parseRunArgs(cmd.Args().Slice())
+			if errors.Is(err, hot.ErrRunHelp) {
+				// SkipFlagParsing leaves --help to us.
+				return showHelp(ctx, cmd)
+			}
 			if err != nil {
 				return usageErr(err)
 			}

@@ -92,3 +92,20 @@ func TestRunExitLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRunHelp: --help (or -h) before the program name is tether's: run's
+// help on stdout, exit 0, nothing started (issue 23: it exited 2 telling
+// the user to run 'tether run --help'). After the program name it stays
+// claude's (TestRunPassesEverythingThrough).
+func TestRunHelp(t *testing.T) {
+	for _, args := range [][]string{{"run", "--help"}, {"run", "-h"}, {"run", "--force", "--help"}} {
+		ta := newTestApp(t)
+		ta.exec = func(c wrap.Child) (int, error) { t.Errorf("%q started %+v", args, c); return 0, nil }
+		if code := ta.run(args...); code != 0 || ta.err.Len() != 0 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, ta.err)
+		}
+		if out := ta.out.String(); !strings.Contains(out, "tether run - run the real claude or codex") || !strings.Contains(out, "--self-report") {
+			t.Errorf("%q: not run's help: %q", args, out)
+		}
+	}
+}

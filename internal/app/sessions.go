@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -278,7 +279,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
 		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, harnessClaude, harnessCodex),
-		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a repository path)"},
+		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a path in it: . from any of its directories)"},
 		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale, unknown or archived)"},
 			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown, catalog.StateArchived),
 		&cli.BoolFlag{Name: "all", Local: local, Usage: "include archived Codex threads"},
@@ -417,18 +418,23 @@ func storageDirs(c *catalog.Catalog) []string {
 	return dirs
 }
 
-// repoMemo maps a session's cwd to its repository once per cwd.
-type repoMemo map[string][2]string
+// repoMemo maps a session's cwd to its repository once per cwd, and
+// remembers which repository roots the --repo value names.
+type repoMemo struct {
+	cwds  map[string][2]string
+	roots []string // nil until computed
+}
 
 func (m *repoMemo) matches(s catalog.Session, want string) bool {
-	if *m == nil {
-		*m = repoMemo{}
+	if m.cwds == nil {
+		m.cwds = map[string][2]string{}
+		m.roots = wantedRepoRoots(want)
 	}
-	r, ok := (*m)[s.Cwd]
+	r, ok := m.cwds[s.Cwd]
 	if !ok {
 		root, id := catalog.RepoOf(s.Cwd)
 		r = [2]string{root, id}
-		(*m)[s.Cwd] = r
+		m.cwds[s.Cwd] = r
 	}
 	want = strings.TrimSuffix(want, "/")
 	ids := []string{r[1], catalog.RemoteID(s.GitOrigin)}
@@ -437,7 +443,33 @@ func (m *repoMemo) matches(s catalog.Session, want string) bool {
 			return true
 		}
 	}
-	return r[0] != "" && (r[0] == want || r[0] == identity.Resolve(want).Path)
+	return r[0] != "" && slices.Contains(m.roots, r[0])
+}
+
+// wantedRepoRoots are the repository roots --repo VALUE can name as a
+// path: VALUE itself (as typed, and with symlinks resolved) and, for an
+// absolute path or one spelled relative to the working directory (".",
+// "..", "./x", "../x"), the repository holding it, as the catalog finds a
+// session's repository from its cwd. So '--repo .' works from any
+// subdirectory; a bare "org/repo" stays an id.
+func wantedRepoRoots(want string) []string {
+	resolved := identity.Resolve(want).Path
+	roots := []string{want, resolved}
+	explicit := filepath.IsAbs(want) || want == "." || want == ".." ||
+		strings.HasPrefix(want, "./") || strings.HasPrefix(want, "../")
+	if !explicit {
+		return roots
+	}
+	abs, err := filepath.Abs(want)
+	if err != nil {
+		return roots
+	}
+	for _, p := range []string{abs, resolved} {
+		if root, _ := catalog.RepoOf(p); root != "" {
+			roots = append(roots, root)
+		}
+	}
+	return roots
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -513,3 +513,58 @@ func TestSessionsResumeTmuxWithoutClient(t *testing.T) {
 		t.Errorf("stderr %q, want %q", ta.err.String(), want)
 	}
 }
+
+// TestSessionsRepoFilterRelativePath: --repo . (or any relative path)
+// names the repository holding that directory, taken against the working
+// directory, so it works from a subdirectory of the repository (issue 23:
+// it matched nothing there).
+func TestSessionsRepoFilterRelativePath(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ta := newTestApp(t)
+	repo := filepath.Join(ta.home, "src", "widget")
+	sub := filepath.Join(repo, "pkg", "deep")
+	os.MkdirAll(sub, 0o755)
+	os.MkdirAll(filepath.Join(ta.home, "src", "other"), 0o755)
+	if out, err := exec.Command("git", "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	withSessions(t, ta, filepath.Join(repo, "pkg"))
+	t.Chdir(sub)
+	for _, c := range []struct {
+		repo string
+		want int
+	}{{".", 3}, {"./", 3}, {"..", 3}, {"../..", 3}, {sub, 3}, {"../../../other", 0}} {
+		ta.out.Reset()
+		ta.err.Reset()
+		ta.run("sessions", "--json", "--repo", c.repo)
+		if n := len(validate(t, "list", ta.out.Bytes())["sessions"].([]any)); n != c.want {
+			t.Errorf("--repo %s from %s: %d sessions, want %d (%s)", c.repo, sub, n, c.want, ta.err)
+		}
+	}
+}
+
+// TestSessionsCodexCtxIsNotZero: the Codex sample used 153 tokens of a
+// 258,400-token window (0.06%): CTX reads 0.1%, as the README promises for
+// every small share, never 0% (issue 23), in the table and in show.
+func TestSessionsCodexCtxIsNotZero(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	if code := ta.run("sessions", "--harness", "codex"); code != 0 {
+		t.Fatalf("exit %d %s", code, ta.err)
+	}
+	lines := strings.Split(strings.TrimSpace(ta.out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("table:\n%s", ta.out)
+	}
+	col := strings.Index(lines[0], "CTX")
+	if cell := strings.Fields(lines[1][col:])[0]; cell != "0.1%" {
+		t.Errorf("Codex CTX %q, want 0.1%%:\n%s", cell, ta.out)
+	}
+	ta.out.Reset()
+	ta.run("sessions", "show", codexID)
+	if !strings.Contains(ta.out.String(), "153 / ") || !strings.Contains(ta.out.String(), "tokens (0.1%)") {
+		t.Errorf("show:\n%s", ta.out)
+	}
+}

@@ -51,6 +51,9 @@ type trimOptions struct {
 	Ctx       context.Context
 	// Catalog resolves SESSION ids; it lists ClaudeDir's sessions only.
 	Catalog *catalog.Catalog
+	// Codex, when set, lists the Codex sessions: an id Catalog does not
+	// know is looked up there, to say it is a Codex one.
+	Codex func() (*catalog.Catalog, error)
 }
 
 func (a *App) trimCommand() *cli.Command {
@@ -104,6 +107,7 @@ func (a *App) trimCommand() *cli.Command {
 				return err
 			}
 			opts.Catalog = c
+			opts.Codex = func() (*catalog.Catalog, error) { return a.catalogIn(catalog.Codex, "", a.Loc.CodexDir) }
 			return runTrim(opts)
 		},
 	}
@@ -289,13 +293,24 @@ func (opts trimOptions) resolveSession() (path, id string, err error) {
 		return abs, strings.TrimSuffix(filepath.Base(arg), ".jsonl"), nil
 	}
 	if strings.HasPrefix(arg, catalog.Codex+":") {
-		return "", "", usageErr(fmt.Errorf("trim works on Claude Code transcripts; %s is a Codex session", arg))
+		return "", "", codexRefused(arg)
 	}
 	s, err := opts.Catalog.Resolve(opts.Ctx, arg)
+	if errors.Is(err, catalog.ErrNotFound) && opts.Codex != nil {
+		if c, cerr := opts.Codex(); cerr == nil {
+			if cs, cerr := c.Resolve(opts.Ctx, arg); cerr == nil {
+				return "", "", codexRefused(catalog.Codex + ":" + cs.ID)
+			}
+		}
+	}
 	if err != nil {
 		return "", "", resolveErr(err)
 	}
 	return s.Source, s.ID, nil
+}
+
+func codexRefused(key string) error {
+	return usageErr(fmt.Errorf("trim supports Claude Code sessions only; %s is a Codex session", key))
 }
 
 func printTrimReport(ios *iostreams.IOStreams, r *trim.Report, o trim.Options) {

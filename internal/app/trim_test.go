@@ -231,3 +231,76 @@ func TestTrimRefusesLiveSessionWithoutPidFile(t *testing.T) {
 		t.Fatalf("--force: exit %d %s", code, ta.err)
 	}
 }
+
+// TestTrimNamesACodexSession: a Codex session given by id or prefix is
+// refused as a Codex one, not reported missing (issue 23: "no such
+// session"); a Claude session of the same prefix still wins.
+func TestTrimNamesACodexSession(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	for _, arg := range []string{codexID, codexID[:8], "codex:" + codexID} {
+		ta.err.Reset()
+		code := ta.run("trim", "--fit", "50%", arg)
+		msg := ta.err.String()
+		if code != 2 || !strings.Contains(msg, "Claude Code sessions only") || !strings.Contains(msg, "Codex session") ||
+			strings.Contains(msg, "no such session") || strings.Count(msg, "\n") != 1 {
+			t.Errorf("trim %s: exit %d %q, want a usage error naming a Codex session", arg, code, msg)
+		}
+	}
+	ta.err.Reset()
+	if code := ta.run("trim", "--fit", "50%", "ffffffff"); code != 3 || !strings.Contains(ta.err.String(), "no such session") {
+		t.Errorf("unknown id: exit %d %q", code, ta.err)
+	}
+}
+
+// TestTrimThroughSymlinks: a transcript linked into projects/ (a dotfiles
+// setup), or in a linked project directory, is found by id and trimmed
+// through the link: the link stays a link, the file it names is rewritten
+// and the backup sits next to that file (issue 23: "no such session").
+func TestTrimThroughSymlinks(t *testing.T) {
+	ta := newTestApp(t)
+	dir := filepath.Join(ta.home, "src", "proj")
+	elsewhere := filepath.Join(ta.home, "dotfiles")
+	os.MkdirAll(elsewhere, 0o700)
+
+	fileID := "abcd1111-0000-4000-8000-000000000001"
+	link := seedSession(t, ta, fileID, dir)
+	target := filepath.Join(elsewhere, fileID+".jsonl")
+	if err := os.Rename(link, target); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(target, link)
+
+	dirID := "abcd2222-0000-4000-8000-000000000002"
+	other := filepath.Join(ta.home, "src", "other")
+	real := filepath.Dir(seedSession(t, ta, dirID, other))
+	movedDir := filepath.Join(elsewhere, "other-project")
+	if err := os.Rename(real, movedDir); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(movedDir, real)
+
+	for _, c := range []struct{ id, link, target string }{
+		{fileID, link, target},
+		{dirID, filepath.Join(real, dirID+".jsonl"), filepath.Join(movedDir, dirID+".jsonl")},
+	} {
+		before, _ := os.ReadFile(c.target)
+		ta.err.Reset()
+		if code := ta.run("trim", "--keep", "docs", c.id[:8]); code != 0 {
+			t.Fatalf("trim %s: exit %d %s", c.id, code, ta.err)
+		}
+		if st, err := os.Lstat(c.link); err != nil || (c.id == fileID && st.Mode()&os.ModeSymlink == 0) {
+			t.Errorf("%s: the link was replaced: %v %v", c.link, st.Mode(), err)
+		}
+		if st, err := os.Lstat(real); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s: the linked directory was replaced: %v", real, err)
+		}
+		after, _ := os.ReadFile(c.target)
+		if len(after) >= len(before) {
+			t.Errorf("%s: %d bytes before, %d after: not trimmed", c.target, len(before), len(after))
+		}
+		if bak, err := os.ReadFile(c.target + ".bak"); err != nil || string(bak) != string(before) {
+			t.Errorf("%s.bak: %v", c.target, err)
+		}
+	}
+}

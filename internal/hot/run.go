@@ -42,6 +42,10 @@ type RunOptions struct {
 	Handoff    bool
 }
 
+// ErrRunHelp is ParseRunArgs' answer to --help (or -h) before the program
+// name: the caller prints run's help. After the name it is the program's.
+var ErrRunHelp = errors.New("run: help requested")
+
 // ParseRunArgs splits "[tether flags] claude|codex [args…]". Flags are only
 // recognised before the program name; everything after it belongs to the
 // program.
@@ -55,6 +59,8 @@ func ParseRunArgs(args []string) (RunOptions, error) {
 			opts.Force = true
 		case "--handoff":
 			opts.Handoff = true
+		case "--help", "-h":
+			return opts, ErrRunHelp
 		default:
 			return opts, fmt.Errorf("unknown run flag %q (tether's own flags go before the program name; see 'tether run --help')", args[0])
 		}
