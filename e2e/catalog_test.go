@@ -22,9 +22,9 @@ import (
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/app"
-	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // tether runs one tether command line in env's HOME, in process.

@@ -19,8 +19,8 @@ import (
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/hooks"
-	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 	"github.com/tether-dev/tether/internal/shquote"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 	"github.com/tether-dev/tether/state"
 )
 

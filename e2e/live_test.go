@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // TestOpenClaudeLeavesItsNeighboursResumable: an interactive Claude Code

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // TestPickEnterAfterANewerSessionAppears: Claude Code 2.1.332 makes

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/internal/termsafe"
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // Every quoting must give the shell back the exact bytes, and no raw

@@ -3,7 +3,7 @@ package shellinit
 import (
 	"bytes"
 	"fmt"
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -1,7 +1,7 @@
 package wrap
 
 import (
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tether-dev/tether/internal/testkit/claudetest"
 )
 
 // countingOpener counts every byte read through the files it opens.

@@ -15,12 +15,12 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 )

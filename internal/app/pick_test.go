@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/tether-dev/tether/internal/testutil"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/internal/testkit/claudetest"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/internal/testkit/claudetest"
 )
 
 // hostile is what the review put into titles and directory names: a
