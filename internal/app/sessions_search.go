@@ -391,6 +391,7 @@ func updateSearchIndex(ctx context.Context, ios *iostreams.IOStreams, ix *search
 	// directories) will be kept once the catalog knows them.
 	stamps := summaryStamps(dataDir)
 	st, err := ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen,
+		Waiting: prog.waiting,
 		SummaryStamp: func(s *catalog.Session) string {
 			if len(stamps) == 0 {
 				return "" // no summary: no key to build
@@ -610,7 +611,16 @@ func (p *progress) update(done, total int) {
 		return
 	}
 	p.last, p.shown = time.Now(), true
-	fmt.Fprintf(p.w, "\rtether: indexing transcripts for search: %d/%d", done, total)
+	fmt.Fprintf(p.w, "\rtether: indexing transcripts for search: %d/%d\x1b[K", done, total)
+}
+
+// waiting says, on a terminal, that another tether is writing the index
+// (a first build takes a while): this one waits for it.
+func (p *progress) waiting() {
+	if p.tty {
+		p.shown = true
+		fmt.Fprint(p.w, "\rtether: waiting for another tether to finish writing the search index")
+	}
 }
 
 func (p *progress) done() {
