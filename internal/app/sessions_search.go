@@ -120,6 +120,26 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("search: %w", err))
 	}
+	return untilInterrupted(ctx, "search", func() error { return searchTerms(ctx, opts, terms) })
+}
+
+// untilInterrupted runs f, returning as soon as ctx ends (SIGINT or
+// SIGTERM) without waiting for it: SQLite sees an interrupt only between
+// rows, and one row's snippet() or FTS5 write can take long. What f was
+// doing is left to the process's exit, which SQLite survives as it does
+// a kill (the journal rolls an unfinished write back).
+func untilInterrupted(ctx context.Context, what string, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("%s interrupted", what)
+	}
+}
+
+func searchTerms(ctx context.Context, opts sessionsSearchOptions, terms []searchindex.Term) error {
 	// The index is opened and the query ranked while the catalog is
 	// listed (the listing leaves a core idle much of the time); the
 	// ranking is taken if the update after the listing writes nothing.
@@ -154,6 +174,10 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if searchindex.IsCorrupt(err) {
 		// A cache: the next search builds it anew.
 		_ = searchindex.Remove(opts.Index)
+	}
+	if ctx.Err() != nil {
+		// Interrupted: no scan of every transcript in its place.
+		return ctx.Err()
 	}
 	if err != nil {
 		// The index is a cache: without it, every transcript is scanned.
@@ -451,7 +475,9 @@ func runSessionsIndex(ctx context.Context, opts sessionsIndexOptions) error {
 		return listErr
 	}
 	retain := func(string) bool { return listErr != nil }
-	n, st, err := indexCount(ctx, opts, all, retain)
+	var n int
+	var st searchindex.UpdateStats
+	err := untilInterrupted(ctx, "index", func() (err error) { n, st, err = indexCount(ctx, opts, all, retain); return err })
 	if searchindex.IsCorrupt(err) {
 		// A cache: removed, the next index or search builds it anew.
 		_ = searchindex.Remove(opts.Index)
