@@ -3,6 +3,7 @@ package searchindex
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,5 +167,45 @@ func TestUpdateLockBounded(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("a cancelled update kept waiting for the lock")
+	}
+}
+
+// An index opened while another tether's build holds SQLite's exclusive
+// lock past the busy timeout (a large first build spills its cache to
+// the file) waits for that writer instead of failing with SQLITE_BUSY.
+func TestOpenWaitsForWriter(t *testing.T) {
+	f := newFixture(t)
+	manySessions(f, 3)
+	f.update()
+	path := f.ix.Path()
+	unlock, err := lock(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `BEGIN EXCLUSIVE`); err != nil {
+		t.Fatal(err)
+	}
+	// Past the 5 s busy timeout, the writer finishes.
+	time.AfterFunc(7*time.Second, func() {
+		conn.ExecContext(ctx, `ROLLBACK`)
+		conn.Close()
+		unlock()
+	})
+	ix, err := Open(path)
+	if err != nil {
+		t.Fatalf("open beside a writer: %v", err)
+	}
+	defer ix.Close()
+	if n, err := ix.Count(ctx); err != nil || n != 3 {
+		t.Errorf("count: %d %v", n, err)
 	}
 }

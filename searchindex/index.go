@@ -132,6 +132,9 @@ func Remove(path string) error {
 // IsCorrupt reports whether err says the index file is damaged.
 func IsCorrupt(err error) bool { return err != nil && isCorrupt(err) }
 
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool { return err != nil && strings.Contains(err.Error(), "SQLITE_BUSY") }
+
 func isCorrupt(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "not a database") || strings.Contains(s, "malformed")
@@ -139,6 +142,17 @@ func isCorrupt(err error) bool {
 
 func (ix *Index) migrate() error {
 	v, err := ix.version(ix.db)
+	if isBusy(err) {
+		// Another tether's write held SQLite's lock past the busy
+		// timeout (a large first build spills its cache into the file):
+		// wait for that writer, as its lock says, and look again.
+		unlock, lerr := lock(context.Background(), ix.path, nil)
+		if lerr != nil {
+			return err
+		}
+		v, err = ix.version(ix.db)
+		unlock()
+	}
 	if err != nil || v == schemaVersion {
 		// The schema is in place (the version is set after it): writing
 		// the version again would commit a write on every open, which
