@@ -78,7 +78,10 @@ func (p *proc) killGroup() error {
 
 // run runs the program to the end. A child left behind (holding the
 // pipes past waitDelay, or running on after a timeout) is killed with
-// the group.
+// the group. The group is killed after every run: while a member lives
+// its id cannot be reused, and once none does the kill finds no one
+// (unless, in that instant, a new process took the id and made itself
+// a group leader).
 func (p *proc) run() error {
 	defer p.cancel()
 	err := p.cmd.Run()

@@ -126,3 +126,16 @@ func TestClaudeHelpTimeout(t *testing.T) {
 		t.Errorf("error %v, want refused (the check timed out)", err)
 	}
 }
+
+// The same after a failure: the error is the provider's, and its child
+// does not outlive it.
+func TestProviderFailedChildHoldsPipes(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	z, _ := newZ(t, script(t, `cat >/dev/null; echo "quota exceeded" >&2; (sleep 300) & echo $! > '`+pidFile+`'; exit 3`))
+	if err := runBounded(t, context.Background(), z); err == nil || !strings.Contains(err.Error(), "quota exceeded") {
+		t.Errorf("run: %v, want the provider's error", err)
+	}
+	if alive(t, pidFile) {
+		t.Error("the provider's child outlived it")
+	}
+}
