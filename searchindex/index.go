@@ -81,7 +81,11 @@ func open(path string, retry bool) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
+	fi, err := f.Stat()
 	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
 	// A rollback journal, not WAL: a search that changes nothing then
 	// creates and deletes no file (WAL's -wal and -shm files cost more
 	// than the query), and a first build writes each page once.
@@ -98,8 +102,16 @@ func open(path string, retry bool) (*Index, error) {
 		if !retry || !isCorrupt(err) {
 			return nil, fmt.Errorf("search index %s: %w", path, err)
 		}
-		// The index is tether's own cache: a damaged one is rebuilt.
-		_ = Remove(path)
+		// The index is tether's own cache: a damaged one is rebuilt (by
+		// one tether: another may be doing the same).
+		unlock, err := lock(context.Background(), path, nil)
+		if err != nil {
+			return nil, fmt.Errorf("search index %s: %w", path, err)
+		}
+		if now, err := os.Stat(path); err == nil && os.SameFile(now, fi) {
+			_ = Remove(path) // not one another tether already rebuilt
+		}
+		unlock()
 		return open(path, false)
 	}
 	return ix, nil
@@ -120,41 +132,67 @@ func Remove(path string) error {
 // IsCorrupt reports whether err says the index file is damaged.
 func IsCorrupt(err error) bool { return err != nil && isCorrupt(err) }
 
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool { return err != nil && strings.Contains(err.Error(), "SQLITE_BUSY") }
+
 func isCorrupt(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "not a database") || strings.Contains(s, "malformed")
 }
 
 func (ix *Index) migrate() error {
-	var v int
-	if err := ix.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return err
+	v, err := ix.version(ix.db)
+	if isBusy(err) {
+		// Another tether's write held SQLite's lock past the busy
+		// timeout (a large first build spills its cache into the file):
+		// wait for that writer, as its lock says, and look again.
+		unlock, lerr := lock(context.Background(), ix.path, nil)
+		if lerr != nil {
+			return err
+		}
+		v, err = ix.version(ix.db)
+		unlock()
 	}
-	if v == schemaVersion {
+	if err != nil || v == schemaVersion {
 		// The schema is in place (the version is set after it): writing
 		// the version again would commit a write on every open, which
 		// changes the file each search and tells lists the index changed.
-		return nil
-	}
-	if v != schemaVersion {
-		for _, q := range []string{`DROP TABLE IF EXISTS files`, `DROP TABLE IF EXISTS docs`} {
-			if _, err := ix.db.Exec(q); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := ix.db.Exec(schema); err != nil {
 		return err
 	}
-	if v != schemaVersion {
+	// Another tether may be creating the schema too: one does, under the
+	// writers' lock, in one transaction, and the other finds it done.
+	unlock, err := lock(context.Background(), ix.path, nil)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	tx, err := ix.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if v, err = ix.version(tx); err != nil || v == schemaVersion {
+		return err
+	}
+	for _, q := range []string{`DROP TABLE IF EXISTS files`, `DROP TABLE IF EXISTS docs`, schema,
 		// Buffer 16 MiB of terms before writing a segment (default 1
 		// MiB): a first build writes far fewer, larger segments.
-		if _, err := ix.db.Exec(`INSERT INTO docs(docs, rank) VALUES('hashsize', 16777216)`); err != nil {
+		`INSERT INTO docs(docs, rank) VALUES('hashsize', 16777216)`,
+		fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)} {
+		if _, err := tx.Exec(q); err != nil {
 			return err
 		}
 	}
-	_, err := ix.db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
-	return err
+	return tx.Commit()
+}
+
+// version is the schema version stored in the index.
+func (ix *Index) version(q interface {
+	QueryRow(string, ...any) *sql.Row
+}) (int, error) {
+	var v int
+	err := q.QueryRow(`PRAGMA user_version`).Scan(&v)
+	return v, err
 }
 
 // Close closes the index.

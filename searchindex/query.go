@@ -72,10 +72,76 @@ func ParseQuery(q string) ([]Term, error) {
 			add(strings.TrimRight(word, "*"), prefix)
 		}
 	}
+	return bound(terms)
+}
+
+// A query's work is bounded: FTS5's snippet() scores each instance of a
+// matching term against the others, so its cost grows with the square
+// of the instances, and a prefix term's instances are those of every
+// word it expands to (112 copies of x* over 60 sessions took 56 s, and
+// an interrupt is only seen between rows). Repeated terms are searched
+// once; beyond these many terms the query is refused; snippets mark at
+// most snippetTerms of them.
+const (
+	MaxTerms       = 32
+	MaxPrefixTerms = 8
+	snippetTerms   = 4
+	snippetPrefix  = 2
+)
+
+// ErrTooManyTerms is returned for a query past MaxTerms or
+// MaxPrefixTerms (after repeats are dropped).
+var ErrTooManyTerms = errors.New("too many terms")
+
+// bound drops repeated terms (the same words, case aside) and refuses a
+// query past the limits.
+func bound(terms []Term) ([]Term, error) {
 	if len(terms) == 0 {
 		return nil, ErrEmptyQuery
 	}
-	return terms, nil
+	seen := make(map[Term]bool, len(terms))
+	out := terms[:0:0]
+	prefixes := 0
+	for _, t := range terms {
+		k := Term{Text: strings.ToLower(strings.Join(strings.Fields(t.Text), " ")), Prefix: t.Prefix}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, t)
+		if t.Prefix {
+			prefixes++
+		}
+	}
+	if len(out) > MaxTerms {
+		return nil, fmt.Errorf("%w: the query has %d different terms, at most %d are searched", ErrTooManyTerms, len(out), MaxTerms)
+	}
+	if prefixes > MaxPrefixTerms {
+		return nil, fmt.Errorf("%w: the query has %d different prefixes (word*), at most %d are searched", ErrTooManyTerms, prefixes, MaxPrefixTerms)
+	}
+	return out, nil
+}
+
+// snippetMatch is the FTS5 query snippets are made with: the whole
+// words first, then at most snippetPrefix prefixes, snippetTerms in all.
+// Every row the full query matched matches it (it ANDs a subset of the
+// same terms), and its instances, whose count snippet()'s cost follows,
+// are bounded.
+func snippetMatch(terms []Term, allText bool) string {
+	var some []Term
+	for _, t := range terms {
+		if !t.Prefix && len(some) < snippetTerms {
+			some = append(some, t)
+		}
+	}
+	n := 0
+	for _, t := range terms {
+		if t.Prefix && n < snippetPrefix && len(some) < snippetTerms {
+			some = append(some, t)
+			n++
+		}
+	}
+	return ftsMatch(some, allText)
 }
 
 // ftsMatch is the FTS5 query for terms: each one a quoted string (quotes
@@ -135,7 +201,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // was when it was ranked: a search can rank while the catalog is listed
 // and take the ranking if the index was not written since (Current).
 type Ranking struct {
-	match   string
+	match string
+	// snip is the query snippets are made with (snippetMatch).
+	snip    string
 	allText bool
 	ranked  []ranked
 	// stamp is the index file's state during the query ("" unknown).
@@ -151,10 +219,11 @@ type ranked struct {
 // are shown (the filters, the limit, ties broken by recency) and their
 // snippets are Top's, for the few it returns.
 func (ix *Index) Rank(ctx context.Context, terms []Term, allText bool) (*Ranking, error) {
-	if len(terms) == 0 {
-		return nil, ErrEmptyQuery
+	terms, err := bound(terms)
+	if err != nil {
+		return nil, err
 	}
-	r := &Ranking{match: ftsMatch(terms, allText), allText: allText}
+	r := &Ranking{match: ftsMatch(terms, allText), snip: snippetMatch(terms, allText), allText: allText}
 	before := fileStamp(ix.path)
 	// No join and no ORDER BY: bm25 over every match is the cost that
 	// cannot be avoided, the rest is cheaper in Go.
@@ -209,7 +278,7 @@ func (ix *Index) Top(ctx context.Context, r *Ranking, keep func(key string) bool
 	// In batches: SQLite caps a statement's parameters.
 	for i := 0; i < len(hits); i += 500 {
 		j := min(i+500, len(hits))
-		if err := ix.snippets(ctx, r.match, hits[i:j], ids[i:j], r.allText); err != nil {
+		if err := ix.snippets(ctx, r.snip, hits[i:j], ids[i:j], r.allText); err != nil {
 			return nil, err
 		}
 	}

@@ -33,6 +33,9 @@ type UpdateOptions struct {
 	// may be called from several goroutines at once.
 	SummaryStamp func(*catalog.Session) string
 	SummaryText  func(*catalog.Session) (string, error)
+	// Waiting, when set, is called once if another tether is writing the
+	// index and this update waits for it.
+	Waiting func()
 }
 
 // UpdateStats say what an Update did.
@@ -108,6 +111,26 @@ func (ix *Index) Update(ctx context.Context, sessions []catalog.Session, opts Up
 	if n, ok := ix.listedCurrent(digest); ok {
 		st.Unchanged, st.Skipped = n, true
 		return st, nil
+	}
+	// One writer at a time, and the rows compared are read under the
+	// lock: read before it, they could be another build's past.
+	waited := false
+	unlock, err := lock(ctx, ix.path, func() {
+		waited = true
+		if opts.Waiting != nil {
+			opts.Waiting()
+		}
+	})
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
+	if waited {
+		// The other writer may have indexed this very listing.
+		if n, ok := ix.listedCurrent(digest); ok {
+			st.Unchanged, st.Skipped = n, true
+			return st, nil
+		}
 	}
 	old, err := ix.rows(ctx)
 	if err != nil {

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -17,6 +20,8 @@ type anthropicProvider struct {
 	o      Options
 	base   string
 	client *http.Client
+	// baseErr is why base cannot be used (nil: it can).
+	baseErr error
 }
 
 const anthropicVersion = "2023-06-01"
@@ -26,7 +31,68 @@ func newAnthropic(o Options) *anthropicProvider {
 	if base == "" {
 		base = "https://api.anthropic.com"
 	}
-	return &anthropicProvider{o: o, base: base, client: &http.Client{Timeout: 5 * time.Minute}}
+	p := &anthropicProvider{o: o, base: base}
+	var u *url.URL
+	u, p.baseErr = checkBase(base)
+	p.client = &http.Client{Timeout: 5 * time.Minute, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		// The key and the session's evidence go to the host the user
+		// configured and nowhere else: a redirect off it (another
+		// scheme, host or port) is refused, not followed.
+		if u == nil || !sameOrigin(req.URL, u) {
+			return fmt.Errorf("refusing a redirect off %s to %s", base, req.URL.Redacted())
+		}
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		return nil
+	}}
+	return p
+}
+
+// checkBase parses the base URL and refuses what would send the key in
+// the clear: http:// except to this machine (loopback), or another scheme.
+func checkBase(base string) (*url.URL, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q: %w", base, err)
+	}
+	switch {
+	case u.Host == "":
+		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q has no host", base)
+	case u.Scheme == "https":
+	case u.Scheme == "http" && loopback(u.Hostname()):
+	case u.Scheme == "http":
+		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %s is cleartext http to another machine: the API key and the session would be readable on the way (use https)", u.Redacted())
+	default:
+		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q: scheme %q is not https", base, u.Scheme)
+	}
+	return u, nil
+}
+
+// loopback reports whether host is this machine: localhost, 127.0.0.0/8
+// or ::1.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (a default port spelled or not).
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "http") {
+		return "80"
+	}
+	return "443"
 }
 
 func (p *anthropicProvider) Name() string  { return ProviderAnthropic }
@@ -38,6 +104,9 @@ func (p *anthropicProvider) Describe() string {
 }
 
 func (p *anthropicProvider) Check(context.Context) error {
+	if p.baseErr != nil {
+		return fmt.Errorf("%w: %w", ErrRefused, p.baseErr)
+	}
 	if p.o.Getenv("ANTHROPIC_API_KEY") == "" {
 		return fmt.Errorf("%w: provider anthropic needs ANTHROPIC_API_KEY in the environment", ErrRefused)
 	}
@@ -45,6 +114,10 @@ func (p *anthropicProvider) Check(context.Context) error {
 }
 
 func (p *anthropicProvider) Summarize(ctx context.Context, in Input) (string, error) {
+	if p.baseErr != nil {
+		// Check refuses it first; nothing is sent regardless.
+		return "", fmt.Errorf("%w: %w", ErrRefused, p.baseErr)
+	}
 	body, err := json.Marshal(map[string]any{
 		"model":      p.o.Model,
 		"max_tokens": 1024,

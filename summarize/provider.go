@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -92,29 +91,28 @@ func New(opts Options) (Provider, error) {
 
 // run runs argv with stdin, in the temp dir (no project files are picked
 // up there), and returns stdout. A failure names the program, the exit
-// status and the last line of its stderr.
+// status and the last line of its stderr. The program runs in its own
+// process group, killed whole on ctx's end; its output is capped.
 func run(ctx context.Context, argv, env []string, stdin string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = os.TempDir()
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	p := newProc(ctx, argv, env, stdin, false)
+	err := p.run()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w", argv[0], ctx.Err())
 	}
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s: %w", argv[0], err)
+	}
 	if err != nil {
-		msg := lastLine(errb.String())
+		msg := lastLine(p.errb.String())
 		if msg == "" {
-			msg = lastLine(out.String())
+			msg = lastLine(p.out.String())
 		}
 		if msg != "" {
 			return nil, fmt.Errorf("%s: %v: %s", argv[0], err, msg)
 		}
 		return nil, fmt.Errorf("%s: %w", argv[0], err)
 	}
-	return out.Bytes(), nil
+	return p.out.Bytes(), nil
 }
 
 func lastLine(s string) string {
@@ -124,10 +122,12 @@ func lastLine(s string) string {
 
 // helpHas runs `argv --help` and reports whether its output mentions flag.
 func helpHas(ctx context.Context, argv, env []string, flag string) (bool, error) {
-	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], "--help")...)
-	cmd.Dir = os.TempDir()
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
+	p := newProc(ctx, append(argv[:len(argv):len(argv)], "--help"), env, "", true)
+	err := p.run()
+	out := p.out.Bytes()
+	if ctx.Err() != nil {
+		return false, fmt.Errorf("%s --help: %w", shquote.Join(argv), ctx.Err())
+	}
 	if err != nil && len(out) == 0 {
 		return false, fmt.Errorf("%s --help: %w", shquote.Join(argv), err)
 	}

@@ -120,6 +120,26 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("search: %w", err))
 	}
+	return untilInterrupted(ctx, "search", func() error { return searchTerms(ctx, opts, terms) })
+}
+
+// untilInterrupted runs f, returning as soon as ctx ends (SIGINT or
+// SIGTERM) without waiting for it: SQLite sees an interrupt only between
+// rows, and one row's snippet() or FTS5 write can take long. What f was
+// doing is left to the process's exit, which SQLite survives as it does
+// a kill (the journal rolls an unfinished write back).
+func untilInterrupted(ctx context.Context, what string, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("%s interrupted", what)
+	}
+}
+
+func searchTerms(ctx context.Context, opts sessionsSearchOptions, terms []searchindex.Term) error {
 	// The index is opened and the query ranked while the catalog is
 	// listed (the listing leaves a core idle much of the time); the
 	// ranking is taken if the update after the listing writes nothing.
@@ -154,6 +174,10 @@ func runSessionsSearch(ctx context.Context, opts sessionsSearchOptions) error {
 	if searchindex.IsCorrupt(err) {
 		// A cache: the next search builds it anew.
 		_ = searchindex.Remove(opts.Index)
+	}
+	if ctx.Err() != nil {
+		// Interrupted: no scan of every transcript in its place.
+		return ctx.Err()
 	}
 	if err != nil {
 		// The index is a cache: without it, every transcript is scanned.
@@ -391,6 +415,7 @@ func updateSearchIndex(ctx context.Context, ios *iostreams.IOStreams, ix *search
 	// directories) will be kept once the catalog knows them.
 	stamps := summaryStamps(dataDir)
 	st, err := ix.Update(ctx, all, searchindex.UpdateOptions{Progress: prog.update, Retain: retain, Open: catalog.ArchiveOpen,
+		Waiting: prog.waiting,
 		SummaryStamp: func(s *catalog.Session) string {
 			if len(stamps) == 0 {
 				return "" // no summary: no key to build
@@ -450,7 +475,9 @@ func runSessionsIndex(ctx context.Context, opts sessionsIndexOptions) error {
 		return listErr
 	}
 	retain := func(string) bool { return listErr != nil }
-	n, st, err := indexCount(ctx, opts, all, retain)
+	var n int
+	var st searchindex.UpdateStats
+	err := untilInterrupted(ctx, "index", func() (err error) { n, st, err = indexCount(ctx, opts, all, retain); return err })
 	if searchindex.IsCorrupt(err) {
 		// A cache: removed, the next index or search builds it anew.
 		_ = searchindex.Remove(opts.Index)
@@ -610,7 +637,16 @@ func (p *progress) update(done, total int) {
 		return
 	}
 	p.last, p.shown = time.Now(), true
-	fmt.Fprintf(p.w, "\rtether: indexing transcripts for search: %d/%d", done, total)
+	fmt.Fprintf(p.w, "\rtether: indexing transcripts for search: %d/%d\x1b[K", done, total)
+}
+
+// waiting says, on a terminal, that another tether is writing the index
+// (a first build takes a while): this one waits for it.
+func (p *progress) waiting() {
+	if p.tty {
+		p.shown = true
+		fmt.Fprint(p.w, "\rtether: waiting for another tether to finish writing the search index")
+	}
 }
 
 func (p *progress) done() {

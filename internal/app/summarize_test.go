@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/summarize"
@@ -257,4 +258,27 @@ func TestSummarizeProgressOnTTY(t *testing.T) {
 	if code := ta.run("sessions", "summarize", "--since", "1m"); code != 0 || ta.err.String() != "tether: no sessions to summarize\n" {
 		t.Errorf("--since 1m: exit %d %q", code, ta.err)
 	}
+}
+
+// The auto job's provider leaving a child that holds its pipes: the
+// timeout still ends the run, and the summary lock is free after it.
+func TestAutoSummarizeTimeoutFreesLock(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	withProvider(t, ta, "(sleep 300) & sleep 300", "auto = true\ntimeout_seconds = 1\n")
+	done := make(chan int, 1)
+	go func() { done <- ta.run("sessions", "summarize", "--auto", "claude-code:"+claudeNew) }()
+	select {
+	case code := <-done:
+		if code != 1 {
+			t.Errorf("exit %d, want 1 (a timeout): %s", code, ta.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the auto summary did not end within 30s of its 1s timeout")
+	}
+	unlock, ok := tryLock(filepath.Join(ta.Loc.StateDir, "summarize.lock"))
+	if !ok {
+		t.Fatal("the summary lock is still held")
+	}
+	unlock()
 }
