@@ -13,7 +13,7 @@ import (
 	"context"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // providerProcesses are the pids of this test's summary runs (a process

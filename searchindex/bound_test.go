@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/internal/corpus"
+	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
 
 // queryHangBound is far beyond what a bounded query takes here; past it

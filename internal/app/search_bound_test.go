@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/internal/corpus"
+	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
 
 // searchHangBound is far beyond what these searches take when bounded;
