@@ -564,7 +564,7 @@ func TestSessionsCodexCtxIsNotZero(t *testing.T) {
 	}
 	ta.out.Reset()
 	ta.run("sessions", "show", codexID)
-	if !strings.Contains(ta.out.String(), "153 / ") || !strings.Contains(ta.out.String(), "tokens (0.1%)") {
+	if !strings.Contains(ta.out.String(), "context:       0.1% (153/") {
 		t.Errorf("show:\n%s", ta.out)
 	}
 }
