@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,36 +12,39 @@ import (
 // 250000 tokens > 200000 maximum"}}`).
 const KeyErrorDetails = "errorDetails"
 
-// The shapes the API's count takes: the Anthropic API's own message
-// ("prompt is too long: 212345 tokens > 200000 maximum") and Claude Code
-// 2.1's rewording of it on the record's text ("Prompt is too long · the
-// request is ~250000 tokens (limit 200000) …").
-var (
-	apiCountRe  = regexp.MustCompile(`prompt is too long:\s*~?([0-9][0-9,_]*)\s*tokens?\s*>\s*~?([0-9][0-9,_]*)`)
-	textCountRe = regexp.MustCompile(`the request is\s*~?([0-9][0-9,_]*)\s*tokens?\s*\(limit\s*~?([0-9][0-9,_]*)\)`)
-)
-
 // TooLongCount reads the prompt's tokens and the limit from a prompt-too-long
-// message in either shape; ok is false when s states no count (Claude Code
-// 2.0 records only "Prompt is too long").
+// message in either shape it takes: the Anthropic API's own ("prompt is
+// too long: 212345 tokens > 200000 maximum") and Claude Code 2.1's
+// rewording on the record's text ("Prompt is too long · the request is
+// ~250000 tokens (limit 200000) …"). ok is false when s states no count
+// (Claude Code 2.0 records only "Prompt is too long"). No regexp: the
+// hot binary links this package and must not compile one.
 func TooLongCount(s string) (tokens, limit int64, ok bool) {
 	s = strings.ToLower(s)
-	for _, re := range []*regexp.Regexp{apiCountRe, textCountRe} {
-		m := re.FindStringSubmatch(s)
-		if m == nil {
+	for _, shape := range [][3]string{{"prompt is too long:", "tokens >", "maximum"}, {"the request is", "tokens (limit", ")"}} {
+		_, rest, found := strings.Cut(s, shape[0])
+		if !found {
 			continue
 		}
-		t, terr := parseCount(m[1])
-		l, lerr := parseCount(m[2])
-		if terr == nil && lerr == nil && t > 0 && l > 0 {
+		t, rest, tok := leadingCount(rest)
+		rest, sep := strings.CutPrefix(strings.TrimSpace(rest), shape[1])
+		l, rest, lok := leadingCount(rest)
+		if tok && sep && lok && strings.HasPrefix(strings.TrimSpace(rest), shape[2]) && t > 0 && l > 0 {
 			return t, l, true
 		}
 	}
 	return 0, 0, false
 }
 
-func parseCount(s string) (int64, error) {
-	return strconv.ParseInt(strings.NewReplacer(",", "", "_", "").Replace(s), 10, 64)
+// leadingCount reads "  ~1,234" off the front of s.
+func leadingCount(s string) (int64, string, bool) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "~")
+	end := 0
+	for end < len(s) && (s[end] >= '0' && s[end] <= '9' || end > 0 && (s[end] == ',' || s[end] == '_')) {
+		end++
+	}
+	n, err := strconv.ParseInt(strings.NewReplacer(",", "", "_", "").Replace(s[:end]), 10, 64)
+	return n, s[end:], err == nil
 }
 
 // Refusal is what an API-error record says of a prompt the API refused as
