@@ -117,6 +117,7 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 		ResetNoted:  trim.ResetNoted,
 		Force:       opts.Force,
 		Abbrev:      Abbrev(d.Loc.CacheDir),
+		Names:       IndexNames(d.Loc.CacheDir),
 	}
 	// A transcript that is gone is put back from the archive.
 	wopts.Archive, _ = ArchiveStore(cfg, d.Loc)
@@ -127,6 +128,10 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 	var running *wrap.RunningError
 	if errors.As(err, &running) {
 		return exitcode.With(exitcode.Refused, err)
+	}
+	var ambiguous *wrap.AmbiguousError
+	if errors.As(err, &ambiguous) {
+		return exitcode.With(exitcode.Usage, err)
 	}
 	if err != nil {
 		return err
