@@ -163,7 +163,9 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 func exitLine(d Deps, opts RunOptions, started time.Time) string {
 	st, err := state.LatestForRoot(d.Loc.StateDir, d.Root().Path)
 	res := wrap.ParseResume(opts.Harness, opts.Args)
-	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID)) {
+	// res.ID may be an id prefix the wrapper expanded: the latest session
+	// here is then the one it resumed.
+	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID) && !strings.HasPrefix(st.SessionID, strings.ToLower(res.ID))) {
 		st, err = state.LoadSession(d.Loc.StateDir, res.ID)
 	}
 	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
