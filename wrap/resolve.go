@@ -10,6 +10,7 @@ import (
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // minPrefix is the shortest id prefix expanded (the catalog's MinPrefix).
@@ -26,8 +27,9 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("--resume %s is ambiguous; it matches %d sessions: %s (give more of the id)",
-		e.Query, len(e.Candidates), strings.Join(e.Candidates, ", "))
+	// Candidates are file names: nobody else's input reaches a terminal raw.
+	return termsafe.String(fmt.Sprintf("session %q is ambiguous; it matches %d sessions: %s (give more of the id)",
+		e.Query, len(e.Candidates), strings.Join(e.Candidates, ", ")))
 }
 
 // expandResume replaces a --resume value that is a unique id prefix, or
