@@ -96,6 +96,11 @@ type Report struct {
 	Relinked      int        `json:"relinked"`
 	Kinds         []KindStat `json:"kinds"`
 	Backup        string     `json:"backup,omitempty"`
+	// Calibrated says the fit's budget came from the API's refusal of
+	// the prompt as too long, with the API's count when it stated one.
+	Calibrated bool  `json:"calibrated,omitempty"`
+	APITokens  int64 `json:"apiTokens,omitempty"`
+	APILimit   int64 `json:"apiLimit,omitempty"`
 }
 
 // FitError says the fit policy could not reach its budget; nothing was
@@ -379,6 +384,9 @@ func makePlan(sr *scanResult, opts Options) ([]edit, *Report, error) {
 		if rep.Target <= 0 {
 			rep.Target = int64(float64(rep.Window) * opts.FitPercent / 100)
 		}
+		if i := p.standingRefusal(); i >= 0 {
+			p.calibrate(rep, i)
+		}
 		if rep.Target <= 0 {
 			return nil, nil, fmt.Errorf("fit: no token budget")
 		}
@@ -401,6 +409,53 @@ func makePlan(sr *scanResult, opts Options) ([]edit, *Report, error) {
 	rep.TokensAfter = p.estimate()
 	p.fillReport(rep)
 	return p.edits, rep, nil
+}
+
+// standingRefusal is the index of the API's prompt-too-long refusal that
+// still stands: on the active chain with no turn after it (nothing the
+// API accepted since). -1 when there is none.
+func (p *planner) standingRefusal() int {
+	at := p.g.refusal
+	if at < 0 || !p.active[at] {
+		return -1
+	}
+	for k := len(p.g.active) - 1; k >= 0; k-- {
+		i := p.g.active[k]
+		if i == at {
+			return at
+		}
+		if t := p.g.recs[i].typ; t == nameUser || t == nameAssistant {
+			return -1
+		}
+	}
+	return -1
+}
+
+// calibrate makes the budget the API's truth when it has refused the
+// prompt as too long: tether's estimate is scaled so that it matches the
+// tokens the API counted, and the budget is the fit's share of the API's
+// stated limit (FitPercent of it, or FitTokens as the API counts them).
+// A refusal without a count (Claude Code 2.0) is taken as a prompt right
+// at the window. The refusal record itself is dropped: a trim answers
+// it, and a second trim must not scale by it again.
+func (p *planner) calibrate(rep *Report, refusal int) {
+	est := p.estimate()
+	if est <= 0 {
+		return
+	}
+	c := p.g.refusalCount
+	tokens, limit := c.Tokens, c.Limit
+	if tokens <= 0 || limit <= 0 {
+		tokens, limit = int64(rep.Window), int64(rep.Window)
+	}
+	budget := float64(p.opts.FitTokens)
+	if budget <= 0 {
+		budget = float64(limit) * p.opts.FitPercent / 100
+	}
+	rep.APITokens, rep.APILimit = c.Tokens, c.Limit
+	rep.Calibrated = true
+	rep.Target = max(1, int64(budget*float64(est)/float64(tokens)))
+	p.drop(refusal)
 }
 
 // lastModel is the model of the last main-chain, non-synthetic assistant

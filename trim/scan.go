@@ -105,10 +105,15 @@ type scanResult struct {
 	results []toolResult // every record's tool_result blocks (rec.results)
 	paths   arena        // the file_path of each Read
 	buf     []byte       // the line buffer, for the next pass
+	// refusal is the last main-chain record that says the API refused
+	// the prompt as too long (its index in recs; -1 for none), with the
+	// API's count when the record states it.
+	refusal      int
+	refusalCount claude.Refusal
 }
 
 func newScanResult() *scanResult {
-	return &scanResult{uuids: newUUIDTab(), names: newNameTab()}
+	return &scanResult{uuids: newUUIDTab(), names: newNameTab(), refusal: -1}
 }
 
 func (sr *scanResult) usesOf(rc *rec) []toolUse {
@@ -163,6 +168,12 @@ func scan(r io.Reader, allowUnknown bool) (*scanResult, error) {
 		}
 		if err := sr.classify(line, &rc, allowUnknown); err != nil {
 			return nil, err
+		}
+		if rc.synthetic && rc.class == classChain && !rc.sidechain {
+			// Rare (one per failed turn), so the full parse is cheap.
+			if r, ok := claude.TooLongRefusal(line); ok {
+				sr.refusal, sr.refusalCount = len(sr.recs), r
+			}
 		}
 		sr.recs = append(sr.recs, rc)
 	}

@@ -22,6 +22,10 @@ type Resume struct {
 	// fresh is the argument list with the resume arguments removed, for a
 	// fallback start.
 	fresh []string
+	// at is the index of the argument holding ID (-1: none); eq marks the
+	// --resume=ID spelling.
+	at int
+	eq bool
 }
 
 // Fresh returns the arguments for a new session in place of the resume.
@@ -37,7 +41,7 @@ func ParseResume(h Harness, args []string) Resume {
 }
 
 func parseClaude(args []string) Resume {
-	var r Resume
+	r := Resume{at: -1}
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -51,14 +55,14 @@ func parseClaude(args []string) Resume {
 			// --resume without a value opens Claude's picker; only a value
 			// that is not another flag is an id.
 			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				r.ID = args[i+1]
+				r.ID, r.at = args[i+1], i+1
 				i++
 			} else {
 				r.Kind = "picker"
 			}
 			continue
 		case strings.HasPrefix(a, "--resume="):
-			r.Kind, r.ID = "id", strings.TrimPrefix(a, "--resume=")
+			r.Kind, r.ID, r.at, r.eq = "id", strings.TrimPrefix(a, "--resume="), i, true
 			continue
 		case a == "-c" || a == "--continue":
 			r.Kind = "continue"
@@ -76,7 +80,7 @@ func parseClaude(args []string) Resume {
 }
 
 func parseCodex(args []string) Resume {
-	var r Resume
+	r := Resume{at: -1}
 	// codex [global flags] resume [ID|--last] [prompt…]
 	// codex [global flags] exec [flags] resume [ID|--last] [prompt…]
 	out := make([]string, 0, len(args))
@@ -94,7 +98,7 @@ func parseCodex(args []string) Resume {
 			r.Kind = "last"
 			i++
 		case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
-			r.Kind, r.ID = "id", args[i+1]
+			r.Kind, r.ID, r.at = "id", args[i+1], i+1
 			i++
 		default:
 			r.Kind = "picker"

@@ -11,7 +11,9 @@ import (
 // (TETHER_CLAUDE_BIN, TETHER_CODEX_BIN) wins; otherwise PATH is walked and
 // every candidate that is tether itself (the same file through a symlink or a
 // hard link, or anything in skipDirs such as the shims directory) is
-// skipped, so a shim named claude never runs itself.
+// skipped, so a shim named claude never runs itself, and so is any
+// install's shim (IsShim): two installs' shims on PATH would otherwise
+// run each other for ever.
 func FindBinary(name string, getenv func(string) string, self string, skipDirs []string) (string, error) {
 	if v := getenv("TETHER_" + strings.ToUpper(name) + "_BIN"); v != "" {
 		if !isExecutable(v) {
@@ -44,6 +46,9 @@ func FindBinary(name string, getenv func(string) string, self string, skipDirs [
 				continue
 			}
 		}
+		if IsShim(cand) {
+			continue
+		}
 		return cand, nil
 	}
 	return "", fmt.Errorf("the real %s is not on PATH (searched %s; tether itself skipped) — install it or set TETHER_%s_BIN",
@@ -71,4 +76,19 @@ func resolvedOr(p string) string {
 		return r
 	}
 	return filepath.Clean(p)
+}
+
+// tetherNames are the names of tether's binaries, which a shim links to.
+var tetherNames = map[string]bool{"tether": true, "tether-hot": true}
+
+// IsShim reports whether path is a shim of some tether install: a
+// symbolic link (through any chain of them) to a file named tether or
+// tether-hot, the rule install.sh --shims and --uninstall go by.
+func IsShim(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return false
+	}
+	target, err := filepath.EvalSymlinks(path)
+	return err == nil && tetherNames[filepath.Base(target)]
 }

@@ -71,6 +71,9 @@ type Options struct {
 	// Archive, when set, is tether's archive: a transcript that is gone is
 	// restored from it before a resume by id.
 	Archive *archive.Store
+	// Names, when set, lists the sessions tether knows by title (the
+	// completion index), so --resume TITLE resumes the one it names.
+	Names func(h Harness) []Named
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -86,7 +89,10 @@ func Run(o Options) (int, error) {
 		harness = agent.Codex
 	}
 	root := o.Root
-	res := ParseResume(o.Harness, o.Args)
+	o, res, err := o.expandResume(ParseResume(o.Harness, o.Args))
+	if err != nil {
+		return 0, err
+	}
 	dir := startDir(root)
 
 	var tr transcript

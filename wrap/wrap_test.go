@@ -402,3 +402,23 @@ func TestNewSessionIDInEndRecord(t *testing.T) {
 		t.Errorf("sessions of spawn and end: %q, want \"\" and %s", got, sid)
 	}
 }
+
+// Another install's shim (a link to its own tether-hot) is not the real
+// program: two installs' shims would run each other for ever.
+func TestFindBinarySkipsOtherInstallsShims(t *testing.T) {
+	base := t.TempDir()
+	self := filepath.Join(base, "a", "tether-hot")
+	other := filepath.Join(base, "b", "tether-hot")
+	shims, realDir := filepath.Join(base, "b", "shims"), filepath.Join(base, "real")
+	for _, d := range []string{filepath.Dir(self), shims, realDir} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(self, []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(other, []byte("#!/bin/sh\n#other\n"), 0o755)
+	os.Symlink(other, filepath.Join(shims, "claude"))
+	os.WriteFile(filepath.Join(realDir, "claude"), []byte("#!/bin/sh\n"), 0o755)
+	env := map[string]string{"PATH": shims + ":" + realDir}
+	if got, err := FindBinary("claude", func(k string) string { return env[k] }, self, nil); err != nil || got != filepath.Join(realDir, "claude") {
+		t.Errorf("FindBinary = %q, %v", got, err)
+	}
+}

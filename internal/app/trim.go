@@ -313,6 +313,15 @@ func codexRefused(key string) error {
 	return usageErr(fmt.Errorf("trim supports Claude Code sessions only; %s is a Codex session", key))
 }
 
+// calibrationNote says why a fit's target is not its share of the window:
+// the API refused the prompt as too long, and its count is the truth.
+func calibrationNote(r *trim.Report) string {
+	if r.APITokens > 0 {
+		return fmt.Sprintf("calibrated: the API refused the prompt as too long (%d tokens > %d maximum), so its count scales the estimate", r.APITokens, r.APILimit)
+	}
+	return "calibrated: the API refused the prompt as too long (no count given), so the target is a share of what it refused"
+}
+
 func printTrimReport(ios *iostreams.IOStreams, r *trim.Report, o trim.Options) {
 	w := ios.Out
 	verb := "trimmed"
@@ -325,6 +334,9 @@ func printTrimReport(ios *iostreams.IOStreams, r *trim.Report, o trim.Options) {
 	fmt.Fprintf(w, "%s %s (%s policy)\n", verb, termsafe.String(r.Path), r.Policy)
 	if r.Policy == trim.PolicyFit {
 		fmt.Fprintf(w, "target:  %d tokens (window %d, model %s)\n", r.Target, r.Window, termsafe.String(orDash(r.Model)))
+		if r.Calibrated {
+			fmt.Fprintf(w, "         %s\n", calibrationNote(r))
+		}
 	} else {
 		fmt.Fprintf(w, "keep:    %s\n", termsafe.String(strings.Join(o.KeepPaths, ", ")))
 	}

@@ -1,6 +1,7 @@
 package hot
 
 import (
+	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -24,4 +25,26 @@ func IndexIDs(cacheDir string) []string {
 // index and the transcripts in dir ("" for none). See wrap.SiblingAbbrev.
 func Abbrev(cacheDir string) func(id, dir string) string {
 	return wrap.SiblingAbbrev(func() []string { return IndexIDs(cacheDir) })
+}
+
+// IndexNames lists the sessions in the completion index by title, for
+// `--resume TITLE`: read only when a --resume value is not an id.
+func IndexNames(cacheDir string) func(h wrap.Harness) []wrap.Named {
+	return func(h wrap.Harness) []wrap.Named {
+		entries, err := shellinit.ReadIndex(shellinit.IndexPath(cacheDir))
+		if err != nil {
+			return nil
+		}
+		want := eventlog.ClaudeCode
+		if h == wrap.Codex {
+			want = eventlog.Codex
+		}
+		var out []wrap.Named
+		for _, e := range entries {
+			if e.Harness == want && e.Title != "" {
+				out = append(out, wrap.Named{ID: e.ID, Title: e.Title})
+			}
+		}
+		return out
+	}
 }

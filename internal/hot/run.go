@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,16 +84,20 @@ func ParseRunArgs(args []string) (RunOptions, error) {
 // tether-hot leaves to the full tether).
 func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcript, reason string) string) error {
 	self, _ := os.Executable()
-	bin, err := findReal(string(opts.Harness), d.Getenv, self, d.Loc.ShimsDir())
+	mark, nested := wrappedBy(d.Getenv)
+	bin, err := findReal(string(opts.Harness), d.Getenv, self, d.Loc.ShimsDir(), mark.skip...)
 	if err != nil {
 		return exitcode.With(exitcode.NotFound, err)
+	}
+	if nested {
+		return passThrough(d, opts, exec, bin, mark)
 	}
 	cfg, err := d.Config()
 	if err != nil {
 		return err
 	}
 	args := opts.Args
-	env := os.Environ()
+	env := mark.set(os.Environ(), bin)
 	if opts.SelfReport || (cfg.Hooks.SelfReport && opts.Harness == wrap.Claude) {
 		if opts.Harness != wrap.Claude {
 			return usageErr(fmt.Errorf("--self-report needs claude: codex has no way to append to the system prompt"))
@@ -123,6 +129,7 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 		ResetNoted:  trim.ResetNoted,
 		Force:       opts.Force,
 		Abbrev:      Abbrev(d.Loc.CacheDir),
+		Names:       IndexNames(d.Loc.CacheDir),
 	}
 	// A transcript that is gone is put back from the archive.
 	wopts.Archive, _ = ArchiveStore(cfg, d.Loc)
@@ -133,6 +140,10 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 	var running *wrap.RunningError
 	if errors.As(err, &running) {
 		return exitcode.With(exitcode.Refused, err)
+	}
+	var ambiguous *wrap.AmbiguousError
+	if errors.As(err, &ambiguous) {
+		return exitcode.With(exitcode.Usage, err)
 	}
 	if err != nil {
 		return err
@@ -158,7 +169,9 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 func exitLine(d Deps, opts RunOptions, started time.Time) string {
 	st, err := state.LatestForRoot(d.Loc.StateDir, d.Root().Path)
 	res := wrap.ParseResume(opts.Harness, opts.Args)
-	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID)) {
+	// res.ID may be an id prefix the wrapper expanded: the latest session
+	// here is then the one it resumed.
+	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID) && !strings.HasPrefix(st.SessionID, strings.ToLower(res.ID))) {
 		st, err = state.LoadSession(d.Loc.StateDir, res.ID)
 	}
 	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
@@ -195,8 +208,8 @@ func dash(s string) string {
 // named claude to tether-hot must not be taken for the real claude by
 // tether (nor one to tether by tether-hot), or each would run the other
 // forever. A directory holding such a link is skipped like the shims one.
-func findReal(name string, getenv func(string) string, self, shims string) (string, error) {
-	skip := []string{shims}
+func findReal(name string, getenv func(string) string, self, shims string, skipDirs ...string) (string, error) {
+	skip := append([]string{shims}, skipDirs...)
 	ours := []string{Sibling(self)}
 	if filepath.Base(self) == Name {
 		ours = []string{filepath.Join(filepath.Dir(self), "tether")}
@@ -222,4 +235,75 @@ func isOneOf(path string, others []string) bool {
 		}
 	}
 	return false
+}
+
+// EnvWrapped marks the environment of the program a wrapper runs:
+// "<wrapper pid>:<depth>:<dirs>", dirs (a PATH list) being where the
+// programs the wrappers above ran were found. A wrapper whose parent is
+// the marked one was started as "the real program" by another wrapper: a
+// shim PATH led back to tether in a way wrap.IsShim cannot see (a script,
+// a copy), and that directory is skipped from then on.
+const EnvWrapped = "TETHER_WRAPPED"
+
+// maxNesting bounds a chain of wrappers started by wrappers.
+const maxNesting = 3
+
+type wrapMark struct {
+	depth int
+	skip  []string
+}
+
+// wrappedBy reports whether this process was started by a wrapper as its
+// program, with the mark it left. The mark is inherited by everything the
+// agent starts; only a direct child of the marked wrapper counts, so a
+// claude run from the agent's own shell is wrapped as usual.
+func wrappedBy(getenv func(string) string) (wrapMark, bool) {
+	f := strings.SplitN(getenv(EnvWrapped), ":", 3)
+	if len(f) != 3 {
+		return wrapMark{}, false
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil || pid != os.Getppid() {
+		return wrapMark{}, false
+	}
+	depth, err := strconv.Atoi(f[1])
+	if err != nil {
+		return wrapMark{}, false
+	}
+	return wrapMark{depth: depth, skip: filepath.SplitList(f[2])}, true
+}
+
+// set marks env for running bin: this process, one level deeper, bin's
+// directory added to those that lead back to a wrapper should bin turn
+// out to be one.
+func (m wrapMark) set(env []string, bin string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, EnvWrapped+"=") {
+			out = append(out, kv)
+		}
+	}
+	dirs := strings.Join(append(slices.Clone(m.skip), filepath.Dir(bin)), string(filepath.ListSeparator))
+	return append(out, fmt.Sprintf("%s=%d:%d:%s", EnvWrapped, os.Getpid(), m.depth+1, dirs))
+}
+
+// passThrough runs bin with the arguments untouched: the wrapper above
+// does the wrapping (logs, resume checks, fallback), and a second one
+// would do it all twice. A chain deeper than maxNesting is refused.
+func passThrough(d Deps, opts RunOptions, exec wrap.ExecFunc, bin string, mark wrapMark) error {
+	if mark.depth >= maxNesting {
+		return exitcode.With(exitcode.Refused, fmt.Errorf("%s on PATH leads back to tether's wrapper (%d wrappers deep): set TETHER_%s_BIN to the real %s",
+			opts.Harness, mark.depth+1, strings.ToUpper(string(opts.Harness)), opts.Harness))
+	}
+	if exec == nil {
+		exec = wrap.Exec
+	}
+	code, err := exec(wrap.Child{Path: bin, Args: opts.Args, Env: mark.set(os.Environ(), bin), Interactive: d.IO.StdinTTY})
+	if err != nil {
+		return fmt.Errorf("run %s: %w", bin, err)
+	}
+	if code != 0 {
+		return exitcode.Silent{Code: code}
+	}
+	return nil
 }
