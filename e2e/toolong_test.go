@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
 // readSession has Claude read three ~40 KB files: far under 60% of the
