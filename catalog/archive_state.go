@@ -11,6 +11,8 @@ import (
 
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/internal/atomicfile"
+
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // The archive's part of a warm listing costs one stat per directory, not
@@ -103,14 +105,12 @@ const archiveStateVersion = 1
 // not sync (the archive is disabled): it leaves the Synced records alone.
 func loadArchiveState(path, syncKey string) *archiveState {
 	st := &archiveState{path: path, seen: map[string]bool{}, syncing: syncKey != ""}
-	// Mapped, not read (see mapFile): gob copies what it decodes, so the
-	// mapping goes once decoded.
-	if data, unmap, err := mapFile(path); err == nil {
+	// A FIFO or a link planted as the file is not read.
+	if data, err := safeio.ReadOwn(path); err == nil {
 		var f archiveState
 		if gob.NewDecoder(bytes.NewReader(data)).Decode(&f) == nil && f.Version == archiveStateVersion {
 			st.SyncKey, st.Harness = f.SyncKey, f.Harness
 		}
-		unmap()
 	}
 	if st.Harness == nil {
 		st.Harness = map[string]*harnessState{}

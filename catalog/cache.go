@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // cacheVersion changes whenever what readers store changes shape or
@@ -120,17 +121,25 @@ func OpenCache(path string) *Cache {
 	return c
 }
 
-// load decodes the file into c and unlocks it.
+// load decodes the file into c and unlocks it. The file is read into one
+// buffer, which the decoded strings share (never a mapping of the file: a
+// file truncated in place under a mapping faults at the next read of a
+// string). A FIFO or a link planted as the cache is not read.
 func (c *Cache) load() {
 	defer c.mu.Unlock()
-	data, unmap, err := mapFile(c.path)
+	// A background goroutine: a panic would end the process (and leave
+	// a picker's terminal raw). A cache that cannot be decoded is empty.
+	defer func() {
+		if recover() != nil {
+			c.entries, c.dirs, c.dbs, c.stamp = map[string]*cacheEntry{}, map[string]dirRecord{}, map[string]*threadsRecord{}, ""
+		}
+	}()
+	data, err := safeio.ReadOwn(c.path)
 	if err != nil {
 		return
 	}
 	if f, err := decodeCache(data); err == nil {
 		c.entries, c.dirs, c.dbs, c.stamp = f.Entries, f.Dirs, f.DBs, f.CountStamp
-	} else {
-		unmap()
 	}
 }
 

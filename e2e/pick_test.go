@@ -315,3 +315,58 @@ var (
 	genBin  string
 	genErr  error
 )
+
+// TestPickCacheTruncatedWhileOpen (issue 23, item 11): the catalog's
+// caches truncated in place (as a careless tool or a full disk's repair
+// might) while the picker shows what it read from them: the picker keeps
+// working (no fault on its next read of a title), exits as asked, and
+// the terminal's modes are as before.
+func TestPickCacheTruncatedWhileOpen(t *testing.T) {
+	env, picked, _ := pickEnv(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "run.sh")
+	os.WriteFile(script, []byte(`#!/bin/sh
+stty -a > "$1/before"
+"$2" pick
+rc=$?
+stty -a > "$1/after"
+echo "rc=$rc" > "$1/rc"
+`), 0o755)
+	// No snapshot: the rows are the listing's, decoded from the caches.
+	os.Remove(filepath.Join(env.Home, ".cache", "tether", "picker-sessions.gob"))
+	tm := env.StartTmux(env.Home, "/bin/sh", script, dir, harness.Tether(t))
+	defer tm.Kill()
+	tm.WaitFor("tether pick", pickWait)
+	// The background listing has replaced the snapshot's rows with the
+	// catalog's (read from its caches) well before this.
+	time.Sleep(3 * time.Second)
+	caches, _ := filepath.Glob(filepath.Join(env.Home, ".cache", "tether", "catalog-*.gob"))
+	if len(caches) == 0 {
+		t.Fatal("no catalog cache to truncate")
+	}
+	for _, p := range caches {
+		if err := os.Truncate(p, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm.SendText(picked["codex"].ID)
+	if _, ok := tm.WaitUntil(func(sc string) bool { return strings.Contains(sc, " 1/") }, pickWait); !ok {
+		t.Errorf("the picker did not narrow to the session after the truncation:\n%s", tm.Capture())
+	}
+	// Its preview reads the session the listing decoded from the caches.
+	id := picked["codex"].ID
+	if _, ok := tm.WaitUntil(func(sc string) bool { return strings.Count(sc, id) >= 2 }, pickWait); !ok {
+		t.Errorf("no preview of the session after the truncation:\n%s", tm.Capture())
+	}
+	tm.SendKeys("Escape")
+	tm.WaitExit(pickWait)
+	rc, _ := os.ReadFile(filepath.Join(dir, "rc"))
+	before, _ := os.ReadFile(filepath.Join(dir, "before"))
+	after, _ := os.ReadFile(filepath.Join(dir, "after"))
+	if strings.TrimSpace(string(rc)) != "rc=130" {
+		t.Errorf("exit: %s, want rc=130 (Escape)", rc)
+	}
+	if len(before) == 0 || string(before) != string(after) {
+		t.Errorf("the terminal was not restored:\nbefore %s\nafter  %s", before, after)
+	}
+}

@@ -40,16 +40,26 @@ func filter(hs *haystacks, cand []int, query string) []match {
 		parts = runtime.GOMAXPROCS(0)
 	}
 	results := make([][]match, parts)
+	panics := make([]any, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := p*len(cand)/parts, (p+1)*len(cand)/parts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A panic here would end the process with the terminal raw:
+			// it is raised again on the caller's goroutine, where Bubble
+			// Tea recovers and restores the terminal.
+			defer func() { panics[p] = recover() }()
 			results[p] = matchTerms(hays, cand[lo:hi], terms)
 		}()
 	}
 	wg.Wait()
+	for _, r := range panics {
+		if r != nil {
+			panic(r)
+		}
+	}
 	out := slices.Concat(results...)
 	// Candidates are in recency order and chunks are concatenated in
 	// order, so a stable sort keeps the newest first among equal scores.

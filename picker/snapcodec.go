@@ -104,11 +104,19 @@ func decodeSnapshot(data []byte) ([]catalog.Session, []string, error) {
 	short := make([]string, count)
 	errs := make([]error, len(chunks))
 	var next atomic.Int32
+	var panicked atomic.Bool
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A panic here would end the process: a damaged snapshot is
+			// only not used.
+			defer func() {
+				if recover() != nil {
+					panicked.Store(true)
+				}
+			}()
 			for k := int(next.Add(1)) - 1; k < len(chunks); k = int(next.Add(1)) - 1 {
 				c := chunks[k]
 				r := &snapReader{Reader: bincodec.NewReader(body[c.off : c.off+c.len])}
@@ -124,7 +132,7 @@ func decodeSnapshot(data []byte) ([]catalog.Session, []string, error) {
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(errs...); err != nil || panicked.Load() {
 		return nil, nil, errSnapFormat
 	}
 	return ss, short, nil

@@ -6,6 +6,8 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/atomicfile"
+
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // The snapshot is the last listing the picker saw, so the next picker
@@ -23,7 +25,7 @@ func SnapshotPath(cacheDir string) string { return filepath.Join(cacheDir, "pick
 // outdated file gives nothing (the background refresh fills the list).
 // The strings share the bytes read.
 func LoadSnapshot(path string) (ss []catalog.Session, short []string) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadOwn(path)
 	if err != nil {
 		return nil, nil
 	}

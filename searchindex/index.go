@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite with FTS5 compiled in
 )
@@ -77,12 +78,16 @@ func open(path string, retry bool) (*Index, error) {
 	}
 	// SQLite creates the file with the process umask: create it first
 	// (the journal takes the database file's mode).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Non-blocking and fstat-ed: SQLite would wait forever on a FIFO.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	fi, err := f.Stat()
 	f.Close()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}

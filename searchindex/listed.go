@@ -14,6 +14,8 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/atomicfile"
+
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // A warm search lists the catalog and then compares each of its 10,000
@@ -112,7 +114,7 @@ func digestSessions(sessions []catalog.Session, opts UpdateOptions) []byte {
 // fileStamp identifies the state of the index file: inode, size, mtime
 // and SQLite's file change counter ("" when it cannot be read).
 func fileStamp(path string) string {
-	f, err := os.Open(path)
+	f, err := safeio.OpenOwn(path)
 	if err != nil {
 		return ""
 	}
@@ -136,7 +138,7 @@ func fileStamp(path string) string {
 // for the index file as it is now, and then how many distinct sessions
 // that listing had.
 func (ix *Index) listedCurrent(digest string) (int, bool) {
-	data, err := os.ReadFile(listedFile(ix.path))
+	data, err := safeio.ReadOwn(listedFile(ix.path))
 	if err != nil {
 		return 0, false
 	}

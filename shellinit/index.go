@@ -17,7 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
-	"github.com/tether-dev/tether/internal/rawfile"
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // The completion index is a small tab-separated file in the cache
@@ -100,15 +100,16 @@ func listingLine(digest string, size int) string {
 // indexRecords reports whether the index at path records digest for its
 // present size (see listingTag).
 func indexRecords(path, digest string) bool {
-	f, err := rawfile.OpenNonblock(path)
+	f, err := safeio.OpenOwn(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if !f.IsRegular() {
+	st, err := f.Stat()
+	if err != nil {
 		return false
 	}
-	want := indexHeader + "\n" + listingLine(digest, int(f.Info().Size()))
+	want := indexHeader + "\n" + listingLine(digest, int(st.Size()))
 	got := make([]byte, len(want))
 	n, err := f.ReadAt(got, 0)
 	return n == len(want) && (err == nil || err == io.EOF) && string(got) == want
@@ -251,7 +252,7 @@ func ReadIndex(path string) ([]IndexEntry, error) { return ReadIndexMatching(pat
 // copy of the file, fields that are substrings of it, and nothing built
 // for the lines keep turns down.
 func ReadIndexMatching(path string, keep func(harness, id string) bool) ([]IndexEntry, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadOwn(path)
 	if err != nil {
 		return nil, err
 	}
@@ -259,66 +260,42 @@ func ReadIndexMatching(path string, keep func(harness, id string) bool) ([]Index
 	return parseIndex(path, unsafe.String(unsafe.SliceData(data), len(data)), keep)
 }
 
-// MapIndexMatching is ReadIndexMatching over a read-only mapping of the
-// file instead of a copy of it: a TAB then faults in a few pages of the
-// page cache instead of copying the whole index (1.7 MB at 10,000
-// sessions) into fresh memory. The entries' strings point into the
-// mapping: use them only before calling unmap. The index is replaced by
-// rename, never rewritten in place, so the mapped file does not change;
-// a file truncated under it by something else fails the read with an
-// error instead of crashing (SetPanicOnFault).
-func MapIndexMatching(path string, keep func(harness, id string) bool) (entries []IndexEntry, unmap func(), err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if st.Size() == 0 || st.Size() > 1<<30 || !st.Mode().IsRegular() {
-		entries, err := ReadIndexMatching(path, keep)
-		return entries, func() {}, err
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		entries, err := ReadIndexMatching(path, keep)
-		return entries, func() {}, err
-	}
-	unmap = func() { syscall.Munmap(data) }
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			unmap()
-			entries, unmap, err = nil, nil, fmt.Errorf("%s: changed while read: %v", path, r)
+// mapIndexMatching calls use with what ReadIndexMatching returns, read
+// from a mapping of the file (see mapIndex) instead of a copy of it: a
+// TAB then faults in a few pages of the page cache instead of copying the
+// whole index (1.7 MB at 10,000 sessions). The entries' strings point
+// into the mapping: they are valid only during the call, under mapIndex's
+// guard against a file truncated meanwhile.
+func mapIndexMatching(path string, keep func(harness, id string) bool, use func([]IndexEntry)) error {
+	return mapIndex(path, func(text string) error {
+		entries, err := parseIndex(path, text, keep)
+		if err == nil {
+			use(entries)
 		}
-	}()
-	entries, err = parseIndex(path, unsafe.String(unsafe.SliceData(data), len(data)), keep)
-	if err != nil {
-		unmap()
-		return nil, nil, err
-	}
-	return entries, unmap, nil
+		return err
+	})
 }
 
 // mapIndex calls use with the index's text, mapped as MapIndexMatching
 // maps it (read into memory where it cannot be mapped); the text is
 // valid only during the call.
 func mapIndex(path string, use func(text string) error) (err error) {
-	// A plain descriptor (internal/rawfile): completion starts a process
-	// per TAB, and an *os.File's poller registration is part of its cost.
-	f, err := rawfile.OpenNonblock(path)
+	// An *os.File of a blocking descriptor (internal/safeio), which the
+	// runtime's poller is not asked about: completion starts a process
+	// per TAB. The index is replaced by rename, never rewritten in place;
+	// a file truncated under the mapping by something else fails the
+	// read with an error instead of crashing (SetPanicOnFault).
+	f, err := safeio.OpenOwn(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	var data []byte
-	if size := f.Info().Size(); size > 0 && size <= 1<<30 && f.IsRegular() {
-		data, err = syscall.Mmap(f.Fd(), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if st, serr := f.Stat(); serr == nil && st.Size() > 0 && st.Size() <= 1<<30 {
+		data, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	}
 	if data == nil || err != nil {
-		if data, err = os.ReadFile(path); err != nil {
+		if data, err = io.ReadAll(f); err != nil {
 			return err
 		}
 	} else {
@@ -502,16 +479,17 @@ func MapSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 // allSessionCandidates is MapSessionCandidates reading every line: for an
 // index whose lines are out of order.
 func allSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
-	entries, unmap, err := MapIndexMatching(path, func(harness, id string) bool {
+	var cands []Candidate
+	err := mapIndexMatching(path, func(harness, id string) bool {
 		return strings.HasPrefix(id, q.Prefix) && slices.Contains(q.Harnesses, harness)
+	}, func(entries []IndexEntry) {
+		cands = SessionCandidates(entries, q)
+		for i := range cands {
+			cands[i].Value = strings.Clone(cands[i].Value)
+		}
 	})
 	if err != nil {
 		return nil, err
-	}
-	defer unmap()
-	cands := SessionCandidates(entries, q)
-	for i := range cands {
-		cands[i].Value = strings.Clone(cands[i].Value)
 	}
 	return cands, nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// MapIndexMatching reads what ReadIndexMatching reads, from a mapping:
+// mapIndexMatching reads what ReadIndexMatching reads, from a mapping:
 // the same entries (hostile fields included), the same refusals.
 func TestMapIndexMatchingAgrees(t *testing.T) {
 	dir := t.TempDir()
@@ -30,26 +30,25 @@ func TestMapIndexMatchingAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, unmap, err := MapIndexMatching(path, keep)
-		if err != nil {
+		if err := mapIndexMatching(path, keep, func(got []IndexEntry) {
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("mapped read differs: %d entries, want %d", len(got), len(want))
+			}
+		}); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("mapped read differs: %d entries, want %d", len(got), len(want))
-		}
-		unmap()
 	}
 	empty := filepath.Join(dir, "empty.tsv")
 	os.WriteFile(empty, nil, 0o600)
-	if _, _, err := MapIndexMatching(empty, nil); err == nil {
+	if err := mapIndexMatching(empty, nil, func([]IndexEntry) {}); err == nil {
 		t.Error("an empty file is not an index")
 	}
 	other := filepath.Join(dir, "other.tsv")
 	os.WriteFile(other, []byte("claude-code\tid\t1\t/r\tt\n"), 0o600)
-	if _, _, err := MapIndexMatching(other, nil); err == nil {
+	if err := mapIndexMatching(other, nil, func([]IndexEntry) {}); err == nil {
 		t.Error("a file without the header is not an index")
 	}
-	if _, _, err := MapIndexMatching(filepath.Join(dir, "missing.tsv"), nil); !os.IsNotExist(err) {
+	if err := mapIndexMatching(filepath.Join(dir, "missing.tsv"), nil, func([]IndexEntry) {}); !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
 	}
 }

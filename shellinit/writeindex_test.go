@@ -91,10 +91,12 @@ func TestWriteIndexDigest(t *testing.T) {
 	if es, err := ReadIndex(path); err != nil || !slices.Equal(es, in) {
 		t.Errorf("read: %+v %v, want %+v", es, err, in)
 	}
-	if es, unmap, err := MapIndexMatching(path, nil); err != nil || !slices.Equal(es, in) {
-		t.Errorf("mapped: %+v %v, want %+v", es, err, in)
-	} else {
-		unmap()
+	if err := mapIndexMatching(path, nil, func(es []IndexEntry) {
+		if !slices.Equal(es, in) {
+			t.Errorf("mapped: %+v, want %+v", es, in)
+		}
+	}); err != nil {
+		t.Errorf("mapped: %v", err)
 	}
 	q := SessionQuery{Harnesses: []string{"claude-code", "codex"}, Root: "/home/example/q", Prefix: "abc", Now: day, Limit: 10}
 	if c, err := MapSessionCandidates(path, q); err != nil || len(c) != 2 || c[0].Value != "abc1" || c[1].Value != "abc2" {

@@ -2,14 +2,13 @@ package state
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
-
-	"github.com/tether-dev/tether/internal/rawfile"
 )
 
 // replaceNoSync writes data to path atomically for readers and concurrent
@@ -27,14 +26,13 @@ import (
 // temporary file with the previous state.
 func replaceNoSync(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	// Plain system calls, not an *os.File (see internal/rawfile).
 	name := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+randomSuffix())
-	fd, err := rawfile.CreateExcl(name, FileMode)
+	fd, err := createExcl(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, DirMode); err != nil {
 			return err
 		}
-		fd, err = rawfile.CreateExcl(name, FileMode)
+		fd, err = createExcl(name)
 	}
 	if err != nil {
 		return err
@@ -45,7 +43,7 @@ func replaceNoSync(path string, data []byte) error {
 			err = &fs.PathError{Op: "chmod", Path: name, Err: cerr}
 		}
 	}
-	if werr := rawfile.WriteAll(fd, name, data); werr != nil && err == nil {
+	if werr := writeAll(fd, name, data); werr != nil && err == nil {
 		err = werr
 	}
 	if cerr := syscall.Close(fd); cerr != nil && err == nil {
@@ -99,4 +97,38 @@ func linkRoot(rootPath, sessionPath string) error {
 // randomSuffix names a temporary file that no other writer picks.
 func randomSuffix() string {
 	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(rand.Uint64(), 36)
+}
+
+// createExcl creates name (which must not exist) for writing with open(2)
+// itself: an *os.File's first open sets up the runtime's poller, a good
+// share of a hook that writes one small file.
+func createExcl(name string) (int, error) {
+	for {
+		fd, err := syscall.Open(name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, FileMode)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// writeAll writes all of data to fd.
+func writeAll(fd int, name string, data []byte) error {
+	for len(data) > 0 {
+		n, err := syscall.Write(fd, data)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "write", Path: name, Err: err}
+		}
+		if n == 0 {
+			return &fs.PathError{Op: "write", Path: name, Err: io.ErrShortWrite}
+		}
+		data = data[n:]
+	}
+	return nil
 }

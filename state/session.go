@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/internal/rawfile"
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // Session is what tether knows about one session, kept in
@@ -72,7 +72,8 @@ func LatestForRoot(stateDir, root string) (s Session, err error) {
 // copy to a larger stack.
 func LatestForRootTo(s *Session, stateDir, root string) error {
 	path := RootPath(stateDir, root)
-	data, err := rawfile.ReadFile(path)
+	// A link to the session's file, in the same private directory.
+	data, err := safeio.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func LatestForRootTo(s *Session, stateDir, root string) error {
 }
 
 func readSession(path string) (s Session, err error) {
-	data, err := rawfile.ReadFile(path)
+	data, err := safeio.ReadOwn(path)
 	if err != nil {
 		return Session{}, err
 	}

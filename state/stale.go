@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // stale remembers a session whose resume failed, with the transcript as it
@@ -38,7 +40,7 @@ func MarkStale(stateDir, sessionID, transcript, reason string, now time.Time) er
 // applies (transcript changed, gone, marker unreadable) is removed.
 func StaleReason(stateDir, sessionID, transcript string) string {
 	path := StalePath(stateDir, sessionID)
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadOwn(path)
 	if err != nil {
 		return ""
 	}
@@ -79,7 +81,7 @@ func StaleMarks(stateDir string) map[string]StaleMark {
 		if !ok {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := safeio.ReadOwn(filepath.Join(dir, e.Name()))
 		var s stale
 		if err != nil || json.Unmarshal(data, &s) != nil {
 			continue

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
+
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // Modes of the files and directories this package creates.
@@ -31,7 +33,7 @@ const (
 // readJSON decodes the JSON file at path into v; a missing file leaves v
 // as it is. Errors name the file; what says what it should have been.
 func readJSON(path, what string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadOwn(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

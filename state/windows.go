@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
-	"github.com/tether-dev/tether/internal/rawfile"
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // WindowFile is an agent.WindowMemory kept in a small JSON file (model → tokens).
@@ -24,7 +24,7 @@ func (f WindowFile) load() map[string]int64 {
 	if f.Path == "" {
 		return m
 	}
-	data, err := rawfile.ReadFile(f.Path)
+	data, err := safeio.ReadOwn(f.Path)
 	if err != nil {
 		return m
 	}

@@ -3,13 +3,12 @@ package jsonl
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/tether-dev/tether/internal/rawfile"
+	"github.com/tether-dev/tether/internal/safeio"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,26 +26,15 @@ type Opener func(path string) (File, error)
 // OpenFile is the default Opener. It opens only regular files: a FIFO
 // named as a transcript path would block the open until a writer appears
 // (and a device could block a read), so the open is non-blocking and the
-// opened file is checked with fstat, which also closes the race with a
-// path swapped between a stat and the open. The file is a plain
-// descriptor, not an *os.File: the hooks open one transcript per event,
-// and an *os.File's poller registration is a good part of that open's cost.
+// opened file is checked with fstat (internal/safeio), which also closes
+// the race with a path swapped between a stat and the open.
 func OpenFile(path string) (File, error) {
-	f, err := rawfile.OpenNonblock(path)
+	f, err := safeio.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if !f.IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, f.Info().Mode().Type())
-	}
-	return rawFile{f}, nil
+	return f, nil
 }
-
-// rawFile is a rawfile.File as a File.
-type rawFile struct{ *rawfile.File }
-
-func (f rawFile) Stat() (os.FileInfo, error) { return f.Info(), nil }
 
 // TailLimits bound a tail read: the first read takes Initial bytes from the
 // end, each retry doubles it, never past Max.

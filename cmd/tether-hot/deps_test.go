@@ -25,11 +25,12 @@ func TestHotBinaryLinksNothingHeavy(t *testing.T) {
 			// zstd: +1 MB and its package init on every hook; the archive's
 			// compressed copies are tether's (archive.Codec).
 			"github.com/klauspost/compress", "/archive/zstdcodec",
-			// The TOML decoder: its package init reads the local time zone
-			// at every start. tether-hot reads the copy tether decodes
-			// (internal/config, LoadCached); codex trust records are
-			// tether's (hooks/codextrust).
-			"github.com/BurntSushi/toml", "/internal/config/configfile", "/hooks/codextrust",
+			// BurntSushi/toml's package init read the local time zone at
+			// every start: tether-hot reads the config file with
+			// go-toml/v2 (~0.02 ms of init, measured with
+			// GODEBUG=inittrace=1); codex trust records are tether's
+			// (hooks/codextrust).
+			"github.com/BurntSushi/toml", "/hooks/codextrust",
 		} {
 			if strings.Contains(pkg, bad) {
 				t.Errorf("tether-hot links %s", pkg)
@@ -54,10 +55,12 @@ func TestHotBinaryLinksNothingHeavy(t *testing.T) {
 }
 
 // regexp is linked (the install code and codex's rollout reader use it)
-// but nothing tether-hot runs may reach a compile: regexp/syntax refers to
-// the Unicode category and script tables, whose initialisers then run at
-// every start (~11 KB allocated). The linker's dependency dump shows who
-// reaches what.
+// but nothing tether-hot runs may reach a compile, but for the config's
+// check of the work_refs patterns a file sets (internal/config/configfile:
+// one reader of the file for both binaries). That makes the Unicode
+// tables' initialisers run at every start: 0.05 ms (GODEBUG=inittrace=1),
+// under the 0.3 ms a hot path's optimisation must buy. The linker's
+// dependency dump shows who reaches what.
 func TestHotBinaryReachesNoRegexpCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links the binary")
@@ -68,14 +71,11 @@ func TestHotBinaryReachesNoRegexpCompile(t *testing.T) {
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		from, to, ok := strings.Cut(line, " -> ")
-		if !ok || strings.HasPrefix(from, "regexp") {
+		if !ok || strings.HasPrefix(from, "regexp") || strings.HasPrefix(from, "github.com/tether-dev/tether/internal/config/configfile.validateWorkRefs") {
 			continue
 		}
 		if strings.HasPrefix(to, "regexp.") && (strings.Contains(to, "ompile") || strings.HasPrefix(to, "regexp.(*Regexp)")) {
 			t.Errorf("tether-hot reaches %s from %s", to, from)
-		}
-		if strings.HasPrefix(to, "unicode.map.init") {
-			t.Errorf("tether-hot initialises %s (from %s)", to, from)
 		}
 	}
 }

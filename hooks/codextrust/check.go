@@ -3,7 +3,7 @@ package codextrust
 import (
 	"fmt"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // TrustStatus compares the trust records Codex would need (want, from
@@ -28,7 +28,7 @@ func CheckCodexTrust(config []byte, want []TrustEntry) (TrustStatus, error) {
 			} `toml:"state"`
 		} `toml:"hooks"`
 	}
-	if _, err := toml.Decode(string(config), &cfg); err != nil {
+	if err := toml.Unmarshal(config, &cfg); err != nil {
 		return TrustStatus{}, fmt.Errorf("not valid TOML: %w", err)
 	}
 	st := TrustStatus{Want: len(want)}

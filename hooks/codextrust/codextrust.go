@@ -15,7 +15,7 @@ import (
 
 	"github.com/tether-dev/tether/hooks"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/tether-dev/tether/internal/puresha"
 	"github.com/tidwall/gjson"
 )
@@ -114,7 +114,7 @@ func trustHeader(key string) string { return "[hooks.state." + strconv.Quote(key
 // leaving everything else as it is. The result must parse as TOML, else
 // the edit is refused.
 func ApplyCodexTrust(config []byte, entries []TrustEntry) ([]byte, error) {
-	if _, err := toml.Decode(string(config), new(map[string]any)); err != nil {
+	if err := toml.Unmarshal(config, new(map[string]any)); err != nil {
 		return nil, fmt.Errorf("not valid TOML: %w", err)
 	}
 	lines := strings.Split(string(config), "\n")
@@ -150,7 +150,7 @@ func ApplyCodexTrust(config []byte, entries []TrustEntry) ([]byte, error) {
 		}
 	}
 	out := []byte(strings.Join(lines, "\n"))
-	if _, err := toml.Decode(string(out), new(map[string]any)); err != nil {
+	if err := toml.Unmarshal(out, new(map[string]any)); err != nil {
 		return nil, fmt.Errorf("editing would break config.toml (%v); nothing written", err)
 	}
 	return out, nil

@@ -50,6 +50,9 @@ type App struct {
 	logOnce sync.Once
 	log     *eventlog.Log
 
+	unsafeOnce sync.Once
+	unsafeErr  error
+
 	// exec runs wrapped programs; nil means wrap.Exec. Tests replace it.
 	exec wrap.ExecFunc
 
@@ -73,6 +76,23 @@ func New(version string) *App {
 func (a *App) Config() (config.Config, error) {
 	a.cfgOnce.Do(func() { a.cfg, a.cfgErr = configfile.Load(a.Loc.ConfigFile) })
 	return a.cfg, a.cfgErr
+}
+
+// Unsafe is the first of tether's directories that is not private to the
+// user (hot.UnsafeDir), checked once; nil when none.
+func (a *App) Unsafe() error {
+	a.unsafeOnce.Do(func() { a.unsafeErr = hot.UnsafeDir(a.Loc) })
+	return a.unsafeErr
+}
+
+// refuseUnsafe is Unsafe as a command's error: nothing is read from or
+// written to such a directory, and doctor says why.
+func (a *App) refuseUnsafe() error {
+	err := a.Unsafe()
+	if err == nil {
+		return nil
+	}
+	return exitcode.With(exitcode.Refused, fmt.Errorf("%w; tether uses none of its directories until that is fixed (see 'tether doctor')", err))
 }
 
 // Windows is the one context-window lookup every command uses: the
@@ -102,6 +122,11 @@ func (a *App) Log() *eventlog.Log {
 	// ignored pin, which opens the log (inside the Once: a deadlock).
 	root := a.Root()
 	a.logOnce.Do(func() {
+		if a.Unsafe() != nil {
+			// Nothing written to a directory others can write.
+			a.log = eventlog.Open(eventlog.Options{})
+			return
+		}
 		cfg, _ := a.Config()
 		a.log = hot.OpenLog(cfg, a.Getenv, a.Loc, root)
 	})
@@ -136,7 +161,13 @@ func Main(version string, args []string) int {
 // Run executes one command line and prints its error, once, as
 // "tether: <message>".
 func (a *App) Run(ctx context.Context, args []string) int {
-	err := a.Command().Run(ctx, args)
+	var err error
+	if refusesUnsafe(args) {
+		err = a.refuseUnsafe()
+	}
+	if err == nil {
+		err = a.Command().Run(ctx, args)
+	}
 	if err != nil {
 		if msg := err.Error(); msg != "" {
 			// Messages quote titles, paths and ids: no raw control
@@ -145,6 +176,25 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		}
 	}
 	return exitcode.Of(err)
+}
+
+// quietOnUnsafe are the commands that read and write none of tether's
+// directories (help, init, identity), report them (doctor), or are hot
+// paths, which check them themselves and fail open.
+var quietOnUnsafe = map[string]bool{
+	"": true, "help": true, "-h": true, "--help": true, "-v": true, "--version": true,
+	"doctor": true, "init": true, "identity": true,
+	"hook": true, "statusline": true, "prompt": true, "complete": true,
+}
+
+// refusesUnsafe reports whether the command line args is refused while
+// one of tether's directories is unsafe (App.Unsafe).
+func refusesUnsafe(args []string) bool {
+	cmd := ""
+	if len(args) > 1 {
+		cmd = args[1]
+	}
+	return !quietOnUnsafe[cmd]
 }
 
 // Command builds the command tree.
@@ -176,7 +226,6 @@ func (a *App) Command() *cli.Command {
 			a.promptCommand(),
 			a.completeCommand(),
 			a.archiveCommand(),
-			a.configCacheCommand(),
 			helpCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -227,5 +276,6 @@ func notFound(err error) error { return exitcode.With(exitcode.NotFound, err) }
 
 // hotDeps hands the hot paths (internal/hot) this App's dependencies.
 func (a *App) hotDeps() hot.Deps {
-	return hot.Deps{IO: a.IO, Getenv: a.Getenv, Now: a.Now, Loc: a.Loc, Config: a.Config, Root: a.Root, Log: a.Log, Windows: a.Windows}
+	return hot.Deps{IO: a.IO, Getenv: a.Getenv, Now: a.Now, Loc: a.Loc, Config: a.Config, Root: a.Root, Log: a.Log, Windows: a.Windows,
+		Unsafe: a.Unsafe}
 }

@@ -37,8 +37,8 @@ func (a *App) archiveStore() (st *archive.Store, enabled bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	st, enabled = hot.ArchiveStore(cfg, a.Loc)
-	return st, enabled, nil
+	// An archive directory others may write to is refused.
+	return hot.SafeArchiveStore(cfg, a.Loc)
 }
 
 // harnessRoots maps each harness to the data root its transcripts live in.

@@ -62,6 +62,13 @@ func (a *App) completeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "refresh-index", Usage: "rebuild the session index and exit"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := a.refuseUnsafe(); err != nil {
+				if cmd.Bool("refresh-index") {
+					return err
+				}
+				// A TAB fails open: the shell's own completion.
+				return noOpinion
+			}
 			if cmd.Bool("refresh-index") {
 				return a.refreshCompletionIndex(ctx)
 			}

@@ -18,8 +18,10 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/safeio"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/trim"
 )
@@ -108,20 +110,14 @@ func runDoctor(opts doctorOptions) error {
 		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), nil})
 	}
 
-	if cfg, err := opts.LoadConf(); err != nil {
-		add("fail", "config", "%v — fix the file or move it away", err)
-	} else if cfg.Path == "" {
-		add("ok", "config", "no file at %s (defaults in use)", opts.Loc.ConfigFile)
-	} else if len(cfg.Unknown) > 0 {
-		add("warn", "config", "%s: unknown keys ignored: %v", cfg.Path, cfg.Unknown)
-	} else {
-		add("ok", "config", "%s", cfg.Path)
-	}
-
-	if err := probeWritable(opts.Loc.StateDir); err != nil {
-		add("fail", "state dir", "%s is not writable: %v — the lifecycle log and session state need it", opts.Loc.StateDir, err)
-	} else {
-		add("ok", "state dir", "%s", opts.Loc.StateDir)
+	unsafe := dirsCheck(opts, add)
+	if !unsafe {
+		configCheck(opts, add)
+		if err := probeWritable(opts.Loc.StateDir); err != nil {
+			add("fail", "state dir", "%s is not writable: %v — the lifecycle log and session state need it", opts.Loc.StateDir, err)
+		} else {
+			add("ok", "state dir", "%s", opts.Loc.StateDir)
+		}
 	}
 
 	self, selfErr := opts.Executable()
@@ -169,24 +165,43 @@ func runDoctor(opts doctorOptions) error {
 		}
 	}
 
-	if opts.Catalog != nil {
+	if unsafe {
+		// These read (or write) tether's directories.
+		add("warn", "skipped", "the config, state, catalog, search, archive, hooks and shell checks: they read tether's directories")
+	}
+	if opts.Catalog != nil && !unsafe {
 		catalogCheck(add, opts.Catalog)
 		searchIndexCheck(add, opts.Loc)
 	}
 
+	if !unsafe {
+		otherChecks(opts, add, &checks)
+	}
+	doctorFix(opts, checks)
+	return doctorReport(opts, checks)
+}
+
+// otherChecks are the checks of the archive, trim's leftovers, the hooks
+// and the shell integration.
+func otherChecks(opts doctorOptions, add func(status, name, format string, args ...any), checks *[]check) {
 	archiveChecks(opts, add)
 	trimLeftoversCheck(claude.ProjectsDir(opts.Loc.ClaudeDir), func(status, name string, fix func() error, format string, args ...any) {
-		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
+		*checks = append(*checks, check{status, name, fmt.Sprintf(format, args...), fix})
 	})
 
 	hooksChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
-		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
+		*checks = append(*checks, check{status, name, fmt.Sprintf(format, args...), fix})
 	})
 
 	shellChecks(opts, func(status, name string, fix func() error, format string, args ...any) {
-		checks = append(checks, check{status, name, fmt.Sprintf(format, args...), fix})
+		*checks = append(*checks, check{status, name, fmt.Sprintf(format, args...), fix})
 	})
 
+}
+
+// doctorFix applies the safe fixes of the checks that failed or warned
+// (--fix).
+func doctorFix(opts doctorOptions, checks []check) {
 	if opts.Fix {
 		for i, c := range checks {
 			if c.status == "ok" || c.fix == nil {
@@ -200,6 +215,10 @@ func runDoctor(opts doctorOptions) error {
 		}
 	}
 
+}
+
+// doctorReport prints one line per check and fails when any failed.
+func doctorReport(opts doctorOptions, checks []check) error {
 	failed := 0
 	for _, c := range checks {
 		if c.status == "fail" {
@@ -211,6 +230,49 @@ func runDoctor(opts doctorOptions) error {
 		return exitcode.With(exitcode.Error, fmt.Errorf("doctor: %d %s failed", failed, plural(failed, "check", "checks")))
 	}
 	return nil
+}
+
+// dirsCheck reports each of tether's directories that someone else owns
+// or may write to (hot.UnsafeDir), and whether there was one: tether then
+// reads and writes none of them.
+func dirsCheck(opts doctorOptions, add func(status, name, format string, args ...any)) (unsafe bool) {
+	dirs := opts.Loc.OwnDirs()
+	configOK := true
+	for _, dir := range dirs {
+		if err := safeio.CheckDir(dir); err != nil {
+			add("fail", "dirs", "%v — tether reads and writes none of its directories until this is fixed (others could plant files it acts on)", err)
+			unsafe = true
+			configOK = configOK && dir != opts.Loc.ConfigDir
+		}
+	}
+	if configOK {
+		// The archive's directory is the config's to say.
+		if cfg, err := opts.LoadConf(); err == nil {
+			if st, _ := hot.ArchiveStore(cfg, opts.Loc); st != nil {
+				if err := safeio.CheckDir(st.Dir); err != nil {
+					add("fail", "dirs", "%v — tether reads and writes none of its directories until this is fixed (others could plant files it acts on)", err)
+					unsafe = true
+				}
+			}
+		}
+	}
+	if !unsafe {
+		add("ok", "dirs", "tether's directories are yours and private")
+	}
+	return unsafe
+}
+
+// configCheck reports whether the config file loads.
+func configCheck(opts doctorOptions, add func(status, name, format string, args ...any)) {
+	if cfg, err := opts.LoadConf(); err != nil {
+		add("fail", "config", "%v — fix the file or move it away", err)
+	} else if cfg.Path == "" {
+		add("ok", "config", "no file at %s (defaults in use)", opts.Loc.ConfigFile)
+	} else if len(cfg.Unknown) > 0 {
+		add("warn", "config", "%s: unknown keys ignored: %v", cfg.Path, cfg.Unknown)
+	} else {
+		add("ok", "config", "%s", cfg.Path)
+	}
 }
 
 // catalogCheck lists every session and reports the files the readers

@@ -1,8 +1,6 @@
-// Package config is tether's configuration: its types and defaults, and
-// the decoded copy tether-hot reads (cache.go). The TOML file itself is
-// read and validated by internal/config/configfile, the one owner of its
-// format, which only the full tether links: the TOML decoder's package
-// initialisers would run at every hook's start.
+// Package config is tether's configuration: its types and defaults. The
+// TOML file is read and validated by internal/config/configfile, the one
+// reader of its format, for tether and tether-hot alike.
 package config
 
 // Config is the whole configuration. Every field has a working default, so

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/tether-dev/tether/internal/safeio"
 	"time"
 
 	"github.com/tether-dev/tether/agent"
@@ -251,19 +253,9 @@ func (w *appendWriter) write(p []byte) error {
 // openAppend opens path for appending with open(2) itself: an *os.File
 // would register the descriptor with the runtime's poller, which on a
 // hook's first record creates the epoll instance and its eventfd — four
-// system calls and more for a file the poller cannot wait on anyway.
-func openAppend(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return -1, &os.PathError{Op: "open", Path: path, Err: err}
-		}
-		return fd, nil
-	}
-}
+// system calls and more for a file the poller cannot wait on anyway. A
+// FIFO or a link planted as the log is refused, never waited on.
+func openAppend(path string) (int, error) { return safeio.OpenAppend(path, 0o600) }
 
 // writeAll writes p with one write(2), the record's atomic append, going
 // on only after a short write.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // Record is one parsed line of the log.
@@ -72,7 +74,8 @@ func ReadAll(path string, fn func(Record)) (*Follower, error) {
 // after the last whole line, so a follower can resume there without ever
 // seeing half a record, and the identity of the file it read.
 func readFrom(p string, offset int64, fn func(Record)) (int64, fileID, error) {
-	f, err := os.Open(p)
+	// Never a wait on a FIFO planted as the log.
+	f, err := safeio.OpenOwn(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return offset, fileID{}, nil
 	}

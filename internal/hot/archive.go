@@ -12,6 +12,7 @@ import (
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/locations"
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // ArchiveStore is the archive as configured ([archive] dir, mode) and
@@ -25,6 +26,17 @@ func ArchiveStore(cfg config.Config, loc locations.Locations) (st *archive.Store
 		dir = loc.ArchiveDir()
 	}
 	return &archive.Store{Dir: dir, Mode: cfg.Archive.Mode}, cfg.Archive.Enabled
+}
+
+// SafeArchiveStore is ArchiveStore refusing an archive directory someone
+// else owns or may write to (safeio.CheckDir): nothing is archived to it
+// or restored from it.
+func SafeArchiveStore(cfg config.Config, loc locations.Locations) (st *archive.Store, enabled bool, err error) {
+	st, enabled = ArchiveStore(cfg, loc)
+	if err := safeio.CheckDir(st.Dir); err != nil {
+		return nil, false, err
+	}
+	return st, enabled, nil
 }
 
 // HarnessRoots are the agents' data directories by harness name, as the
@@ -46,8 +58,8 @@ func HookArchive(d Deps) func(harness, sessionID, transcript string) {
 		if err != nil {
 			return
 		}
-		st, enabled := ArchiveStore(cfg, d.Loc)
-		if !enabled || st.Mode == archive.ModeCopy {
+		st, enabled, err := SafeArchiveStore(cfg, d.Loc)
+		if err != nil || !enabled || st.Mode == archive.ModeCopy {
 			return
 		}
 		root := HarnessRoots(d.Loc)[harness]

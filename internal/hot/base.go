@@ -7,11 +7,8 @@
 package hot
 
 import (
-	"bytes"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/internal/config/configfile"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
@@ -37,6 +35,8 @@ type Deps struct {
 	Log    func() *eventlog.Log
 	// Windows is the one context-window lookup (see WindowsOf).
 	Windows func() agent.Windows
+	// Unsafe is UnsafeDir for this process's directories (nil: none is).
+	Unsafe func() error
 	// Exit ends the process (nil: os.Exit). A hook over its time budget
 	// calls it; tests that run many hooks in one process replace it.
 	Exit func(code int)
@@ -55,6 +55,8 @@ type Base struct {
 
 	logOnce sync.Once
 	log     *eventlog.Log
+
+	unsafe func() error
 }
 
 // NewBase returns the dependencies of this process.
@@ -64,6 +66,8 @@ func NewBase() *Base {
 		IO: iostreams.System(), Getenv: os.Getenv, Now: time.Now, Loc: locations.FromEnv(os.Getenv),
 		Config: b.config, Root: b.rootOf, Log: b.logOf, Windows: b.windows,
 	}
+	b.unsafe = sync.OnceValue(func() error { return UnsafeDir(b.d.Loc) })
+	b.d.Unsafe = b.unsafe
 	return b
 }
 
@@ -75,39 +79,9 @@ func (b *Base) config() (config.Config, error) {
 	return b.cfg, b.cfgErr
 }
 
-// preloadConfig loads the config now, from the caller's (small) frame:
-// the first load goes ~2 KiB deeper than the config's later reads.
-//
-//go:noinline
-func (b *Base) preloadConfig() { b.cfgOnce.Do(b.loadConfig) }
-
-// loadConfig decodes the config into b.cfg: not returned by value through
-// the frames of its first load, under which every command runs.
-func (b *Base) loadConfig() {
-	b.cfgErr = config.LoadCachedTo(&b.cfg, b.d.Loc.ConfigFile, config.CachePath(b.d.Loc.CacheDir), refreshConfigCache)
-}
-
-// refreshConfigCache runs `tether config-cache`, which decodes the config
-// file for this process and the next ones (tether-hot has no TOML reader;
-// see internal/config). It runs once per change of the file (every time
-// where the cache directory cannot be written), and returns the copy
-// tether prints.
-func refreshConfigCache() ([]byte, error) {
-	t, err := FullTether()
-	if err != nil {
-		return nil, err
-	}
-	// Its messages go into the error, not to stderr: a hook prints
-	// nothing (the hook logs the error and runs on the defaults).
-	var stderr bytes.Buffer
-	cmd := exec.Command(t, "config-cache")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, fmt.Errorf("%s config-cache: %v: %s", t, err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	return out, nil
-}
+// loadConfig reads the config file into b.cfg: not returned by value
+// through the frames of its first load, under which every command runs.
+func (b *Base) loadConfig() { b.cfg, b.cfgErr = configfile.Load(b.d.Loc.ConfigFile) }
 
 // rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is
 // known (the log itself needs the root), as tether's App.Root does.
@@ -133,6 +107,11 @@ func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
 }
 
 func (b *Base) logOf() *eventlog.Log {
+	if b.unsafe() != nil {
+		// Nothing written to a directory others can write.
+		b.logOnce.Do(func() { b.log = eventlog.Open(eventlog.Options{}) })
+		return b.log
+	}
 	cfg, _ := b.config()
 	level := LogLevel(cfg, b.d.Getenv)
 	if level <= slog.LevelDebug {

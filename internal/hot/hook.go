@@ -40,6 +40,8 @@ type HookOptions struct {
 	Env     hooks.Env
 	Read    hooks.ReadLimits
 	Timeout time.Duration
+	// Started is when the budget began (zero: when RunHook is called).
+	Started time.Time
 	// InHook is set when this process already runs under a tether hook.
 	InHook bool
 	// ConfigErr is a config problem to log; the hook runs on defaults.
@@ -58,11 +60,21 @@ type HookOptions struct {
 // background: the hook returns at once).
 func Hook(ctx context.Context, d Deps, args []string, summarize func(harness, sessionID string)) {
 	opts := HookOptions{IO: d.IO, Args: args, Read: hooks.DefaultReadLimits,
-		Timeout: hookTimeout, InHook: d.Getenv(EnvInHook) != ""}
+		Timeout: hookTimeout, Started: time.Now(), InHook: d.Getenv(EnvInHook) != ""}
 	if d.Exit != nil {
 		opts.GiveUp = func() { d.Exit(0) }
 	}
 	if opts.InHook {
+		return
+	}
+	// The budget starts here, before the config, the log or anything
+	// else is read: past it the hook ends silently (RunHook's watchdog,
+	// which logs, takes over once the log is known).
+	early := time.AfterFunc(opts.Timeout, opts.giveUp)
+	if d.unsafeDir() != nil {
+		// Nothing read from or written to a directory others can write
+		// (see UnsafeDir); doctor says why.
+		early.Stop()
 		return
 	}
 	os.Setenv(EnvInHook, "1")
@@ -79,9 +91,21 @@ func Hook(ctx context.Context, d Deps, args []string, summarize func(harness, se
 		SelfReport: cfg.Hooks.SelfReport || d.Getenv(EnvSelfReport) == "1",
 	}
 	opts.Archive = HookArchive(d)
+	if !early.Stop() {
+		return // given up already
+	}
 	if ended := RunHook(ctx, opts); ended.SessionID != "" && cfg.Summarize.Auto && cfg.Summarize.Provider != "" && summarize != nil {
 		summarize(ended.Harness, ended.SessionID)
 	}
+}
+
+// giveUp ends the hook: GiveUp, else the process with status 0.
+func (o *HookOptions) giveUp() {
+	if o.GiveUp != nil {
+		o.GiveUp()
+		return
+	}
+	os.Exit(0)
 }
 
 // Ended is the session a SessionEnd hook handled.
@@ -121,14 +145,14 @@ func RunHook(ctx context.Context, opts HookOptions) (ended Ended) {
 	giveUp := func() {
 		once.Do(func() {
 			log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", "hook timed out after "+opts.Timeout.String()))
-			if opts.GiveUp != nil {
-				opts.GiveUp()
-				return
-			}
-			os.Exit(0)
+			opts.giveUp()
 		})
 	}
-	watchdog := time.AfterFunc(opts.Timeout, giveUp)
+	left := opts.Timeout
+	if !opts.Started.IsZero() {
+		left -= time.Since(opts.Started)
+	}
+	watchdog := time.AfterFunc(left, giveUp)
 	defer watchdog.Stop()
 	defer context.AfterFunc(ctx, giveUp)()
 	defer func() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
 )
@@ -51,5 +52,34 @@ func TestHookWatchdog(t *testing.T) {
 	data, _ := os.ReadFile(logPath)
 	if !strings.Contains(string(data), "hook timed out after 20ms") {
 		t.Errorf("log does not say the hook timed out:\n%s", data)
+	}
+}
+
+// TestHookBudgetCoversConfig (issue 23, item 10): the hook's budget
+// starts before the config is read, so a config read that never returns
+// (a file system that hangs) still ends the hook, with status 0, at the
+// budget. A hang check, not a timing assertion.
+func TestHookBudgetCoversConfig(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	block := make(chan struct{}) // never closed: the read hangs for good
+	exited := make(chan int, 1)
+	d := Deps{IO: ios, Getenv: func(k string) string {
+		if k == EnvInHook {
+			return ""
+		}
+		return os.Getenv(k)
+	}, Now: time.Now, Config: func() (config.Config, error) {
+		<-block
+		return config.Default(), nil
+	}, Exit: func(code int) { exited <- code }}
+	t.Setenv(EnvInHook, "")
+	go Hook(context.Background(), d, []string{"PostToolUse"}, nil)
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Errorf("gave up with status %d, want 0", code)
+		}
+	case <-time.After(hookTimeout + 10*time.Second):
+		t.Fatal("a hook whose config read hangs never gives up")
 	}
 }

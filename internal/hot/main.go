@@ -101,11 +101,6 @@ func mainPrompt(b *Base, rest []string) (code int, handled bool) {
 		return 0, false
 	}
 	d := &b.d
-	if _, err := promptColor(d, &f); err == nil {
-		// Loaded from this small frame (see Main); a usage error loads
-		// nothing, as before.
-		b.preloadConfig()
-	}
 	exit := os.Exit
 	if d.Exit != nil {
 		exit = d.Exit
@@ -129,6 +124,11 @@ func mainComplete(b *Base, rest []string) (code int, handled bool) {
 	shell, words, ok := ParseCompleteArgs(rest)
 	if !ok {
 		return 0, false
+	}
+	if b.unsafe() != nil {
+		// Nothing from a directory others can write (see UnsafeDir):
+		// the shell's own completion.
+		return reportErr(&b.d, NoOpinion), true
 	}
 	// The identity root is resolved from this small frame, before the
 	// options' (see Main).
@@ -160,7 +160,8 @@ func completeOptions(b *Base, shell string, words []string, root string) *Comple
 func mainRun(b *Base, rest []string) (code int, handled bool) {
 	d := b.Deps()
 	opts, err := ParseRunArgs(rest)
-	if err != nil {
+	if err != nil || b.unsafe() != nil {
+		// The full tether reports either.
 		return 0, false
 	}
 	cfg, cerr := d.Config()

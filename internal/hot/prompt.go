@@ -64,7 +64,15 @@ func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
 	if err != nil {
 		return err
 	}
-	return runPrompt(promptOptions(d, f, color, giveUp))
+	// The options are built within the timeout: the budget covers the
+	// config's read too.
+	return guardPrompt(f.Timeout, giveUp, func() *PromptOptions {
+		if d.unsafeDir() != nil {
+			// Nothing from a directory others can write (UnsafeDir).
+			return nil
+		}
+		return promptOptions(d, f, color, giveUp)
+	})
 }
 
 // promptColor checks the flags (usage errors) and says whether to colour
@@ -134,32 +142,51 @@ func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
 func RunPrompt(opts PromptOptions) error { return runPrompt(&opts) }
 
 func runPrompt(opts *PromptOptions) error {
-	type answer = struct{ seg, state, stamp string }
-	var ans answer
-	if opts.GiveUp != nil {
+	return guardPrompt(opts.Timeout, opts.GiveUp, func() *PromptOptions { return opts })
+}
+
+type promptAns = struct{ seg, state, stamp string }
+
+// guardPrompt prints the answer for the options build returns (nothing
+// for nil), or nothing when building and answering take longer than
+// timeout. With giveUp the work runs on this goroutine and giveUp ends
+// the process at the timeout; without, on another goroutine, abandoned
+// at the timeout.
+func guardPrompt(timeout time.Duration, giveUp func(), build func() *PromptOptions) error {
+	var opts *PromptOptions
+	var ans promptAns
+	answer := func() {
+		if opts = build(); opts != nil {
+			ans = promptAnswer(opts)
+		}
+	}
+	if giveUp != nil {
 		// 0 computing, 1 printing, 2 given up: the watchdog ends the
 		// process only before anything is printed.
 		var phase atomic.Int32
-		watchdog := time.AfterFunc(opts.Timeout, func() {
+		watchdog := time.AfterFunc(timeout, func() {
 			if phase.CompareAndSwap(0, 2) {
-				opts.GiveUp()
+				giveUp()
 			}
 		})
 		defer watchdog.Stop()
-		ans = promptAnswer(opts)
+		answer()
 		if !phase.CompareAndSwap(0, 1) {
 			return nil
 		}
 	} else {
-		done := make(chan answer, 1)
-		go func() { done <- promptAnswer(opts) }()
+		done := make(chan struct{})
+		go func() { answer(); close(done) }()
 		select {
-		case ans = <-done:
-		case <-time.After(opts.Timeout):
+		case <-done:
+		case <-time.After(timeout):
 			// Print nothing: a script from tether init then asks again
 			// at the next prompt.
 			return nil
 		}
+	}
+	if opts == nil {
+		return nil
 	}
 	if opts.Shell == "plain" {
 		if ans.seg != "" {
@@ -175,7 +202,7 @@ func runPrompt(opts *PromptOptions) error {
 // file the shell watches and the stamp tether left for it. The stamp is
 // synced before the state is read: a write in between then shows the new
 // segment and makes the shell ask once more, never the reverse.
-func promptAnswer(opts *PromptOptions) (ans struct{ seg, state, stamp string }) {
+func promptAnswer(opts *PromptOptions) (ans promptAns) {
 	if opts.Root.Path == "" {
 		return ans
 	}

@@ -132,7 +132,9 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 		Names:       IndexNames(d.Loc.CacheDir),
 	}
 	// A transcript that is gone is put back from the archive.
-	wopts.Archive, _ = ArchiveStore(cfg, d.Loc)
+	if st, _, err := SafeArchiveStore(cfg, d.Loc); err == nil {
+		wopts.Archive = st
+	}
 	if handoff != nil && (opts.Handoff || cfg.Wrap.Handoff) {
 		wopts.Handoff = handoff
 	}

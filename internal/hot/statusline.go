@@ -47,6 +47,11 @@ func PromptThresholds(p config.Prompt) gauge.Thresholds {
 // goroutine's stack has grown to by then; under the options' frames they
 // took one more copy of the stack, to 16 KiB, on every render.
 func Statusline(ctx context.Context, d Deps) error {
+	if d.unsafeDir() != nil {
+		// Nothing read from, run from or written to a directory others
+		// can write (see UnsafeDir): an empty line.
+		return nil
+	}
 	loadConfig(d)
 	data, err := hooks.ReadPayload(d.IO.In, statuslineLimits)
 	in, perr := hooks.ParseStatusLine(data)

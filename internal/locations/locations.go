@@ -12,7 +12,8 @@ import (
 // What is in the state directory is state's (state/files.go).
 type Locations struct {
 	Home       string
-	ConfigFile string // $XDG_CONFIG_HOME/tether/config.toml
+	ConfigFile string // $XDG_CONFIG_HOME/tether/config.toml, or $TETHER_CONFIG
+	ConfigDir  string // $XDG_CONFIG_HOME/tether
 	StateDir   string // $XDG_STATE_HOME/tether
 	CacheDir   string // $XDG_CACHE_HOME/tether
 	DataDir    string // $XDG_DATA_HOME/tether
@@ -27,6 +28,20 @@ func (l Locations) ShimsDir() string { return filepath.Join(l.DataDir, "shims") 
 // ArchiveDir is the default archive of transcripts ([archive] dir
 // overrides it).
 func (l Locations) ArchiveDir() string { return filepath.Join(l.DataDir, "archive") }
+
+// OwnDirs are the directories tether reads its own files from and
+// writes them to: the config file's (where it is in its default place:
+// a file TETHER_CONFIG names is the user's choice), the state directory
+// (which holds the log), the cache and the data directory (which holds
+// the default archive). Each must be private to the user (see
+// safeio.CheckDir).
+func (l Locations) OwnDirs() []string {
+	var dirs []string
+	if filepath.Dir(l.ConfigFile) == l.ConfigDir {
+		dirs = append(dirs, l.ConfigDir)
+	}
+	return append(dirs, l.StateDir, l.CacheDir, l.DataDir)
+}
 
 // FromEnv computes the locations from an environment lookup. Relative XDG
 // values are ignored, as the XDG spec requires.
@@ -49,13 +64,15 @@ func FromEnv(getenv func(string) string) Locations {
 		}
 		return filepath.Join(home, def)
 	}
-	configFile := filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "tether", "config.toml")
+	configDir := filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "tether")
+	configFile := filepath.Join(configDir, "config.toml")
 	if v := getenv("TETHER_CONFIG"); v != "" {
 		configFile = v
 	}
 	return Locations{
 		Home:       home,
 		ConfigFile: configFile,
+		ConfigDir:  configDir,
 		StateDir:   filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
 		CacheDir:   filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
 		DataDir:    filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),

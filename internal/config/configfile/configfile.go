@@ -1,55 +1,71 @@
 // Package configfile reads tether's optional TOML configuration file over
-// the defaults and validates it: the one reader of its format. tether-hot
-// does not link it (see internal/config); it reads the copy WriteCache
-// leaves.
+// the defaults and validates it: the one reader of its format, for tether
+// and tether-hot alike (go-toml/v2's package initialisers cost a hook's
+// start a few microseconds).
 package configfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/tether-dev/tether/internal/config"
-	"github.com/tether-dev/tether/internal/rawfile"
+	"github.com/tether-dev/tether/internal/safeio"
 )
 
 // Load reads path over the defaults. A missing file is not an error; a file
 // that cannot be read or parsed is, and the error names the file and, for
-// syntax errors, the line.
+// syntax errors, the line. A FIFO or a device named as the config file is
+// refused without waiting for it.
 func Load(path string) (config.Config, error) {
 	cfg := config.Default()
-	data, err := rawfile.ReadFile(path)
+	data, err := safeio.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}
 	if err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, unwrapPath(err))
 	}
-	md, err := toml.Decode(string(data), &cfg)
+	// Strict: the keys this version does not know come back as an error
+	// once the whole file is decoded.
+	err = toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&cfg)
+	var missing *toml.StrictMissingError
+	if errors.As(err, &missing) {
+		cfg.Unknown, err = unknownKeys(missing), nil
+	}
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return config.Default(), fmt.Errorf("config %s: line %d: %s", path, pe.Position.Line, pe.Message)
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			return config.Default(), fmt.Errorf("config %s: line %d: %s", path, line, strings.TrimPrefix(de.Error(), "toml: "))
 		}
-		return config.Default(), fmt.Errorf("config %s: %w", path, err)
+		return config.Default(), fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 	}
 	cfg.Path = path
-	for _, k := range md.Undecoded() {
-		// An unknown table lists itself and every key in it: name the table.
-		if n := len(cfg.Unknown); n > 0 && strings.HasPrefix(k.String(), cfg.Unknown[n-1]+".") {
-			continue
-		}
-		cfg.Unknown = append(cfg.Unknown, k.String())
-	}
 	if err := validate(cfg); err != nil {
 		return config.Default(), fmt.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
+}
+
+// unknownKeys are the keys a file sets that Config does not have, each
+// once (an unknown table is named, not every key in it).
+func unknownKeys(e *toml.StrictMissingError) []string {
+	var keys []string
+	for _, d := range e.Errors {
+		k := strings.Join(d.Key(), ".")
+		if n := len(keys); n > 0 && (k == keys[n-1] || strings.HasPrefix(k, keys[n-1]+".")) {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 func validate(c config.Config) error {
@@ -89,12 +105,9 @@ func validate(c config.Config) error {
 	if c.Hooks.TailMaxKiB < 64 || c.Hooks.TailMaxKiB > 1<<20 {
 		return fmt.Errorf("hooks.tail_max_kib: must be between 64 and 1048576, got %d", c.Hooks.TailMaxKiB)
 	}
-	for i, r := range c.Catalog.WorkRefs {
-		if r.Name == "" {
-			return fmt.Errorf("catalog.work_refs[%d]: name is empty", i)
-		}
-		if _, err := regexp.Compile(r.Pattern); err != nil || r.Pattern == "" {
-			return fmt.Errorf("catalog.work_refs[%d] (%s): invalid pattern %q", i, r.Name, r.Pattern)
+	if !slices.Equal(c.Catalog.WorkRefs, config.Default().Catalog.WorkRefs) {
+		if err := validateWorkRefs(c.Catalog.WorkRefs); err != nil {
+			return err
 		}
 	}
 	if c.StatusLine.TimeoutMS < 1 || c.StatusLine.TimeoutMS > 10000 {

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/internal/config"
 )
@@ -121,5 +123,28 @@ func TestArchiveSection(t *testing.T) {
 		if _, err := Load(write(t, body)); err == nil || !strings.Contains(err.Error(), "archive.") {
 			t.Errorf("%q: err = %v", body, err)
 		}
+	}
+}
+
+// A FIFO named as the config file (issue 23, item 10) is an error naming
+// it, at once: not a wait for a writer. Killed after a few seconds: a
+// hang check, not a timing assertion.
+func TestLoadFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(p); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("FIFO config: %v, want an error naming it", err)
+		}
+	case <-time.After(5 * time.Second):
+		if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("Load blocks on a FIFO")
 	}
 }

@@ -2,6 +2,7 @@ package configfile
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -22,6 +23,20 @@ func validateStatusLine(s config.StatusLine) error {
 	for _, name := range s.Segments {
 		if !slices.Contains(config.StatuslineSegments, name) {
 			return fmt.Errorf("statusline.segments: %q is not one of %v", name, config.StatuslineSegments)
+		}
+	}
+	return nil
+}
+
+// validateWorkRefs compiles each pattern the file set (the defaults are
+// known good: not compiled at every start of tether-hot, ~20 µs each).
+func validateWorkRefs(rules []config.WorkRefRule) error {
+	for i, r := range rules {
+		if r.Name == "" {
+			return fmt.Errorf("catalog.work_refs[%d]: name is empty", i)
+		}
+		if _, err := regexp.Compile(r.Pattern); err != nil || r.Pattern == "" {
+			return fmt.Errorf("catalog.work_refs[%d] (%s): invalid pattern %q", i, r.Name, r.Pattern)
 		}
 	}
 	return nil
