@@ -29,7 +29,7 @@ var ranks = map[string]int{
 	// ground: know nothing of tether's features
 	"internal/atomicfile": 0, "internal/bincodec": 0, "internal/exitcode": 0, "internal/gauge": 0,
 	"internal/iostreams": 0, "internal/locations": 0, "internal/procfs": 0, "internal/puresha": 0,
-	"internal/rawfile": 0, "internal/table": 0, "internal/termsafe": 0,
+	"internal/safeio": 0, "internal/table": 0, "internal/termsafe": 0,
 	"internal/shquote": 1, "internal/config": 1, "identity": 1,
 	"internal/config/configfile": 2,
 	// the agents: the only code that knows their files and formats
