@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/state"
 )
@@ -208,5 +209,47 @@ func TestStderrTerminalIsLeftAlone(t *testing.T) {
 	code, _ := f.runOpts(func(o *Options) { o.Exec, o.StderrTTY = f.scripted, true }, "--resume", sid)
 	if code != 1 || len(f.calls) != 1 {
 		t.Errorf("code %d, %d runs", code, len(f.calls))
+	}
+}
+
+// TestFallbackNoticeReachesTheHook: while the fresh session runs, its
+// SessionStart hook finds the notice the wrapper left (keyed by the root
+// the child gets); after it, no notice is left, and an interactive run
+// (whose screen drew over the first) prints it again.
+func TestFallbackNoticeReachesTheHook(t *testing.T) {
+	for _, interactive := range []bool{false, true} {
+		t.Run(fmt.Sprint("interactive=", interactive), func(t *testing.T) {
+			f := newFixture(t)
+			stateDir := filepath.Join(f.home, "state")
+			f.writeTranscript(f.root.Path, userRecord(f.root.Path))
+			var seen string
+			fresh := func(c Child) int {
+				seen = state.TakeNotice(stateDir, lastEnv(c.Env, "TETHER_IDENTITY_ROOT"), "new-session", "startup", time.Now())
+				return 0
+			}
+			f.script = []func(Child) int{noConversation, fresh}
+			args := []string{"-p", "--resume", sid, "hi"}
+			if interactive {
+				args = []string{"--resume", sid}
+			}
+			if _, err := f.runOpts(func(o *Options) {
+				o.Exec, o.StateDir, o.Threshold, o.Interactive = f.scripted, stateDir, 0, interactive
+			}, args...); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(seen, "tether: session d9f7843f could not be resumed (the agent could not load the session) — starting fresh.") {
+				t.Errorf("the hook found %q", seen)
+			}
+			want := 1
+			if interactive {
+				want = 2
+			}
+			if n := strings.Count(f.stderr.String(), "could not be resumed"); n != want {
+				t.Errorf("notice printed %d times, want %d: %q", n, want, f.stderr.String())
+			}
+			if _, err := os.Stat(state.NoticePath(stateDir, f.root.Path)); err == nil {
+				t.Error("a notice was left behind")
+			}
+		})
 	}
 }

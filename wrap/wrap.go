@@ -193,11 +193,7 @@ func Run(o Options) (int, error) {
 	if sid == "" {
 		sid = o.sessionSince(root.Path, started)
 	}
-	attrs := []slog.Attr{slog.Int("exit_code", code)}
-	if s := sig.get(); s != nil {
-		attrs = append(attrs, slog.String("signal", s.String()))
-	}
-	log.Info(eventlog.End, sid, attrs...)
+	log.Info(eventlog.End, sid, slog.Int("exit_code", code))
 	return code, nil
 }
 

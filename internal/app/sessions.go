@@ -26,6 +26,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/searchindex"
@@ -654,6 +655,11 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	row("state", state)
 	if s.Stale != nil {
 		row("fix", cmp.Or(s.Stale.Fix, "none known: resuming it starts a fresh session"))
+		if s.Stale.MarkFile != "" {
+			// A mark outlives nothing but an unchanged transcript; one
+			// the user knows to be wrong goes by hand.
+			row("clear mark", "rm "+shquote.Quote(s.Stale.MarkFile)+" (tether then tries the resume again)")
+		}
 	}
 	row("created", fmt.Sprintf("%s (%s ago)", s.Created.Local().Format(time.DateTime), relTime(now, s.Created)))
 	row("last activity", fmt.Sprintf("%s (%s ago)", s.LastActivity.Local().Format(time.DateTime), relTime(now, s.LastActivity)))
