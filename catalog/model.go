@@ -120,9 +120,6 @@ type Stale struct {
 	// Fix is the command that would make the session resumable again
 	// ("" when none is known).
 	Fix string `json:"fix,omitempty"`
-	// MarkFile is the file that records the failure: removing it makes
-	// tether try the resume again (show says so; not in the JSON).
-	MarkFile string `json:"-"`
 }
 
 // Counts are message and tool-call totals of the main chain.

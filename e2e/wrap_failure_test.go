@@ -294,3 +294,27 @@ func TestWrapFallbackNoticeInClaudeScreen(t *testing.T) {
 		t.Error("a notice is still pending")
 	}
 }
+
+// TestWrapFallbackNoticeInClaudeTUI: in a terminal, where Claude Code's
+// screen draws over what was printed before it, the notice is shown inside
+// that screen (as the SessionStart hook's message) and printed again once
+// the agent exits.
+func TestWrapFallbackNoticeInClaudeTUI(t *testing.T) {
+	clis := harness.CLIs(t)
+	harness.RequireTmux(t)
+	env, _, bin := hooksEnv(t)
+	env.Setenv("TETHER_CLAUDE_BIN", clis.Claude)
+	runTether(t, env, bin, "hooks", "install")
+	proj := env.ProjectDir("project")
+	env.SeedClaudeJSON(proj)
+	const notice = "tether: session 5f0b8a52 could not be resumed (session not found) — starting fresh."
+	tm := env.StartTmux(proj, bin, "run", "claude", "--resume", "5f0b8a52-6a2c-4e0e-9d1f-3a7b9c2d1e00")
+	tm.WaitFor("SessionStart:startup says: "+notice, 60*time.Second)
+	tm.WaitFor("❯", 30*time.Second)
+	tm.SendText("/exit")
+	tm.SendKeys("Enter")
+	tm.WaitExit(30 * time.Second)
+	if screen := tm.Capture(); !strings.Contains(screen, notice) {
+		t.Errorf("the notice is not printed again after the exit:\n%s", screen)
+	}
+}

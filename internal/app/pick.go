@@ -319,6 +319,6 @@ func (a *App) sessionPreview(ctx context.Context, c *catalog.Catalog, s catalog.
 	}
 	summarize.Attach(a.Loc.DataDir, &full)
 	var b bytes.Buffer
-	printSession(&b, full, a.Now())
+	printSession(&b, full, a.Now(), "")
 	return b.String(), nil
 }

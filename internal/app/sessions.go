@@ -617,11 +617,17 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, full)
 	}
-	printSession(opts.IO.Out, full, opts.Now())
+	markFile := ""
+	if full.Stale != nil {
+		markFile = opts.Marks[full.ID].Path
+	}
+	printSession(opts.IO.Out, full, opts.Now(), markFile)
 	return nil
 }
 
-func printSession(w io.Writer, s catalog.Session, now time.Time) {
+// printSession writes show's rows; markFile is the stale mark's file ("":
+// not said).
+func printSession(w io.Writer, s catalog.Session, now time.Time, markFile string) {
 	row := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "%-14s %s\n", k+":", termsafe.String(v))
@@ -655,10 +661,10 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	row("state", state)
 	if s.Stale != nil {
 		row("fix", cmp.Or(s.Stale.Fix, "none known: resuming it starts a fresh session"))
-		if s.Stale.MarkFile != "" {
+		if markFile != "" {
 			// A mark outlives nothing but an unchanged transcript; one
 			// the user knows to be wrong goes by hand.
-			row("clear mark", "rm "+shquote.Quote(s.Stale.MarkFile)+" (tether then tries the resume again)")
+			row("clear mark", "rm "+shquote.Quote(markFile)+" (tether then tries the resume again)")
 		}
 	}
 	row("created", fmt.Sprintf("%s (%s ago)", s.Created.Local().Format(time.DateTime), relTime(now, s.Created)))

@@ -28,7 +28,7 @@ func markStale(ss []catalog.Session, marks map[string]state.StaleMark) {
 		if !ok || !m.Holds(ss[i].Source) {
 			continue
 		}
-		ss[i].Stale = &catalog.Stale{Reason: m.Reason, At: m.At, Fix: staleFix(ss[i], m.Reason), MarkFile: m.Path}
+		ss[i].Stale = &catalog.Stale{Reason: m.Reason, At: m.At, Fix: staleFix(ss[i], m.Reason)}
 	}
 }
 
