@@ -54,6 +54,8 @@ func onSessionStart(c *call) (string, []entry) {
 		st.Started, st.RunStarted = c.now, c.now
 	case EvResume:
 		st.RunStarted = c.now
+		// The session loaded: whatever failed before, it is not stale.
+		state.ClearStale(c.env.StateDir, p.SessionID)
 		attrs = append(attrs, slog.String("transcript_path", p.TranscriptPath))
 		usage := c.updateUsage()
 		// The usage read names the size it read; say it once.
@@ -72,6 +74,15 @@ func onSessionStart(c *call) (string, []entry) {
 	}
 	if v := gjsonInt(p.Raw, "context_tokens"); v > 0 {
 		attrs = append(attrs, slog.Int64("reported_context_tokens", v))
+	}
+	// A notice the wrapper left for this session is shown in Claude
+	// Code's screen. Codex 0.171.0 neither shows a SessionStart hook's
+	// systemMessage in `codex exec` nor records it in the rollout: its
+	// notices are the wrapper's to print.
+	if c.res.Harness == agent.Claude && p.AgentID == "" {
+		if text := state.TakeNotice(c.env.StateDir, c.res.Root, p.SessionID, p.Source, c.now); text != "" {
+			c.res.SystemMessage = text
+		}
 	}
 	return ev, []entry{info(ev, attrs...)}
 }

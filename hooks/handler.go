@@ -43,6 +43,10 @@ type Result struct {
 	Event   string // the lifecycle log event written ("" when none)
 	State   state.Session
 	Saved   bool
+	// SystemMessage is what a SessionStart hook shows the user inside the
+	// agent's screen (Claude Code's hook output "systemMessage"): a notice
+	// the wrapper left for this session. "" when there is none.
+	SystemMessage string
 }
 
 // Lifecycle log event names (the list and their fields are in eventlog).

@@ -35,6 +35,14 @@ func MarkStale(stateDir, sessionID, transcript, reason string, now time.Time) er
 	return write(StalePath(stateDir, sessionID), data, false)
 }
 
+// ClearStale removes the mark of sessionID, if any: a resume of it
+// succeeded, so it is not stale whatever its transcript looks like.
+func ClearStale(stateDir, sessionID string) {
+	if stateDir != "" && sessionID != "" {
+		os.Remove(StalePath(stateDir, sessionID))
+	}
+}
+
 // StaleReason returns why resuming sessionID failed, with when, if its
 // transcript has not changed since; "" otherwise. A marker that no longer
 // applies (transcript changed, gone, marker unreadable) is removed.
@@ -60,8 +68,11 @@ func StaleReason(stateDir, sessionID, transcript string) string {
 type StaleMark struct {
 	Reason string
 	At     time.Time
-	size   int64
-	mtime  time.Time
+	// Path is the mark's file: removing it makes tether try the resume
+	// again.
+	Path  string
+	size  int64
+	mtime time.Time
 }
 
 // StaleMarks reads every mark on record, by session id: one small file
@@ -86,7 +97,7 @@ func StaleMarks(stateDir string) map[string]StaleMark {
 		if err != nil || json.Unmarshal(data, &s) != nil {
 			continue
 		}
-		out[id] = StaleMark{Reason: s.Reason, At: s.At, size: s.Size, mtime: s.MTime}
+		out[id] = StaleMark{Reason: s.Reason, At: s.At, Path: filepath.Join(dir, e.Name()), size: s.Size, mtime: s.MTime}
 	}
 	return out
 }

@@ -48,6 +48,13 @@ func (o Options) restoreFromArchive(log *eventlog.Log, id string) (transcript, e
 		return transcript{}, nil
 	}
 	log.Info(eventlog.ArchiveRestore, id, slog.String("path", live))
-	fmt.Fprintf(o.Stderr, "tether: restored session %s from tether's archive to %s\n", identity.ShortID(id), termsafe.String(live))
-	return o.findTranscript(id), nil
+	fmt.Fprintln(o.Stderr, termsafe.String(restoredNotice(id, live)))
+	tr := o.findTranscript(id)
+	tr.restored = live
+	return tr, nil
+}
+
+// restoredNotice says that a session was put back from the archive.
+func restoredNotice(id, live string) string {
+	return fmt.Sprintf("tether: restored session %s from tether's archive to %s", identity.ShortID(id), live)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,7 +28,22 @@ type Child struct {
 	// Stdout, when set, receives the child's standard output in place of
 	// the wrapper's (a resume attempt whose output may be withheld).
 	Stdout io.Writer
+	// Stderr, when set, receives the child's standard error in place of
+	// the wrapper's: a copy passed on (a resume whose failure message the
+	// wrapper must read). Its copying outlives a child that leaves a
+	// process holding the pipe by at most stderrDrain.
+	Stderr io.Writer
+	// OnSignal, when set, is told of each signal the wrapper received
+	// while the child ran, forwarded or (SIGINT and SIGQUIT from the
+	// terminal) already delivered to it: the user ended the run.
+	OnSignal func(os.Signal)
 }
+
+// stderrDrain bounds the wait for the end of a child's copied standard
+// error once the child has exited: a background process it started may
+// hold the pipe for good. What such a process writes later is still
+// copied for as long as the wrapper runs.
+const stderrDrain = 2 * time.Second
 
 // ExecFunc runs a child to completion and returns its exit status (128+N
 // when a signal ended it). Tests replace it; the real one is Exec.
@@ -78,23 +94,20 @@ func execChild(c Child, resetSignals bool) (int, error) {
 		return 127, err
 	}
 	files := []uintptr{0, 1, 2}
-	var pipeW *os.File
-	var copied chan error
+	var pipeW, errW *os.File
+	var copied, errCopied chan error
 	if c.Stdout != nil {
-		if f, ok := c.Stdout.(*os.File); ok {
-			files[1] = f.Fd()
-		} else {
-			r, w, err := os.Pipe()
-			if err != nil {
-				return 127, err
+		if files[1], pipeW, copied, err = redirect(c.Stdout); err != nil {
+			return 127, err
+		}
+	}
+	if c.Stderr != nil {
+		if files[2], errW, errCopied, err = redirect(c.Stderr); err != nil {
+			if pipeW != nil {
+				pipeW.Close()
+				<-copied
 			}
-			defer r.Close()
-			pipeW, files[1] = w, w.Fd()
-			copied = make(chan error, 1)
-			go func() {
-				_, err := io.Copy(c.Stdout, r)
-				copied <- err
-			}()
+			return 127, err
 		}
 	}
 
@@ -105,23 +118,31 @@ func execChild(c Child, resetSignals bool) (int, error) {
 	}
 	argv := append([]string{c.Path}, c.Args...)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Dir: c.Dir, Env: env, Files: files})
-	if pipeW != nil {
-		// The child has its own copy: the copy ends with its output.
-		pipeW.Close()
+	// The child has its own copies: each copy ends with its output.
+	for _, w := range []*os.File{pipeW, errW} {
+		if w != nil {
+			w.Close()
+		}
 	}
 	if err != nil {
-		if copied != nil {
-			<-copied
+		for _, ch := range []chan error{copied, errCopied} {
+			if ch != nil {
+				<-ch
+			}
 		}
 		return 127, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
 	var mu sync.Mutex
 	exited := false
-	done := make(chan struct{})
+	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(stopped)
 		for {
 			select {
 			case s := <-sigs:
+				if c.OnSignal != nil {
+					c.OnSignal(s)
+				}
 				if c.Interactive && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
 					continue // the terminal already delivered it to the child
 				}
@@ -141,12 +162,45 @@ func execChild(c Child, resetSignals bool) (int, error) {
 		mu.Unlock()
 	})
 	close(done)
+	<-stopped
+	// A signal that came with the child's end (the terminal's SIGINT
+	// reaches both at once) still says the user ended the run.
+	for c.OnSignal != nil && len(sigs) > 0 {
+		c.OnSignal(<-sigs)
+	}
 	if copied != nil {
 		if cerr := <-copied; cerr != nil && err == nil {
 			err = cerr
 		}
 	}
+	if errCopied != nil {
+		select {
+		case <-errCopied:
+		case <-time.After(stderrDrain):
+		}
+	}
 	return code, err
+}
+
+// redirect gives the child w as an output: a file directly, anything else
+// through a pipe and a copy that ends (sending its error on done) when
+// every holder of the pipe's write end has closed it. w, the write end,
+// is for the child only: close it once the child has its copy.
+func redirect(w io.Writer) (fd uintptr, pw *os.File, done chan error, err error) {
+	if f, ok := w.(*os.File); ok {
+		return f.Fd(), nil, nil, nil
+	}
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	done = make(chan error, 1)
+	go func() {
+		_, err := io.Copy(w, r)
+		r.Close()
+		done <- err
+	}()
+	return pw.Fd(), pw, done, nil
 }
 
 // wait waits for pid to exit, calls exited while it is still a zombie (so

@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,11 @@ func testForwardsSignals(t *testing.T, exec ExecFunc) {
 		os.Remove(ready)
 		done := make(chan int)
 		go func() {
-			code, _ := exec(Child{Path: "/bin/sh", Args: []string{"-c", script, "sh", ready}})
+			var seen userSignal
+			code, _ := exec(Child{Path: "/bin/sh", Args: []string{"-c", script, "sh", ready}, OnSignal: seen.set})
+			if seen.get() != sig {
+				t.Errorf("%v forwarded, OnSignal told %v", sig, seen.get())
+			}
 			done <- code
 		}()
 		deadline := time.Now().Add(5 * time.Second)
@@ -93,5 +98,37 @@ func TestExecStdoutEnvDir(t *testing.T) {
 	}
 	if code, err := Exec(Child{Path: "sh", Args: []string{"-c", "exit 7"}}); err != nil || code != 7 {
 		t.Errorf("program looked up on PATH: code %d err %v", code, err)
+	}
+}
+
+// A child's stderr given to a writer arrives whole, and a process the
+// child leaves behind holding the pipe does not keep the wrapper waiting
+// for good.
+func TestExecStderrCopy(t *testing.T) {
+	var errs tailBuffer
+	code, err := Exec(Child{Path: "/bin/sh", Args: []string{"-c", `echo out; echo "No conversation found" >&2; exit 1`}, Stderr: &errs, Stdout: &strings.Builder{}})
+	if err != nil || code != 1 || string(errs.bytes()) != "No conversation found\n" {
+		t.Errorf("code %d err %v stderr %q", code, err, errs.bytes())
+	}
+	errs = tailBuffer{}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Cleanup(func() {
+		if pid, err := os.ReadFile(pidFile); err == nil {
+			exec.Command("kill", strings.TrimSpace(string(pid))).Run()
+		}
+	})
+	done := make(chan int, 1)
+	go func() {
+		script := `echo started >&2; (exec >/dev/null; sleep 30; echo late >&2) & echo $! > "$1"; exit 4`
+		code, _ := Exec(Child{Path: "/bin/sh", Args: []string{"-c", script, "sh", pidFile}, Stderr: &errs})
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 4 || !strings.HasPrefix(string(errs.bytes()), "started\n") {
+			t.Errorf("code %d stderr %q", code, errs.bytes())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Exec waits for a background process that holds the child's stderr")
 	}
 }

@@ -16,6 +16,9 @@ type transcript struct {
 	cwd  string
 	// valid is set when the head holds at least one JSON record.
 	valid bool
+	// restored is where the archive put the transcript back for this
+	// run ("" when it did not).
+	restored string
 }
 
 // tailLimit bounds how much of what a run appended is read to tell why it
@@ -67,11 +70,14 @@ func (t transcript) unusable() string {
 	return ""
 }
 
-// resumeFailure decides, after a resume exited non-zero, whether the resume
-// itself was the cause: the session was not found, the run appended no
-// record at all (the agent could not load it), or what it appended ends in
-// the context-overflow error. Any other failure (bad key, network, the user
-// quitting) is the agent's to report and returns "".
+// resumeFailure decides, after a resume exited non-zero, whether the
+// session was the cause, from what the run appended to the transcript:
+// the API refused the history as too long or for tool blocks that do not
+// pair up (Claude), or the context window overflowed (Codex). Anything
+// else (a mistyped flag, no prompt, a bad key, the network) is the
+// agent's to report and returns "". A session the agent could not load at
+// all appends nothing: only the agent's own message says so (see
+// loadFailure).
 func (o Options) resumeFailure(id string, before transcript) (string, transcript) {
 	after := before
 	if after.path != "" {
@@ -80,11 +86,8 @@ func (o Options) resumeFailure(id string, before transcript) (string, transcript
 	if after.path == "" {
 		after = o.findTranscript(id)
 	}
-	if after.path == "" {
-		return "session not found", after
-	}
-	if after.size <= before.size {
-		return "the agent could not load the session", after
+	if after.path == "" || after.size <= before.size {
+		return "", after
 	}
 	appended := jsonl.Range(after.path, before.size, after.size, tailLimit)
 	if o.Harness == Codex {
@@ -93,14 +96,39 @@ func (o Options) resumeFailure(id string, before transcript) (string, transcript
 		}
 		return "", after
 	}
-	records, _, tooLong, _ := claude.LastError(appended)
+	_, _, tooLong, _ := claude.LastError(appended)
 	switch {
-	case records == 0:
-		return "the agent could not load the session", after
 	case tooLong:
 		return "prompt too long", after
+	case claude.ToolPairingError(claude.LastMainRecord(appended)):
+		return reasonToolPairing, after
 	}
 	return "", after
+}
+
+// reasonToolPairing is a resume the API refused because the history's
+// tool_use and tool_result blocks do not pair up: every resume of the
+// same history fails the same way.
+const reasonToolPairing = "the API refused its tool history"
+
+// reasonNotLoaded is a resume the agent itself said it could not load.
+const reasonNotLoaded = "the agent could not load the session"
+
+// loadFailure is reasonNotLoaded when what the resume printed on stderr
+// holds the agent's own message for a session it could not load, and ""
+// otherwise (nothing seen: stderr is a terminal and was not read).
+func (o Options) loadFailure(id string, stderr []byte) string {
+	if len(stderr) == 0 {
+		return ""
+	}
+	failed := claude.LoadFailed(stderr, id)
+	if o.Harness == Codex {
+		failed = codex.LoadFailed(stderr)
+	}
+	if failed {
+		return reasonNotLoaded
+	}
+	return ""
 }
 
 // newestSession finds the session a fresh start created: the transcript

@@ -32,9 +32,15 @@ type Options struct {
 	// are looked up.
 	ClaudeDir, CodexDir string
 	Interactive         bool
-	Exec                ExecFunc
-	Log                 *eventlog.Log
-	Stderr              io.Writer
+	// StderrTTY is set when standard error is a terminal: the child then
+	// gets it untouched, and the wrapper cannot read an agent's message
+	// for a session it could not load (a pipe in place of the terminal
+	// would change what the agent draws). Otherwise a resume by id's
+	// stderr passes through a copy that keeps its last few KiB.
+	StderrTTY bool
+	Exec      ExecFunc
+	Log       *eventlog.Log
+	Stderr    io.Writer
 	// Abbrev names a session in messages by its shortest unique prefix
 	// among the known ids and those in dir (nil: identity.ShortID).
 	Abbrev func(id, dir string) string
@@ -147,17 +153,32 @@ func Run(o Options) (int, error) {
 		}
 	}
 	out := o.newAttemptOutput(res)
+	var said *tailBuffer
 	if checkable {
 		child.Stdout = out.writer()
+		child.Stderr, said = o.observeStderr()
 	}
+	if tr.restored != "" {
+		o.leaveNotice(root.Path, res.ID, restoredNotice(res.ID, tr.restored))
+	}
+	var sig userSignal
+	child.OnSignal = sig.set
 	code, err := o.Exec(child)
+	if tr.restored != "" {
+		o.noticeAgain(root.Path, res, restoredNotice(res.ID, tr.restored))
+	}
 	if err != nil {
 		return code, fmt.Errorf("run %s: %w", o.Bin, err)
 	}
-	// A status over 128 is a signal: the user interrupted, which is never
-	// the session's fault.
-	if checkable && code != 0 && code < 128 {
-		if reason, after := o.resumeFailure(res.ID, tr); reason != "" {
+	// A status over 128 is a signal, and a signal the wrapper received
+	// (and passed on) is the user ending the run: neither is ever the
+	// session's fault, so the run ends with the child's status.
+	if checkable && code != 0 && code < 128 && sig.get() == nil {
+		reason, after := o.loadFailure(res.ID, said.bytes()), tr.restat()
+		if reason == "" {
+			reason, after = o.resumeFailure(res.ID, tr)
+		}
+		if reason != "" {
 			out.withhold(log, res.ID)
 			if reason == reasonTooLong {
 				retried, tried, done, err := o.retryTrimmed(log, res, child, out)
@@ -200,10 +221,13 @@ func (o Options) sessionSince(root string, start time.Time) string {
 func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcript, reason string, code int) (int, error) {
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reason), slog.Int("exit_code", code),
 		slog.String("cwd", child.Dir), slog.String("transcript", tr.path), slog.Int64("size", tr.size))
-	fmt.Fprintln(o.Stderr, termsafe.String(o.fallbackNotice(res.ID, reason, child.Dir, tr)))
+	notice := o.fallbackNotice(res.ID, reason, child.Dir, tr)
+	fmt.Fprintln(o.Stderr, termsafe.String(notice))
+	root := lastEnv(child.Env, identity.EnvRoot)
+	o.leaveNotice(root, "", notice)
 	started := o.Now()
 	child.Args = res.Fresh()
-	child.Stdout = o.Stdout
+	child.Stdout, child.Stderr, child.OnSignal = o.Stdout, nil, nil
 	handoff := false
 	if o.Handoff != nil && o.Harness == Claude && tr.path != "" && tr.size > 0 {
 		if text := o.Handoff(tr.path, reason); text != "" {
@@ -212,6 +236,7 @@ func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcr
 		}
 	}
 	fresh, err := o.Exec(child)
+	o.noticeAgain(root, res, notice)
 	if err != nil {
 		return fresh, fmt.Errorf("run %s: %w", o.Bin, err)
 	}

@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -254,18 +255,25 @@ func TestOtherFailuresAreNotRetried(t *testing.T) {
 		t.Errorf("code %d calls %d stderr %q", code, len(f.calls), f.stderr.String())
 	}
 	// The user interrupting (a signal status) is never retried, even with
-	// nothing appended; a plain failure with nothing appended is the
-	// resume's fault and is.
+	// nothing appended; a failure with nothing appended is the resume's
+	// fault only when the agent says it could not load the session.
 	f.script = []func(Child) int{func(Child) int { return 130 }}
 	f.calls = nil
 	if code := f.run("--resume", sid); code != 130 || len(f.calls) != 1 {
 		t.Errorf("interrupted: code %d calls %d", code, len(f.calls))
 	}
-	f.script = []func(Child) int{func(Child) int { return 1 }, func(Child) int { return 0 }}
+	f.script = []func(Child) int{noConversation, func(Child) int { return 0 }}
 	f.calls = nil
 	if code := f.run("--resume", sid); code != 0 || len(f.calls) != 2 {
-		t.Errorf("nothing appended: code %d calls %d", code, len(f.calls))
+		t.Errorf("not loaded: code %d calls %d", code, len(f.calls))
 	}
+}
+
+// noConversation is what Claude Code does when it cannot load the
+// session: its message on stderr, exit status 1, nothing appended.
+func noConversation(c Child) int {
+	fmt.Fprintf(c.Stderr, "No conversation found with session ID: %s\n", sid)
+	return 1
 }
 
 func TestResumeFromRecordedCwd(t *testing.T) {
@@ -315,7 +323,7 @@ func TestAppendSystemPrompt(t *testing.T) {
 func TestHandoffOnFallback(t *testing.T) {
 	f := newFixture(t)
 	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
-	f.script = []func(Child) int{func(Child) int { return 1 }, func(Child) int { return 0 }}
+	f.script = []func(Child) int{noConversation, func(Child) int { return 0 }}
 	var gotPath, gotReason string
 	code, err := Run(Options{
 		Harness: Claude, Bin: "/usr/bin/claude-real", Args: []string{"-p", "--resume", sid, "go on"}, Root: f.root,
@@ -361,9 +369,8 @@ func TestStaleSessionIsNotRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fail := func(Child) int { return 1 }
 	ok := func(Child) int { return 0 }
-	run(fail, ok)
+	run(noConversation, ok)
 	if len(f.calls) != 2 {
 		t.Fatalf("first failure: %d runs", len(f.calls))
 	}

@@ -50,6 +50,9 @@ const (
 	KeyPromptSource      = "promptSource"
 	KeyCompactMetadata   = "compactMetadata"
 	KeyError             = "error"
+	// KeyAPIError is 2.1's name for an API-error record's cause
+	// ("tool_history_mismatch", …).
+	KeyAPIError = "apiError"
 )
 
 // Content block types.

@@ -325,6 +325,6 @@ func (a *App) sessionPreview(ctx context.Context, c *catalog.Catalog, s catalog.
 	full = one[0]
 	summarize.Attach(a.Loc.DataDir, &full)
 	var b bytes.Buffer
-	printSession(&b, full, a.Now())
+	printSession(&b, full, a.Now(), "")
 	return b.String(), nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/searchindex"
@@ -645,11 +646,17 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, full)
 	}
-	printSession(opts.IO.Out, full, opts.Now())
+	markFile := ""
+	if full.Stale != nil {
+		markFile = opts.Marks[full.ID].Path
+	}
+	printSession(opts.IO.Out, full, opts.Now(), markFile)
 	return nil
 }
 
-func printSession(w io.Writer, s catalog.Session, now time.Time) {
+// printSession writes show's rows; markFile is the stale mark's file ("":
+// not said).
+func printSession(w io.Writer, s catalog.Session, now time.Time, markFile string) {
 	row := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "%-14s %s\n", k+":", termsafe.String(v))
@@ -683,6 +690,11 @@ func printSession(w io.Writer, s catalog.Session, now time.Time) {
 	row("state", state)
 	if s.Stale != nil {
 		row("fix", cmp.Or(s.Stale.Fix, "none known: resuming it starts a fresh session"))
+		if markFile != "" {
+			// A mark outlives nothing but an unchanged transcript; one
+			// the user knows to be wrong goes by hand.
+			row("clear mark", "rm "+shquote.Quote(markFile)+" (tether then tries the resume again)")
+		}
 	}
 	row("created", fmt.Sprintf("%s (%s ago)", s.Created.Local().Format(time.DateTime), relTime(now, s.Created)))
 	row("last activity", fmt.Sprintf("%s (%s ago)", s.LastActivity.Local().Format(time.DateTime), relTime(now, s.LastActivity)))

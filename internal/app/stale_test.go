@@ -39,7 +39,9 @@ func TestStaleSessionShown(t *testing.T) {
 	if code := ta.run("sessions", "show", "4a36"); code != 0 {
 		t.Fatalf("show: exit %d %s", code, ta.err)
 	}
-	for _, want := range []string{"stale (prompt too long, on 2026-11-29 09:30)", "fix:           tether trim --fit 60% " + claudeOld} {
+	mark := state.StalePath(ta.Loc.StateDir, claudeOld)
+	for _, want := range []string{"stale (prompt too long, on 2026-11-29 09:30)", "fix:           tether trim --fit 60% " + claudeOld,
+		"clear mark:    rm " + mark + " (tether then tries the resume again)"} {
 		if !strings.Contains(ta.out.String(), want) {
 			t.Errorf("show lacks %q:\n%s", want, ta.out)
 		}

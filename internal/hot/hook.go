@@ -2,7 +2,9 @@ package hot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // EnvInHook marks a process tree started from inside tether's hook, so a
@@ -191,6 +194,9 @@ func hookOnce(opts HookOptions, event, payloadArg string) (Ended, error) {
 			fmt.Sprintf("argument names %s but the payload %s; using the payload's", event, p.Event)))
 	}
 	res, err := hooks.Handle(opts.Env, p)
+	if res.SystemMessage != "" && err == nil {
+		writeSystemMessage(opts.IO.Out, res.SystemMessage)
+	}
 	if opts.Archive != nil && (p.Event == "SessionStart" || p.Event == "SessionEnd") && p.SessionID != "" {
 		opts.Archive(res.Harness, p.SessionID, p.TranscriptPath)
 	}
@@ -198,6 +204,19 @@ func hookOnce(opts HookOptions, event, payloadArg string) (Ended, error) {
 		return Ended{}, err
 	}
 	return Ended{Harness: res.Harness, SessionID: p.SessionID}, nil
+}
+
+// writeSystemMessage is a SessionStart hook's output showing text to the
+// user: Claude Code reads a JSON object on stdout; systemMessage is shown
+// in its screen and recorded in the transcript, and does not reach the
+// model (only plain stdout or additionalContext would).
+func writeSystemMessage(w io.Writer, text string) {
+	out, err := json.Marshal(struct {
+		SystemMessage string `json:"systemMessage"`
+	}{termsafe.String(text)})
+	if err == nil {
+		w.Write(append(out, '\n'))
+	}
 }
 
 // NormalizeHarness maps the spellings of --harness to the log's names

@@ -2,6 +2,7 @@ package hot
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,9 +11,11 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/state"
 )
 
 // TestHookWatchdog: a hook still running after its budget logs the
@@ -81,5 +84,40 @@ func TestHookBudgetCoversConfig(t *testing.T) {
 		}
 	case <-time.After(hookTimeout + 10*time.Second):
 		t.Fatal("a hook whose config read hangs never gives up")
+	}
+}
+
+// TestHookPrintsTheWrappersNotice: at SessionStart the hook's stdout is
+// Claude Code's hook JSON carrying the wrapper's notice as systemMessage,
+// with no control character from a path in it; without a notice it
+// prints nothing.
+func TestHookPrintsTheWrappersNotice(t *testing.T) {
+	stateDir := t.TempDir()
+	root := "/home/example/src/project"
+	env := map[string]string{identity.EnvRoot: root, "CLAUDE_CODE_SESSION_ID": "s1"}
+	run := func() string {
+		ios, _, out, _ := iostreams.Test()
+		payload := `{"hook_event_name":"SessionStart","session_id":"s1","source":"startup","cwd":"` + root + `"}`
+		RunHook(context.Background(), HookOptions{
+			IO: ios, Args: []string{"SessionStart", payload}, Timeout: time.Minute,
+			Env: hooks.Env{StateDir: stateDir, Getenv: func(k string) string { return env[k] },
+				Log: eventlog.Open(eventlog.Options{Path: filepath.Join(stateDir, "events.jsonl")})},
+		})
+		return out.String()
+	}
+	if out := run(); out != "" {
+		t.Errorf("no notice, stdout %q", out)
+	}
+	state.LeaveNotice(stateDir, root, "", "tether: session x could not be resumed — starting fresh. kept in /tmp/a\x1b]0;pwn\x07b", time.Now())
+	out := run()
+	var doc map[string]string
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc) != 1 {
+		t.Fatalf("stdout %q is not one hook JSON object: %v", out, err)
+	}
+	if msg := doc["systemMessage"]; !strings.HasPrefix(msg, "tether: session x could not be resumed") || strings.ContainsAny(msg, "\x1b\x07") {
+		t.Errorf("systemMessage %q", msg)
+	}
+	if out := run(); out != "" {
+		t.Errorf("the notice was shown twice: %q", out)
 	}
 }

@@ -116,6 +116,7 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 		ClaudeDir:   d.Loc.ClaudeDir,
 		CodexDir:    d.Loc.CodexDir,
 		Interactive: d.IO.StdinTTY,
+		StderrTTY:   d.IO.StderrTTY,
 		Log:         d.Log(),
 		Stderr:      d.IO.ErrOut,
 		Exec:        exec,
