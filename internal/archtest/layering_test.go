@@ -21,34 +21,35 @@ var update = flag.Bool("update", false, "rewrite docs/architecture.md's package 
 // go to a package of a lower rank. A package missing here fails
 // TestEveryPackageRanked, so a new package is placed on purpose.
 //
-// 0–2 ground (internal/ helpers that know no feature, identity), 3 the
-// agents' formats, 4–7 features, 8–9 the command layer, 10 the binaries.
-// Test kits and development mains are ranked too but never shipped
-// (testKits).
+// 0–3 ground (internal/ helpers that know no feature, and identity), 4–5
+// the agents' formats, 6–9 features, 10–11 the command layer, 12 the
+// binaries. Test kits and development mains are ranked too but never
+// shipped (testKits).
 var ranks = map[string]int{
 	// ground: know nothing of tether's features
-	"internal/atomicfile": 0, "internal/bincodec": 0, "internal/exitcode": 0, "internal/gauge": 0,
-	"internal/iostreams": 0, "internal/locations": 0, "internal/procfs": 0, "internal/puresha": 0,
-	"internal/safeio": 0, "internal/table": 0, "internal/termsafe": 0,
-	"internal/shquote": 1, "internal/config": 1, "identity": 1,
-	"internal/config/configfile": 2,
+	"internal/atomicfile": 0, "internal/bincodec": 0, "internal/config": 0, "internal/exitcode": 0,
+	"internal/gauge": 0, "internal/iostreams": 0, "internal/locations": 0, "internal/procfs": 0,
+	"internal/puresha": 0, "internal/table": 0, "internal/termsafe": 0, "identity": 0,
+	"internal/shquote":           1,
+	"internal/safeio":            2,
+	"internal/config/configfile": 3,
 	// the agents: the only code that knows their files and formats
-	"agent": 2, "agent/jsonl": 2,
-	"agent/claude": 3, "agent/codex": 3,
-	"internal/eventlog": 3, // pending: takes the harness names from agent
+	"agent": 4, "agent/jsonl": 4,
+	"agent/claude": 5, "agent/codex": 5,
+	"internal/eventlog": 5, // pending: takes the harness names from agent
 	// features
-	"state": 4, "archive": 4, "trim": 4,
-	"archive/zstdcodec": 5, "hooks": 5, "wrap": 5, "shellinit": 5,
-	"hooks/codextrust": 6, "catalog": 6,
-	"picker": 7, "searchindex": 7, "summarize": 7, "catalog/schemagen": 7,
+	"state": 6, "archive": 6, "trim": 6, "shellinit": 6,
+	"archive/zstdcodec": 7, "hooks": 7, "wrap": 7,
+	"hooks/codextrust": 8, "catalog": 8,
+	"picker": 9, "searchindex": 9, "summarize": 9, "catalog/schemagen": 9,
 	// the command layer and the binaries
-	"internal/hot": 8, "internal/app": 9,
-	"cmd/tether": 10, "cmd/tether-hot": 10,
+	"internal/hot": 10, "internal/app": 11,
+	"cmd/tether": 12, "cmd/tether-hot": 12,
 	// test kits and development mains (never shipped)
 	"internal/testkit/fakeapi": 0, "internal/testkit/testutil": 0, "internal/testkit/claudetest": 0,
-	"e2e/harness": 1, "internal/testkit/corpus": 4,
+	"e2e/harness": 1, "internal/testkit/corpus": 6,
 	"tools/benchrun": 0, "tools/emptygo": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
-	"tools/gencorpus": 5, "tools/schemagen": 8,
+	"tools/gencorpus": 7, "tools/schemagen": 10,
 }
 
 // testKits are the trees that only tests and development tools use: no
