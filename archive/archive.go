@@ -33,7 +33,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/tether-dev/tether/internal/osfs"
 )
 
 // Modes.
@@ -81,24 +81,20 @@ type Store struct {
 	roots   map[string]string  // each source root, symlinks resolved
 	ledgers map[string]*ledger // by stored directory (ledger.go)
 	enc     Encoder
-	dirty   bool // a batch wrote a copy that Flush has not synced
+	dirty   []string // the copies a batch wrote that Flush has not synced
 }
 
 // Flush writes the link ledgers that changed and makes a batch's writes
-// durable (one syncfs of the store's file system); nothing when the batch
-// wrote no copy.
+// durable (osfs.SyncBatch: on Linux one syncfs of the store's file
+// system); nothing when the batch wrote no copy.
 func (s *Store) Flush() error {
 	lerr := s.saveLedgers()
-	if !s.dirty {
+	if len(s.dirty) == 0 {
 		return lerr
 	}
-	s.dirty = false
-	f, err := os.Open(s.Dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return errors.Join(unix.Syncfs(int(f.Fd())), lerr)
+	written := s.dirty
+	s.dirty = nil
+	return errors.Join(osfs.SyncBatch(s.Dir, written), lerr)
 }
 
 // Source is one live transcript.

@@ -363,10 +363,10 @@ func TestBatchCopiesThenFlush(t *testing.T) {
 	fx.archive(t, Copied)
 	appendFile(t, fx.live, "{\"b\":2}\n")
 	fx.archive(t, Appended)
-	if !fx.store.dirty {
+	if len(fx.store.dirty) == 0 {
 		t.Fatal("a batch copy did not mark the store for Flush")
 	}
-	if err := fx.store.Flush(); err != nil || fx.store.dirty {
+	if err := fx.store.Flush(); err != nil || len(fx.store.dirty) != 0 {
 		t.Fatalf("flush: %v", err)
 	}
 	if got := fx.stored(t); got != "{\"a\":1}\n{\"b\":2}\n" {

@@ -363,7 +363,7 @@ func (s *Store) replace(path string, fill func(w io.Writer) error, beforeRename 
 		return err
 	}
 	if s.Batch {
-		s.dirty = true
+		s.dirty = append(s.dirty, path)
 		return nil
 	}
 	if d, err := os.Open(dir); err == nil {

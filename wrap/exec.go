@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Child is one run of the wrapped program.
@@ -207,15 +205,8 @@ func redirect(w io.Writer) (fd uintptr, pw *os.File, done chan error, err error)
 // a signal forwarded before that cannot reach another process that got
 // its pid), then reaps it and returns its status: 128+N for signal N.
 func wait(pid int, exited func()) (int, error) {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err == nil {
-			break
-		}
-		if err != unix.EINTR {
-			return 127, err
-		}
+	if err := waitExited(pid); err != nil {
+		return 127, err
 	}
 	exited()
 	var ws syscall.WaitStatus

@@ -3,6 +3,11 @@
 // files. Everything it cannot read (another user's process, no /proc at
 // all) reads as empty, never as an error: callers decide what the absence
 // of evidence means. The root is injectable so tests can build a fake /proc.
+//
+// Only Linux has the machine's tree (procfs_linux.go); elsewhere
+// (procfs_other.go: macOS) the zero FS reads nothing, Supported says so,
+// and callers take their no-/proc paths. A Root set (a test's fake tree)
+// is read on every OS.
 package procfs
 
 import (
@@ -20,10 +25,14 @@ import (
 // FS is a /proc tree; the zero value is the machine's /proc.
 type FS struct{ Root string }
 
+// Supported reports whether there is a tree to read: a Root, or the
+// machine's /proc where the OS has one.
+func (fs FS) Supported() bool { return fs.Root != "" || machineRoot != "" }
+
 func (fs FS) path(elem ...string) string {
 	root := fs.Root
 	if root == "" {
-		root = "/proc"
+		root = machineRoot
 	}
 	return filepath.Join(append([]string{root}, elem...)...)
 }
@@ -34,12 +43,18 @@ func (fs FS) pidPath(pid int, elem ...string) string {
 
 // Available reports whether the tree can be listed at all.
 func (fs FS) Available() bool {
+	if !fs.Supported() {
+		return false
+	}
 	_, err := os.ReadDir(fs.path())
 	return err == nil
 }
 
 // PIDs lists the processes.
 func (fs FS) PIDs() []int {
+	if !fs.Supported() {
+		return nil
+	}
 	ents, err := os.ReadDir(fs.path())
 	if err != nil {
 		return nil
@@ -56,6 +71,9 @@ func (fs FS) PIDs() []int {
 // Argv is the process's command line. A process that rewrote its title
 // (node's process.title) may show only the title, its arguments gone.
 func (fs FS) Argv(pid int) []string {
+	if !fs.Supported() {
+		return nil
+	}
 	b, err := os.ReadFile(fs.pidPath(pid, "cmdline"))
 	if err != nil {
 		return nil
@@ -75,18 +93,27 @@ func (fs FS) Argv(pid int) []string {
 
 // Exe is the path of the process's executable ("" when unreadable).
 func (fs FS) Exe(pid int) string {
+	if !fs.Supported() {
+		return ""
+	}
 	p, _ := os.Readlink(fs.pidPath(pid, "exe"))
 	return p
 }
 
 // Cwd is the process's working directory ("" when unreadable).
 func (fs FS) Cwd(pid int) string {
+	if !fs.Supported() {
+		return ""
+	}
 	p, _ := os.Readlink(fs.pidPath(pid, "cwd"))
 	return p
 }
 
 // Env returns one variable of the process's initial environment.
 func (fs FS) Env(pid int, key string) (string, bool) {
+	if !fs.Supported() {
+		return "", false
+	}
 	b, err := os.ReadFile(fs.pidPath(pid, "environ"))
 	if err != nil {
 		return "", false
@@ -104,6 +131,9 @@ const clockTicks = 100
 
 // StartTime is when the process started (zero when unreadable).
 func (fs FS) StartTime(pid int) time.Time {
+	if !fs.Supported() {
+		return time.Time{}
+	}
 	stat, err := os.ReadFile(fs.pidPath(pid, "stat"))
 	if err != nil {
 		return time.Time{}
@@ -142,6 +172,9 @@ func (fs FS) bootTime() time.Time {
 
 // OpenFiles lists the paths of the files the process holds open.
 func (fs FS) OpenFiles(pid int) []string {
+	if !fs.Supported() {
+		return nil
+	}
 	fdDir := fs.pidPath(pid, "fd")
 	fds, err := os.ReadDir(fdDir)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -82,5 +83,20 @@ func TestOpenByFakeProc(t *testing.T) {
 	}
 	if got := (FS{Root: root}).OpenBy(nil); len(got) != 0 {
 		t.Errorf("OpenBy(nil): %v", got)
+	}
+}
+
+// The zero FS is the machine's /proc only where the OS has one; a Root is
+// read everywhere. Elsewhere the zero FS lists nothing, so callers take
+// their no-/proc paths.
+func TestSupported(t *testing.T) {
+	if !(FS{Root: t.TempDir()}).Supported() {
+		t.Error("an FS with a Root is not Supported")
+	}
+	if got, want := (FS{}).Supported(), runtime.GOOS == "linux"; got != want {
+		t.Errorf("FS{}.Supported() = %v on %s", got, runtime.GOOS)
+	}
+	if !(FS{}).Supported() && ((FS{}).PIDs() != nil || (FS{}).Available()) {
+		t.Error("an unsupported FS read something")
 	}
 }

@@ -1,0 +1,4 @@
+package procfs
+
+// machineRoot is where Linux mounts the machine's process tree.
+const machineRoot = "/proc"
