@@ -22,6 +22,7 @@ import (
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/app"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
@@ -38,7 +39,7 @@ func tether(t *testing.T, env *harness.Env, args ...string) (int, string, string
 		}
 	}
 	getenv := func(k string) string { return vars[k] }
-	a := &app.App{IO: ios, Getenv: getenv, Now: time.Now, Version: "e2e", Loc: locations.FromEnv(getenv)}
+	a := &app.App{Deps: &hot.Deps{IO: ios, Getenv: getenv, Now: time.Now, Loc: locations.FromEnv(getenv)}, Version: "e2e"}
 	code := a.Run(context.Background(), append([]string{"tether"}, args...))
 	return code, out.String(), errOut.String()
 }

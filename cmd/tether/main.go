@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/tether-dev/tether/internal/app"
+	"github.com/tether-dev/tether/internal/hot"
 )
 
 // version is set at build time by install.sh (-ldflags "-X main.version=…").
@@ -13,7 +14,7 @@ var version = ""
 
 func main() {
 	if version == "" {
-		version = app.DefaultVersion()
+		version = hot.DefaultVersion()
 	}
 	os.Exit(app.Main(version, os.Args))
 }

@@ -1,57 +1,33 @@
-// Package app is tether's command line: the command tree, the shared
-// dependencies every command gets, and the mapping from errors to exit
-// statuses. Each command has an options struct and a runX function that
-// takes it, so commands are tested without a process or a terminal.
+// Package app is tether's command line: the command tree over the one
+// dependency container both binaries share (hot.Deps), and the mapping
+// from errors to exit statuses. Each command has an options struct and a
+// runX function that takes it, so commands are tested without a process
+// or a terminal.
 package app
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"runtime/pprof"
 	"strings"
-	"sync"
-	"time"
-
-	"github.com/tether-dev/tether/agent"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/tether-dev/tether/identity"
-	"github.com/tether-dev/tether/internal/config"
-	"github.com/tether-dev/tether/internal/config/configfile"
-	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/hot"
-	"github.com/tether-dev/tether/internal/iostreams"
-	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/wrap"
 )
 
-// App holds what every command needs. Fields are set by New (or by tests);
-// the lazily computed ones are reached through methods.
+// App is the command tree over the one dependency container, hot.Deps,
+// which tether-hot uses too: IO, the environment, the clock, the
+// locations and the lazily loaded config, identity root, lifecycle log
+// and context windows. Fields are set by New (or by tests).
 type App struct {
-	IO      *iostreams.IOStreams
-	Getenv  func(string) string
-	Now     func() time.Time
+	*hot.Deps
 	Version string
-	Loc     locations.Locations
-
-	cfgOnce sync.Once
-	cfg     config.Config
-	cfgErr  error
-
-	rootOnce sync.Once
-	root     identity.Root
-
-	logOnce sync.Once
-	log     *eventlog.Log
-
-	unsafeOnce sync.Once
-	unsafeErr  error
 
 	// exec runs wrapped programs; nil means wrap.Exec. Tests replace it.
 	exec wrap.ExecFunc
@@ -63,26 +39,7 @@ type App struct {
 
 // New returns an App for this process.
 func New(version string) *App {
-	return &App{
-		IO:      iostreams.System(),
-		Getenv:  os.Getenv,
-		Now:     time.Now,
-		Version: version,
-		Loc:     locations.FromEnv(os.Getenv),
-	}
-}
-
-// Config returns the configuration file's settings, loaded once.
-func (a *App) Config() (config.Config, error) {
-	a.cfgOnce.Do(func() { a.cfg, a.cfgErr = configfile.Load(a.Loc.ConfigFile) })
-	return a.cfg, a.cfgErr
-}
-
-// Unsafe is the first of tether's directories that is not private to the
-// user (hot.UnsafeDir), checked once; nil when none.
-func (a *App) Unsafe() error {
-	a.unsafeOnce.Do(func() { a.unsafeErr = hot.UnsafeDir(a.Loc) })
-	return a.unsafeErr
+	return &App{Deps: hot.New(), Version: version}
 }
 
 // refuseUnsafe is Unsafe as a command's error: nothing is read from or
@@ -93,44 +50,6 @@ func (a *App) refuseUnsafe() error {
 		return nil
 	}
 	return exitcode.With(exitcode.Refused, fmt.Errorf("%w; tether uses none of its directories until that is fixed (see 'tether doctor')", err))
-}
-
-// Windows is the one context-window lookup every command uses: the
-// window the statusLine last reported per model, then [hooks.windows],
-// then the built-in table. A config that does not load gives no table.
-func (a *App) Windows() agent.Windows {
-	cfg, _ := a.Config()
-	return hot.WindowsOf(cfg, a.Loc)
-}
-
-// Root returns the identity root of this process tree, computed once.
-// An unusable TETHER_IDENTITY_ROOT is logged once, here, after the root
-// is known (Log itself needs the root).
-func (a *App) Root() identity.Root {
-	first := false
-	a.rootOnce.Do(func() { a.root, first = identity.Pinned(a.Getenv), true })
-	if first && a.root.IgnoredPin != "" {
-		a.Log().Warn(eventlog.IdentityPinIgnored, "", slog.String("reason", a.root.IgnoredPin), slog.String("root", a.root.Path))
-	}
-	return a.root
-}
-
-// Log returns the lifecycle log. It never fails: with an unreadable config
-// it uses the defaults, and a log that cannot be written drops records.
-func (a *App) Log() *eventlog.Log {
-	// The root before the log's Once: its first resolution may log an
-	// ignored pin, which opens the log (inside the Once: a deadlock).
-	root := a.Root()
-	a.logOnce.Do(func() {
-		if a.Unsafe() != nil {
-			// Nothing written to a directory others can write.
-			a.log = eventlog.Open(eventlog.Options{})
-			return
-		}
-		cfg, _ := a.Config()
-		a.log = hot.OpenLog(cfg, a.Getenv, a.Loc, root)
-	})
-	return a.log
 }
 
 // Main runs tether with args (os.Args) and returns the process exit status.
@@ -147,7 +66,7 @@ func Main(version string, args []string) int {
 			}
 		}
 	}
-	code := New(version).Run(ctx, multiCall(args))
+	code := New(version).Run(ctx, hot.MultiCall(args))
 	if os.Getenv("TETHER_DEBUG_IO") == "1" {
 		// For scripts/bench.sh: what this process read, page cache
 		// included (rchar), as the kernel counts it.
@@ -267,15 +186,5 @@ func setErrorHandling(cmd *cli.Command) {
 
 func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
 
-// DefaultVersion is the module version from build info, for builds made
-// without -ldflags.
-func DefaultVersion() string { return hot.DefaultVersion() }
-
 // notFound marks errors that exit with status 3.
 func notFound(err error) error { return exitcode.With(exitcode.NotFound, err) }
-
-// hotDeps hands the hot paths (internal/hot) this App's dependencies.
-func (a *App) hotDeps() hot.Deps {
-	return hot.Deps{IO: a.IO, Getenv: a.Getenv, Now: a.Now, Loc: a.Loc, Config: a.Config, Root: a.Root, Log: a.Log, Windows: a.Windows,
-		Unsafe: a.Unsafe}
-}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/state"
@@ -47,7 +48,7 @@ func newTestApp(t *testing.T) *testApp {
 	}
 	ios, _, out, errOut := iostreams.Test()
 	getenv := func(k string) string { return env[k] }
-	a := &App{IO: ios, Getenv: getenv, Now: time.Now, Version: "1.2.3-test", Loc: locations.FromEnv(getenv)}
+	a := &App{Deps: &hot.Deps{IO: ios, Getenv: getenv, Now: time.Now, Loc: locations.FromEnv(getenv)}, Version: "1.2.3-test"}
 	return &testApp{App: a, home: home, out: out, err: errOut, env: env}
 }
 

@@ -41,9 +41,6 @@ func (a *App) archiveStore() (st *archive.Store, enabled bool, err error) {
 	return hot.SafeArchiveStore(cfg, a.Loc)
 }
 
-// harnessRoots maps each harness to the data root its transcripts live in.
-func (a *App) harnessRoots() map[string]string { return hot.HarnessRoots(a.Loc) }
-
 // catalogArchive is the archive part of a catalog over harness ("" for
 // all): archived sessions are listed, and, when the archive is enabled,
 // every listing archives new and grown transcripts.
@@ -53,7 +50,7 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 		return nil
 	}
 	cache := catalog.ArchiveCacheFiles(a.Loc.CacheDir)
-	roots := a.harnessRoots()
+	roots := hot.HarnessRoots(a.Loc)
 	ca := &catalog.Archive{}
 	if harness == "" || harness == catalog.ClaudeCode {
 		ca.Sources = append(ca.Sources, catalog.ArchiveSource{Dir: st.HarnessDir(catalog.ClaudeCode), Root: roots[catalog.ClaudeCode],
@@ -233,7 +230,7 @@ func (a *App) archiveStatusCommand() *cli.Command {
 				return err
 			}
 			return runArchiveStatus(archiveStatusOptions{IO: a.IO, Store: st, Enabled: enabled, ConfigFile: a.Loc.ConfigFile,
-				Roots: a.harnessRoots(), Now: a.Now, JSON: cmd.Bool("json")})
+				Roots: hot.HarnessRoots(a.Loc), Now: a.Now, JSON: cmd.Bool("json")})
 		},
 	}
 }
@@ -331,7 +328,7 @@ func (a *App) archiveSyncCommand() *cli.Command {
 				return err
 			}
 			c.Archive = nil // this command archives itself, without a budget
-			return runArchiveSync(ctx, archiveSyncOptions{IO: a.IO, Store: st, Roots: a.harnessRoots(), Catalog: c, Now: a.Now})
+			return runArchiveSync(ctx, archiveSyncOptions{IO: a.IO, Store: st, Roots: hot.HarnessRoots(a.Loc), Catalog: c, Now: a.Now})
 		},
 	}
 }
@@ -429,7 +426,7 @@ func (a *App) archivePruneCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runArchivePrune(archivePruneOptions{IO: a.IO, Store: st, Roots: a.harnessRoots(), Older: d,
+			return runArchivePrune(archivePruneOptions{IO: a.IO, Store: st, Roots: hot.HarnessRoots(a.Loc), Older: d,
 				DryRun: cmd.Bool("dry-run"), Now: a.Now})
 		},
 	}

@@ -4,23 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/shellinit"
-)
-
-// Harness names as the catalog and the completion index spell them.
-const (
-	harnessClaude = hot.HarnessClaude
-	harnessCodex  = hot.HarnessCodex
 )
 
 // sessionArgCommands take a session id as their first argument, and
@@ -29,20 +21,6 @@ var (
 	sessionArgCommands = map[string]bool{"sessions show": true, "sessions resume": true, "trim": true}
 	sessionFlags       = map[string]bool{"session": true}
 )
-
-type completeOptions struct {
-	Out   io.Writer
-	Shell string
-	Words []string
-	// Tree is tether's own command tree, so its completion never drifts
-	// from the commands.
-	Tree      *cli.Command
-	IndexPath string
-	Root      string
-	Now       time.Time
-	// Refresh starts a background rebuild of the index.
-	Refresh func()
-}
 
 func (a *App) completeCommand() *cli.Command {
 	return &cli.Command{
@@ -67,7 +45,7 @@ func (a *App) completeCommand() *cli.Command {
 					return err
 				}
 				// A TAB fails open: the shell's own completion.
-				return noOpinion
+				return hot.NoOpinion
 			}
 			if cmd.Bool("refresh-index") {
 				return a.refreshCompletionIndex(ctx)
@@ -78,10 +56,10 @@ func (a *App) completeCommand() *cli.Command {
 			}
 			words := cmd.Args().Slice()
 			if cmd.IsSet("line") {
-				words = splitLine(cmd.String("line"))
+				words = hot.SplitLine(cmd.String("line"))
 			}
-			return runComplete(completeOptions{
-				Out: a.IO.Out, Shell: shell, Words: words, Tree: a.Command(),
+			return runComplete(a.Command(), hot.CompleteOptions{
+				Out: a.IO.Out, Shell: shell, Words: words,
 				IndexPath: shellinit.IndexPath(a.Loc.CacheDir), Root: a.Root().Path, Now: a.Now(),
 				Refresh: a.spawnIndexRefresh,
 			})
@@ -89,26 +67,19 @@ func (a *App) completeCommand() *cli.Command {
 	}
 }
 
-// noOpinion makes the shell fall back to its own completion.
-var noOpinion = hot.NoOpinion
-
-func (opts completeOptions) hot() hot.CompleteOptions {
-	return hot.CompleteOptions{Out: opts.Out, Shell: opts.Shell, Words: opts.Words, IndexPath: opts.IndexPath,
-		Root: opts.Root, Now: opts.Now, Refresh: opts.Refresh}
-}
-
 // runComplete completes claude's and codex's session ids as tether-hot
-// does, and tether's own command line from its command tree.
-func runComplete(opts completeOptions) error {
-	if handled, err := hot.CompleteAgent(opts.hot()); handled {
+// does, and tether's own command line from its command tree (tree, so
+// its completion never drifts from the commands).
+func runComplete(tree *cli.Command, opts hot.CompleteOptions) error {
+	if handled, err := hot.CompleteAgent(opts); handled {
 		return err
 	}
 	cur := opts.Words[len(opts.Words)-1]
-	cands, harnesses, valuePfx, ok := completeTether(opts.Tree, opts.Words[:len(opts.Words)-1], cur)
+	cands, harnesses, valuePfx, ok := completeTether(tree, opts.Words[:len(opts.Words)-1], cur)
 	if !ok {
-		return noOpinion
+		return hot.NoOpinion
 	}
-	return hot.FinishComplete(opts.hot(), cands, harnesses, strings.TrimPrefix(cur, valuePfx), valuePfx)
+	return hot.FinishComplete(opts, cands, harnesses, strings.TrimPrefix(cur, valuePfx), valuePfx)
 }
 
 // completeTether completes tether's own command line: subcommands, flags,
@@ -143,7 +114,7 @@ func completeTether(root *cli.Command, before []string, cur string) (cands []she
 		}
 		positional++
 	}
-	all := []string{harnessClaude, harnessCodex}
+	all := []string{hot.HarnessClaude, hot.HarnessCodex}
 	if pending != nil {
 		if isSessionFlag(pending) {
 			return nil, all, "", true
@@ -257,8 +228,6 @@ func helpFlags(cmd, root *cli.Command) []cli.Flag {
 	}
 	return out
 }
-
-func splitLine(line string) []string { return hot.SplitLine(line) }
 
 // spawnIndexRefresh starts a background `tether complete --refresh-index`.
 func (a *App) spawnIndexRefresh() {

@@ -9,13 +9,6 @@ import (
 )
 
 // The hook itself lives in internal/hot, shared with tether-hot.
-const (
-	envInHook     = hot.EnvInHook
-	envSelfReport = hot.EnvSelfReport
-)
-
-func normalizeHarness(s string) string { return hot.NormalizeHarness(s) }
-
 func (a *App) hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "hook",
@@ -30,7 +23,7 @@ func (a *App) hookCommand() *cli.Command {
 		// which Claude Code treats as "block".
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			hot.Hook(ctx, a.hotDeps(), cmd.Args().Slice(), a.autoSummarize)
+			hot.Hook(ctx, a.Deps, cmd.Args().Slice(), a.autoSummarize)
 			return nil
 		},
 	}

@@ -46,7 +46,7 @@ func hookChild(payloadFile string) int {
 	// The re-entry guard is per process tree; each repetition here stands
 	// for a separate hook process.
 	getenv := func(k string) string {
-		if k == envInHook {
+		if k == hot.EnvInHook {
 			return ""
 		}
 		return os.Getenv(k)
@@ -54,13 +54,12 @@ func hookChild(payloadFile string) int {
 	for i := 0; i < max(n, 1); i++ {
 		ios := iostreams.System()
 		ios.In = strings.NewReader(lines[i%len(lines)])
-		a := &App{IO: ios, Getenv: getenv, Now: time.Now, Version: "test", Loc: locations.FromEnv(getenv)}
+		a := &App{Deps: &hot.Deps{IO: ios, Getenv: getenv, Now: time.Now, Loc: locations.FromEnv(getenv)}, Version: "test"}
 		// What the hook command runs, with one change: a hook over its
 		// time budget would end the process; here each repetition stands
 		// for a process, so it logs the timeout and carries on.
-		d := a.hotDeps()
-		d.Exit = func(int) {}
-		hot.Hook(context.Background(), d, nil, a.autoSummarize)
+		a.Exit = func(int) {}
+		hot.Hook(context.Background(), a.Deps, nil, a.autoSummarize)
 	}
 	return 0
 }

@@ -61,7 +61,7 @@ func (a *App) hooksCommand() *cli.Command {
 	scope := choice(&cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"},
 		"user", "project", "local")
 	harness := choice(&cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` (alias claude) or codex ($CODEX_HOME/hooks.json)"},
-		harnessClaude, harnessCodex)
+		hot.HarnessClaude, hot.HarnessCodex)
 	dry := &cli.BoolFlag{Name: "dry-run", Usage: "print what would change and the resulting file; write nothing"}
 	action := func(name string) cli.ActionFunc {
 		return func(ctx context.Context, cmd *cli.Command) error {
@@ -69,7 +69,7 @@ func (a *App) hooksCommand() *cli.Command {
 				return usageErr(fmt.Errorf("hooks %s takes no arguments, got %q", name, cmd.Args().First()))
 			}
 			opts := hooksOptions{
-				IO: a.IO, Action: name, Scope: cmd.String("scope"), Harness: normalizeHarness(cmd.String("harness")),
+				IO: a.IO, Action: name, Scope: cmd.String("scope"), Harness: hot.NormalizeHarness(cmd.String("harness")),
 				DryRun: cmd.Bool("dry-run"), StatusLine: cmd.Bool("statusline"), Force: cmd.Bool("force"), Trust: cmd.Bool("trust"),
 				ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 				ClaudeVersion: cmd.String("claude-version"), ClaudeBin: a.Getenv(envClaudeBin),

@@ -67,7 +67,7 @@ func TestHotCompleteArgsAgreeWithTether(t *testing.T) {
 			}
 			ts, tw = c.String("shell"), c.Args().Slice()
 			if c.IsSet("line") {
-				tw = splitLine(c.String("line"))
+				tw = hot.SplitLine(c.String("line"))
 			}
 			return nil
 		})

@@ -9,12 +9,6 @@ import (
 	"github.com/tether-dev/tether/internal/hot"
 )
 
-type promptOptions = hot.PromptOptions
-
-func runPrompt(opts promptOptions) error { return hot.RunPrompt(opts) }
-
-func rootStatePath(stateDir, root string) string { return hot.RootStatePath(stateDir, root) }
-
 func (a *App) promptCommand() *cli.Command {
 	def := hot.DefaultPromptFlags()
 	return &cli.Command{
@@ -35,7 +29,7 @@ func (a *App) promptCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Value: def.Timeout, Usage: "print nothing rather than take longer than this"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			return hot.Prompt(a.hotDeps(), hot.PromptFlags{
+			return hot.Prompt(a.Deps, hot.PromptFlags{
 				Format: cmd.String("format"), Color: cmd.String("color"), Shell: cmd.String("shell"),
 				StampID: cmd.String("stamp-id"), Timeout: cmd.Duration("timeout"),
 			})

@@ -9,12 +9,6 @@ import (
 	"github.com/tether-dev/tether/internal/hot"
 )
 
-func multiCall(args []string) []string { return hot.MultiCall(args) }
-
-type runOptions = hot.RunOptions
-
-func parseRunArgs(args []string) (runOptions, error) { return hot.ParseRunArgs(args) }
-
 func (a *App) runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
@@ -45,7 +39,7 @@ func (a *App) runCommand() *cli.Command {
 			"first and latest requests, files read and modified, commits, work references.",
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			opts, err := parseRunArgs(cmd.Args().Slice())
+			opts, err := hot.ParseRunArgs(cmd.Args().Slice())
 			if errors.Is(err, hot.ErrRunHelp) {
 				// SkipFlagParsing leaves --help to us.
 				return showHelp(ctx, cmd)
@@ -53,17 +47,7 @@ func (a *App) runCommand() *cli.Command {
 			if err != nil {
 				return usageErr(err)
 			}
-			return a.runWrap(opts)
+			return hot.RunWrap(a.Deps, opts, a.exec, a.handoff)
 		},
 	}
 }
-
-func (a *App) runWrap(opts runOptions) error {
-	return hot.RunWrap(a.hotDeps(), opts, a.exec, a.handoff)
-}
-
-// formatExitLine is the wrapper's exit line (internal/hot).
-var formatExitLine = hot.FormatExitLine
-
-// shimNames are the names under which tether acts as the wrapper.
-var shimNames = hot.ShimNames

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/wrap"
 )
@@ -19,7 +20,7 @@ func TestMultiCall(t *testing.T) {
 		"/usr/local/bin/tether": {"/usr/local/bin/tether", "-r", "x"},
 	}
 	for argv0, want := range cases {
-		if got := multiCall([]string{argv0, "-r", "x"}); !reflect.DeepEqual(got, want) {
+		if got := hot.MultiCall([]string{argv0, "-r", "x"}); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q", argv0, got)
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/internal/table"
@@ -124,7 +125,7 @@ func parseHarness(h string) (string, error) {
 	if h == "" {
 		return "", nil
 	}
-	if n := normalizeHarness(h); n != "" {
+	if n := hot.NormalizeHarness(h); n != "" {
 		return n, nil
 	}
 	return "", usageErr(fmt.Errorf("--harness: %q is not claude-code (claude) or codex", h))
@@ -277,7 +278,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
-		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, harnessClaude, harnessCodex),
+		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, hot.HarnessClaude, hot.HarnessCodex),
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a path in it: . from any of its directories)"},
 		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale, unknown or archived)"},
 			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown, catalog.StateArchived),
@@ -484,7 +485,7 @@ func summaryCell(sum *catalog.Summary) string {
 	if sum == nil {
 		return "-"
 	}
-	t := cell(safeText(sum.Title), 60)
+	t := cell(termsafe.Text(sum.Title), 60)
 	if !sum.Current {
 		t += " *"
 	}

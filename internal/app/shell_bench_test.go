@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/shellinit"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkCompleteInProcess(b *testing.B) {
 	for _, prefix := range []string{"", "3"} {
 		b.Run("prefix="+prefix, func(b *testing.B) {
 			for b.Loop() {
-				err := runComplete(completeOptions{
+				err := runComplete(nil, hot.CompleteOptions{
 					Out: io.Discard, Shell: "zsh", Words: []string{"claude", "--resume", prefix},
 					IndexPath: shellinit.IndexPath(dir), Root: "/home/example/src/project", Now: time.Now(),
 				})
@@ -65,13 +66,13 @@ func BenchmarkPromptInProcess(b *testing.B) {
 	dir := b.TempDir()
 	root := "/home/example/src/project"
 	writeRootState(b, filepath.Join(dir, "state"), root, 62, true)
-	opts := promptOptions{
+	opts := hot.PromptOptions{
 		Out: io.Discard, Root: identity.Root{Path: root}, StateDir: filepath.Join(dir, "state"), CacheDir: filepath.Join(dir, "cache"),
 		Prompt: config.DefaultPrompt(), Shell: "bash", StampID: fmt.Sprint(os.Getpid()), Color: true,
 		Timeout: time.Second, Now: time.Now,
 	}
 	for b.Loop() {
-		runPrompt(opts)
+		hot.RunPrompt(opts)
 	}
 }
 

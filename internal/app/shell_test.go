@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/state"
@@ -85,12 +86,12 @@ func TestPromptNothingOnTrouble(t *testing.T) {
 	if ta.run("prompt"); ta.out.Len() != 0 {
 		t.Errorf("unknown usage shown: %q", ta.out)
 	}
-	os.WriteFile(rootStatePath(ta.Loc.StateDir, root), []byte("{not json"), 0o600)
+	os.WriteFile(hot.RootStatePath(ta.Loc.StateDir, root), []byte("{not json"), 0o600)
 	if code := ta.run("prompt"); code != 0 || ta.out.Len() != 0 || ta.err.Len() != 0 {
 		t.Errorf("corrupt: code %d out %q err %q", code, ta.out, ta.err)
 	}
 	writeRootState(t, ta.Loc.StateDir, "/somewhere/else", 50, true)
-	os.Rename(rootStatePath(ta.Loc.StateDir, "/somewhere/else"), rootStatePath(ta.Loc.StateDir, root))
+	os.Rename(hot.RootStatePath(ta.Loc.StateDir, "/somewhere/else"), hot.RootStatePath(ta.Loc.StateDir, root))
 	if ta.run("prompt"); ta.out.Len() != 0 {
 		t.Errorf("another root's state shown: %q", ta.out)
 	}
@@ -293,22 +294,22 @@ func TestCompleteRefreshesStaleOrMissingIndex(t *testing.T) {
 		return []shellinit.IndexEntry{{Harness: "claude-code", ID: "fresh-id", LastActivity: time.Now(), Title: "t"}}, nil
 	}
 	spawned := 0
-	opts := completeOptions{
-		Out: ta.out, Shell: "bash", Words: []string{"claude", "-r", ""}, Tree: ta.Command(),
+	opts := hot.CompleteOptions{
+		Out: ta.out, Shell: "bash", Words: []string{"claude", "-r", ""},
 		IndexPath: shellinit.IndexPath(ta.Loc.CacheDir), Now: time.Now(), Refresh: func() { spawned++ },
 	}
-	if err := runComplete(opts); err != nil || ta.out.Len() != 0 || spawned != 1 {
+	if err := runComplete(ta.Command(), opts); err != nil || ta.out.Len() != 0 || spawned != 1 {
 		t.Fatalf("missing index: err %v out %q spawned %d", err, ta.out, spawned)
 	}
 	if code := ta.run("complete", "--refresh-index"); code != 0 || ran != 1 {
 		t.Fatalf("refresh: code %d ran %d err %q", code, ran, ta.err)
 	}
-	if err := runComplete(opts); err != nil || ta.out.String() != "fresh-id\n" || spawned != 1 {
+	if err := runComplete(ta.Command(), opts); err != nil || ta.out.String() != "fresh-id\n" || spawned != 1 {
 		t.Fatalf("fresh index: err %v out %q spawned %d", err, ta.out, spawned)
 	}
 	ta.out.Reset()
 	opts.Now = time.Now().Add(time.Hour)
-	if err := runComplete(opts); err != nil || ta.out.String() != "fresh-id\n" || spawned != 2 {
+	if err := runComplete(ta.Command(), opts); err != nil || ta.out.String() != "fresh-id\n" || spawned != 2 {
 		t.Fatalf("stale index answers and refreshes: err %v out %q spawned %d", err, ta.out, spawned)
 	}
 	// A refresh already running (fresh lock) is not doubled.
@@ -330,7 +331,7 @@ func TestSplitLine(t *testing.T) {
 		`tether log "a b" 'c d`: {"tether", "log", "a b", "c d"},
 		`x a\ b`:                {"x", "a b"},
 	} {
-		if got := splitLine(line); !reflect.DeepEqual(got, want) {
+		if got := hot.SplitLine(line); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %q, want %q", line, got, want)
 		}
 	}
@@ -456,7 +457,7 @@ func TestDoctorHooks(t *testing.T) {
 // --timeout, and shows nothing.
 func TestPromptHardTimeout(t *testing.T) {
 	ta, root := promptApp(t)
-	path := rootStatePath(ta.Loc.StateDir, root)
+	path := hot.RootStatePath(ta.Loc.StateDir, root)
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)

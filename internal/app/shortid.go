@@ -5,10 +5,6 @@ import (
 	"github.com/tether-dev/tether/wrap"
 )
 
-// abbrev abbreviates ids over the completion index and the transcripts in
-// dir; the wrapper (internal/hot) uses the same.
-func (a *App) abbrev() func(id, dir string) string { return hot.Abbrev(a.Loc.CacheDir) }
-
 // knownIDs abbreviates over the completion index, read once on first use.
 func (a *App) knownIDs() func(id string) string {
 	var ids []string

@@ -10,8 +10,6 @@ import (
 )
 
 // The statusLine itself lives in internal/hot, shared with tether-hot.
-var promptThresholds = hot.PromptThresholds
-
 func (a *App) statuslineCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "statusline",
@@ -34,7 +32,7 @@ func (a *App) statuslineCommand() *cli.Command {
 			if cmd.NArg() > 0 {
 				return usageErr(fmt.Errorf("statusline takes no arguments, got %q", cmd.Args().First()))
 			}
-			return hot.Statusline(ctx, a.hotDeps())
+			return hot.Statusline(ctx, a.Deps)
 		},
 	}
 }

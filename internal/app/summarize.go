@@ -29,10 +29,8 @@ import (
 // Lifecycle log events of summaries (metadata only: never the input or
 // the reply).
 const (
-	evSummarized      = "summary_written"
-	evSummaryFailed   = hot.EvSummaryFailed
-	evSummarySkipped  = "summary_skipped"
-	evSummaryStarting = hot.EvSummaryStarting
+	evSummarized     = "summary_written"
+	evSummarySkipped = "summary_skipped"
 )
 
 type sessionsSummarizeOptions struct {
@@ -165,7 +163,7 @@ func (a *App) providerEnv() []string {
 			env = append(env, k+"="+v)
 		}
 	}
-	return append(env, envInHook+"=1")
+	return append(env, hot.EnvInHook+"=1")
 }
 
 func runSessionsSummarize(ctx context.Context, opts sessionsSummarizeOptions) error {
@@ -181,7 +179,7 @@ func runSessionsSummarize(ctx context.Context, opts sessionsSummarizeOptions) er
 	if err != nil {
 		if opts.Auto {
 			// Nobody sees the background job's stderr.
-			opts.Log.Warn(evSummaryFailed, strings.Join(opts.IDs, " "), slog.String("kind", "resolve"), slog.String("error", err.Error()))
+			opts.Log.Warn(hot.EvSummaryFailed, strings.Join(opts.IDs, " "), slog.String("kind", "resolve"), slog.String("error", err.Error()))
 		}
 		return err
 	}
@@ -238,7 +236,7 @@ func summarizeDryRun(ctx context.Context, opts sessionsSummarizeOptions, session
 			fmt.Fprintln(w, "# the stored summary is current: a real run sends nothing (--force redoes it)")
 		}
 		fmt.Fprintf(w, "# input: about %d tokens (budget %d)\n", in.Tokens, max(opts.Budget, summarize.MinBudget))
-		fmt.Fprintln(w, safeText(summarize.Prompt(in)))
+		fmt.Fprintln(w, termsafe.Text(summarize.Prompt(in)))
 	}
 	return nil
 }
@@ -273,11 +271,11 @@ func summarizeAll(ctx context.Context, opts sessionsSummarizeOptions, z *summari
 		case err != nil:
 			failed++
 			fmt.Fprintf(opts.IO.ErrOut, "tether: session %s: %s\n", s.ShortID(), termsafe.String(err.Error()))
-			log.Warn(evSummaryFailed, s.ID, append(attrs, slog.String("kind", failureKind(err)))...)
+			log.Warn(hot.EvSummaryFailed, s.ID, append(attrs, slog.String("kind", failureKind(err)))...)
 		case res.Cached:
-			fmt.Fprintf(opts.IO.Out, "%s  current   %s\n", s.ShortID(), safeText(res.Summary.Title))
+			fmt.Fprintf(opts.IO.Out, "%s  current   %s\n", s.ShortID(), termsafe.Text(res.Summary.Title))
 		default:
-			fmt.Fprintf(opts.IO.Out, "%s  summarized  %s\n", s.ShortID(), safeText(res.Summary.Title))
+			fmt.Fprintf(opts.IO.Out, "%s  summarized  %s\n", s.ShortID(), termsafe.Text(res.Summary.Title))
 			log.Info(evSummarized, s.ID, append(attrs, slog.Int("input_tokens", res.Input.Tokens), slog.Int("cuts", len(res.Input.Cut)))...)
 		}
 		if progress && done < len(sessions) {
@@ -357,12 +355,8 @@ var startBackground = func(args []string) (pid int, err error) {
 // autoSummarize starts `tether sessions summarize --auto HARNESS:ID` in
 // the background after SessionEnd (internal/hot decides when).
 func (a *App) autoSummarize(harness, id string) {
-	hot.AutoSummarize(a.hotDeps(), func(args []string) (int, error) { return startBackground(args) })(harness, id)
+	hot.AutoSummarize(a.Deps, func(args []string) (int, error) { return startBackground(args) })(harness, id)
 }
-
-// safeText is provider or prompt text made safe for a terminal: termsafe
-// escapes every control and bidi character but newlines and tabs.
-func safeText(s string) string { return termsafe.Text(s) }
 
 // printSummary is the summary block of `sessions show`.
 func printSummary(w io.Writer, sum *catalog.Summary, now time.Time) {
@@ -373,11 +367,11 @@ func printSummary(w io.Writer, sum *catalog.Summary, now time.Time) {
 	if !sum.Current {
 		state = "the session changed since; 'tether sessions summarize' redoes it"
 	}
-	fmt.Fprintf(w, "summary:       %s\n", safeText(sum.Title))
-	fmt.Fprintf(w, "               by %s, %s ago (%s)\n", safeText(sum.Provider+" "+sum.Model), relTime(now, sum.Created), state)
+	fmt.Fprintf(w, "summary:       %s\n", termsafe.Text(sum.Title))
+	fmt.Fprintf(w, "               by %s, %s ago (%s)\n", termsafe.Text(sum.Provider+" "+sum.Model), relTime(now, sum.Created), state)
 	for _, f := range [][2]string{{"objective", sum.Objective}, {"completed", sum.Completed}, {"current work", sum.CurrentWork}, {"likely next", sum.LikelyNext}} {
 		if f[1] != "" {
-			fmt.Fprintf(w, "  %-13s %s\n", f[0]+":", strings.ReplaceAll(safeText(f[1]), "\n", "\n                "))
+			fmt.Fprintf(w, "  %-13s %s\n", f[0]+":", strings.ReplaceAll(termsafe.Text(f[1]), "\n", "\n                "))
 		}
 	}
 }

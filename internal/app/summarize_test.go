@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/summarize"
 )
 
@@ -188,11 +189,11 @@ func TestAutoSummarizeAfterSessionEnd(t *testing.T) {
 		ta := newTestApp(t)
 		withProvider(t, ta, "true", tc.config)
 		ta.IO.In = strings.NewReader(strings.Replace(payload, "SessionEnd", tc.event, 1))
-		os.Unsetenv(envInHook)
+		os.Unsetenv(hot.EnvInHook)
 		if code := ta.run("hook"); code != 0 || ta.out.Len() != 0 {
 			t.Fatalf("hook: exit %d %q", code, ta.out)
 		}
-		os.Unsetenv(envInHook)
+		os.Unsetenv(hot.EnvInHook)
 		if len(started) != tc.want {
 			t.Errorf("%q %s: started %v", tc.config, tc.event, started)
 		}

@@ -49,7 +49,7 @@ func HarnessRoots(loc locations.Locations) map[string]string {
 // SessionEnd: in link mode one hard link (two stats when it is already
 // there); copies are left to listings and 'tether archive sync', which a
 // hook has no time for. Nothing is reported to the agent.
-func HookArchive(d Deps) func(harness, sessionID, transcript string) {
+func HookArchive(d *Deps) func(harness, sessionID, transcript string) {
 	return func(harness, sessionID, transcript string) {
 		if transcript == "" || harness == "" {
 			return

@@ -23,28 +23,24 @@ import (
 	"github.com/tether-dev/tether/state"
 )
 
-// Deps is what the hot paths need from their process. internal/app fills
-// it from its App; Base from the process of tether-hot.
+// Deps is the one container of what a command needs from its process,
+// for both binaries: tether-hot's Main makes one (New), tether's App
+// embeds one, and every command of either is given it. Fields are set by
+// New (or by tests); the lazily computed ones are reached through
+// methods, each computed at most once. Used by pointer only (it holds
+// sync.Onces).
 type Deps struct {
 	IO     *iostreams.IOStreams
 	Getenv func(string) string
 	Now    func() time.Time
 	Loc    locations.Locations
-	Config func() (config.Config, error)
-	Root   func() identity.Root
-	Log    func() *eventlog.Log
-	// Windows is the one context-window lookup (see WindowsOf).
-	Windows func() agent.Windows
-	// Unsafe is UnsafeDir for this process's directories (nil: none is).
-	Unsafe func() error
 	// Exit ends the process (nil: os.Exit). A hook over its time budget
 	// calls it; tests that run many hooks in one process replace it.
 	Exit func(code int)
-}
 
-// Base computes the lazily loaded parts of Deps once, for tether-hot.
-type Base struct {
-	d Deps
+	// readConfig reads the config file (nil: configfile.Load). A test
+	// makes it hang.
+	readConfig func(path string) (config.Config, error)
 
 	cfgOnce sync.Once
 	cfg     config.Config
@@ -56,47 +52,55 @@ type Base struct {
 	logOnce sync.Once
 	log     *eventlog.Log
 
-	unsafe func() error
+	unsafeOnce sync.Once
+	unsafeErr  error
 }
 
-// NewBase returns the dependencies of this process.
-func NewBase() *Base {
-	b := &Base{}
-	b.d = Deps{
-		IO: iostreams.System(), Getenv: os.Getenv, Now: time.Now, Loc: locations.FromEnv(os.Getenv),
-		Config: b.config, Root: b.rootOf, Log: b.logOf, Windows: b.windows,
-	}
-	b.unsafe = sync.OnceValue(func() error { return UnsafeDir(b.d.Loc) })
-	b.d.Unsafe = b.unsafe
-	return b
+// New returns the dependencies of this process.
+func New() *Deps {
+	return &Deps{IO: iostreams.System(), Getenv: os.Getenv, Now: time.Now, Loc: locations.FromEnv(os.Getenv)}
 }
 
-// Deps returns the dependencies, with lazy Config, Root and Log.
-func (b *Base) Deps() Deps { return b.d }
-
-func (b *Base) config() (config.Config, error) {
-	b.cfgOnce.Do(b.loadConfig)
-	return b.cfg, b.cfgErr
+// Config returns the configuration file's settings, loaded once.
+func (d *Deps) Config() (config.Config, error) {
+	d.cfgOnce.Do(d.loadConfig)
+	return d.cfg, d.cfgErr
 }
 
-// loadConfig reads the config file into b.cfg: not returned by value
+// loadConfig reads the config file into d.cfg: not returned by value
 // through the frames of its first load, under which every command runs.
-func (b *Base) loadConfig() { b.cfg, b.cfgErr = configfile.Load(b.d.Loc.ConfigFile) }
-
-// rootOf logs an unusable TETHER_IDENTITY_ROOT once, after the root is
-// known (the log itself needs the root), as tether's App.Root does.
-func (b *Base) rootOf() identity.Root {
-	first := false
-	b.rootOnce.Do(func() { b.root, first = identity.Pinned(b.d.Getenv), true })
-	if first && b.root.IgnoredPin != "" {
-		b.logOf().Warn(eventlog.IdentityPinIgnored, "", slog.String("reason", b.root.IgnoredPin), slog.String("root", b.root.Path))
+func (d *Deps) loadConfig() {
+	read := d.readConfig
+	if read == nil {
+		read = configfile.Load
 	}
-	return b.root
+	d.cfg, d.cfgErr = read(d.Loc.ConfigFile)
 }
 
-func (b *Base) windows() agent.Windows {
-	cfg, _ := b.config()
-	return WindowsOf(cfg, b.d.Loc)
+// Unsafe is the first of tether's directories that is not private to the
+// user (UnsafeDir), checked once; nil when none.
+func (d *Deps) Unsafe() error {
+	d.unsafeOnce.Do(func() { d.unsafeErr = UnsafeDir(d.Loc) })
+	return d.unsafeErr
+}
+
+// Root returns the identity root of this process tree, computed once.
+// An unusable TETHER_IDENTITY_ROOT is logged once, here, after the root
+// is known (the log itself needs the root).
+func (d *Deps) Root() identity.Root {
+	first := false
+	d.rootOnce.Do(func() { d.root, first = identity.Pinned(d.Getenv), true })
+	if first && d.root.IgnoredPin != "" {
+		d.Log().Warn(eventlog.IdentityPinIgnored, "", slog.String("reason", d.root.IgnoredPin), slog.String("root", d.root.Path))
+	}
+	return d.root
+}
+
+// Windows is the one context-window lookup every command uses (see
+// WindowsOf). A config that does not load gives no table.
+func (d *Deps) Windows() agent.Windows {
+	cfg, _ := d.Config()
+	return WindowsOf(cfg, d.Loc)
 }
 
 // WindowsOf is the one context-window lookup every command uses: the
@@ -106,29 +110,41 @@ func WindowsOf(cfg config.Config, loc locations.Locations) agent.Windows {
 	return agent.Windows{Configured: cfg.Hooks.Windows, Remembered: state.WindowFile{Path: state.WindowsPath(loc.StateDir)}.Cached()}
 }
 
-func (b *Base) logOf() *eventlog.Log {
-	if b.unsafe() != nil {
+// Log returns the lifecycle log. It never fails: with an unreadable
+// config it uses the defaults, a log that cannot be written drops
+// records, and with an unsafe directory (Unsafe) nothing is written.
+func (d *Deps) Log() *eventlog.Log {
+	if d.Unsafe() != nil {
 		// Nothing written to a directory others can write.
-		b.logOnce.Do(func() { b.log = eventlog.Open(eventlog.Options{}) })
-		return b.log
+		d.logOnce.Do(func() { d.log = eventlog.Open(eventlog.Options{}) })
+		return d.log
 	}
-	cfg, _ := b.config()
-	level := LogLevel(cfg, b.d.Getenv)
-	if level <= slog.LevelDebug {
-		// The fallback's debug record names the root at open. Resolved
-		// before the log's Once: its first resolution may log an
-		// ignored pin, which opens the log (inside the Once: a deadlock).
-		root := b.rootOf()
-		b.logOnce.Do(func() { b.log = OpenLog(cfg, b.d.Getenv, b.d.Loc, root) })
-		return b.log
+	cfg, _ := d.Config()
+	level := LogLevel(cfg, d.Getenv)
+	if level <= slog.LevelDebug || pinIgnored(d.Getenv) {
+		// The fallback's debug record names the root at open, and an
+		// ignored pin is logged by any command that opens the log.
+		// Resolved before the log's Once: its first resolution may log
+		// an ignored pin, which opens the log (inside the Once: a
+		// deadlock).
+		root := d.Root()
+		d.logOnce.Do(func() { d.log = OpenLog(cfg, d.Getenv, d.Loc, root) })
+		return d.log
 	}
-	// Above debug nothing at open names the root: the first record that
+	// Otherwise nothing at open names the root: the first record that
 	// does resolves it (most hook events and statusLine renders write
 	// none: no stat of each component of the working directory).
-	b.logOnce.Do(func() {
-		b.log = eventlog.Open(logOptions(cfg, level, b.d.Loc, func() string { return b.rootOf().Path }))
+	d.logOnce.Do(func() {
+		d.log = eventlog.Open(logOptions(cfg, level, d.Loc, func() string { return d.Root().Path }))
 	})
-	return b.log
+	return d.log
+}
+
+// pinIgnored reports whether TETHER_IDENTITY_ROOT is set to a value the
+// root's resolution ignores (identity.CheckPinned: no file system access).
+func pinIgnored(getenv func(string) string) bool {
+	v := getenv(identity.EnvRoot)
+	return v != "" && identity.CheckPinned(v) != nil
 }
 
 // OpenLog opens the lifecycle log as configured. It never fails: with an

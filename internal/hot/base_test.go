@@ -28,7 +28,7 @@ func TestLogWithIgnoredPinDoesNotDeadlock(t *testing.T) {
 	t.Setenv("CODEX_HOME", filepath.Join(dir, "codex"))
 	t.Setenv("TETHER_CONFIG", "")
 	t.Setenv("TETHER_IDENTITY_ROOT", "relative/root")
-	d := NewBase().Deps()
+	d := New()
 	done := make(chan *eventlog.Log, 1)
 	go func() { done <- d.Log() }()
 	var log *eventlog.Log
@@ -49,5 +49,24 @@ func TestLogWithIgnoredPinDoesNotDeadlock(t *testing.T) {
 	}
 	if n := strings.Count(string(data), eventlog.IdentityPinIgnored); n != 1 {
 		t.Errorf("%d %s records, want 1:\n%s", n, eventlog.IdentityPinIgnored, data)
+	}
+}
+
+// An ignored TETHER_IDENTITY_ROOT is logged by any command that opens
+// the log, at every level, in both binaries (one Deps): tether's App did
+// so, tether-hot waited for a record that named no root of its own.
+func TestLogOpenLogsIgnoredPin(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []string{"HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
+		t.Setenv(k, filepath.Join(dir, k))
+	}
+	t.Setenv("TETHER_CONFIG", "")
+	t.Setenv("TETHER_LOG_LEVEL", "info")
+	t.Setenv("TETHER_IDENTITY_ROOT", "relative/root")
+	d := New()
+	d.Log()
+	data, _ := os.ReadFile(state.EventLogPath(d.Loc.StateDir))
+	if n := strings.Count(string(data), eventlog.IdentityPinIgnored); n != 1 {
+		t.Errorf("%d %s records after opening the log, want 1:\n%s", n, eventlog.IdentityPinIgnored, data)
 	}
 }

@@ -22,11 +22,3 @@ func UnsafeDir(loc locations.Locations) error {
 	}
 	return nil
 }
-
-// unsafeDir is d.Unsafe(), nil when d has none (tests).
-func (d *Deps) unsafeDir() error {
-	if d.Unsafe == nil {
-		return nil
-	}
-	return d.Unsafe()
-}

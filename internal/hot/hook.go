@@ -61,7 +61,7 @@ type HookOptions struct {
 // fails (see RunHook). After a SessionEnd, with [summarize] auto and a
 // provider, it calls summarize (which starts the summary in the
 // background: the hook returns at once).
-func Hook(ctx context.Context, d Deps, args []string, summarize func(harness, sessionID string)) {
+func Hook(ctx context.Context, d *Deps, args []string, summarize func(harness, sessionID string)) {
 	opts := HookOptions{IO: d.IO, Args: args, Read: hooks.DefaultReadLimits,
 		Timeout: hookTimeout, Started: time.Now(), InHook: d.Getenv(EnvInHook) != ""}
 	if d.Exit != nil {
@@ -74,7 +74,7 @@ func Hook(ctx context.Context, d Deps, args []string, summarize func(harness, se
 	// else is read: past it the hook ends silently (RunHook's watchdog,
 	// which logs, takes over once the log is known).
 	early := time.AfterFunc(opts.Timeout, opts.giveUp)
-	if d.unsafeDir() != nil {
+	if d.Unsafe() != nil {
 		// Nothing read from or written to a directory others can write
 		// (see UnsafeDir); doctor says why.
 		early.Stop()

@@ -66,12 +66,12 @@ func TestHookBudgetCoversConfig(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	block := make(chan struct{}) // never closed: the read hangs for good
 	exited := make(chan int, 1)
-	d := Deps{IO: ios, Getenv: func(k string) string {
+	d := &Deps{IO: ios, Getenv: func(k string) string {
 		if k == EnvInHook {
 			return ""
 		}
 		return os.Getenv(k)
-	}, Now: time.Now, Config: func() (config.Config, error) {
+	}, Now: time.Now, readConfig: func(string) (config.Config, error) {
 		<-block
 		return config.Default(), nil
 	}, Exit: func(code int) { exited <- code }}

@@ -32,10 +32,10 @@ func Main(version string, args []string) int {
 	if len(args) < 2 {
 		return delegate(args)
 	}
-	b := NewBase()
+	d := New()
 	rest := args[2:]
 	// Each command runs in a function of its own (not inlined), given
-	// the Base (not a copy of its Deps), so that this frame stays small:
+	// the Deps by pointer, so that this frame stays small:
 	// the main goroutine starts with a 2 KiB stack, and every doubling on
 	// the way down is a copy (a fresh stack, page faults, an unwind of
 	// every frame). One frame holding every command's locals (~1.7 KiB)
@@ -43,17 +43,17 @@ func Main(version string, args []string) int {
 	code, handled := 0, false
 	switch args[1] {
 	case "hook":
-		code, handled = mainHook(b, rest), true
+		code, handled = mainHook(d, rest), true
 	case "statusline":
-		code, handled = mainStatusline(b, rest)
+		code, handled = mainStatusline(d, rest)
 	case "prompt":
-		code, handled = mainPrompt(b, rest)
+		code, handled = mainPrompt(d, rest)
 	case "complete":
-		code, handled = mainComplete(b, rest)
+		code, handled = mainComplete(d, rest)
 	case "run":
-		code, handled = mainRun(b, rest)
+		code, handled = mainRun(d, rest)
 	case "--version":
-		code, handled = mainVersion(b, version, rest)
+		code, handled = mainVersion(d, version, rest)
 	}
 	if handled {
 		return code
@@ -64,8 +64,7 @@ func Main(version string, args []string) int {
 // mainHook is tether-hot hook.
 //
 //go:noinline
-func mainHook(b *Base, rest []string) int {
-	d := b.Deps()
+func mainHook(d *Deps, rest []string) int {
 	// No signal handling: an agent that kills its hook wants it gone,
 	// and installing handlers costs a thread on every event.
 	// The summary after SessionEnd reads the catalog: the full
@@ -84,8 +83,7 @@ func mainHook(b *Base, rest []string) int {
 // command line it leaves to tether.
 //
 //go:noinline
-func mainStatusline(b *Base, rest []string) (code int, handled bool) {
-	d := b.Deps()
+func mainStatusline(d *Deps, rest []string) (code int, handled bool) {
 	if len(rest) != 0 {
 		return 0, false
 	}
@@ -95,12 +93,11 @@ func mainStatusline(b *Base, rest []string) (code int, handled bool) {
 // mainPrompt is tether-hot prompt.
 //
 //go:noinline
-func mainPrompt(b *Base, rest []string) (code int, handled bool) {
+func mainPrompt(d *Deps, rest []string) (code int, handled bool) {
 	f, ok := ParsePromptFlags(rest)
 	if !ok {
 		return 0, false
 	}
-	d := &b.d
 	exit := os.Exit
 	if d.Exit != nil {
 		exit = d.Exit
@@ -108,43 +105,37 @@ func mainPrompt(b *Base, rest []string) (code int, handled bool) {
 	// A process of its own: the prompt is computed on this
 	// goroutine and a watchdog ends the process at --timeout.
 	err := prompt(d, &f, func() { exit(0) })
-	return reportErr(d, err), true
+	return report(d, err), true
 }
-
-// reportErr is report from a small frame (report takes the Deps by value).
-//
-//go:noinline
-func reportErr(d *Deps, err error) int { return report(*d, err) }
 
 // mainComplete is tether-hot complete for claude's and codex's session
 // ids (tether's own command line is tether's).
 //
 //go:noinline
-func mainComplete(b *Base, rest []string) (code int, handled bool) {
+func mainComplete(d *Deps, rest []string) (code int, handled bool) {
 	shell, words, ok := ParseCompleteArgs(rest)
 	if !ok {
 		return 0, false
 	}
-	if b.unsafe() != nil {
+	if d.Unsafe() != nil {
 		// Nothing from a directory others can write (see UnsafeDir):
 		// the shell's own completion.
-		return reportErr(&b.d, NoOpinion), true
+		return report(d, NoOpinion), true
 	}
 	// The identity root is resolved from this small frame, before the
 	// options' (see Main).
-	handled, err := agentCompletion(completeOptions(b, shell, words, b.rootOf().Path))
+	handled, err := agentCompletion(completeOptions(d, shell, words, d.Root().Path))
 	if !handled {
 		return 0, false
 	}
-	return reportErr(&b.d, err), true
+	return report(d, err), true
 }
 
 // completeOptions are mainComplete's options, returned (so on the
 // heap: see agentCompletion).
 //
 //go:noinline
-func completeOptions(b *Base, shell string, words []string, root string) *CompleteOptions {
-	d := &b.d
+func completeOptions(d *Deps, shell string, words []string, root string) *CompleteOptions {
 	return &CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
 		Root: root, Now: d.Now(), Refresh: func() {
 			if t, err := FullTether(); err == nil {
@@ -157,10 +148,9 @@ func completeOptions(b *Base, shell string, words []string, root string) *Comple
 // error, a compressed archived copy).
 //
 //go:noinline
-func mainRun(b *Base, rest []string) (code int, handled bool) {
-	d := b.Deps()
+func mainRun(d *Deps, rest []string) (code int, handled bool) {
 	opts, err := ParseRunArgs(rest)
-	if err != nil || b.unsafe() != nil {
+	if err != nil || d.Unsafe() != nil {
 		// The full tether reports either.
 		return 0, false
 	}
@@ -184,8 +174,7 @@ func mainRun(b *Base, rest []string) (code int, handled bool) {
 // mainVersion is tether-hot --version.
 //
 //go:noinline
-func mainVersion(b *Base, version string, rest []string) (code int, handled bool) {
-	d := b.Deps()
+func mainVersion(d *Deps, version string, rest []string) (code int, handled bool) {
 	if len(rest) != 0 {
 		return 0, false
 	}
@@ -197,7 +186,7 @@ func mainVersion(b *Base, version string, rest []string) (code int, handled bool
 }
 
 // report prints err once, as tether does, and returns the exit status.
-func report(d Deps, err error) int {
+func report(d *Deps, err error) int {
 	if err != nil {
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintf(d.IO.ErrOut, "tether: %s\n", msg)

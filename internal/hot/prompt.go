@@ -53,7 +53,7 @@ func DefaultPromptFlags() PromptFlags {
 
 // Prompt is `tether prompt`: it checks the flags (usage errors exit 2) and
 // prints the segment.
-func Prompt(d Deps, f PromptFlags) error { return prompt(&d, &f, nil) }
+func Prompt(d *Deps, f PromptFlags) error { return prompt(d, &f, nil) }
 
 // prompt is Prompt with PromptOptions.GiveUp. Its inputs come by pointer
 // and the options are built in a frame of their own (promptOptions):
@@ -67,7 +67,7 @@ func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
 	// The options are built within the timeout: the budget covers the
 	// config's read too.
 	return guardPrompt(f.Timeout, giveUp, func() *PromptOptions {
-		if d.unsafeDir() != nil {
+		if d.Unsafe() != nil {
 			// Nothing from a directory others can write (UnsafeDir).
 			return nil
 		}

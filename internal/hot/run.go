@@ -82,7 +82,7 @@ func ParseRunArgs(args []string) (RunOptions, error) {
 // RunWrap is `tether run`. exec runs the program (nil: wrap.Exec);
 // handoff writes the summary for a fresh session (nil: no handoff, which
 // tether-hot leaves to the full tether).
-func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcript, reason string) string) error {
+func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcript, reason string) string) error {
 	self, _ := os.Executable()
 	mark, nested := wrappedBy(d.Getenv)
 	bin, err := findReal(string(opts.Harness), d.Getenv, self, d.Loc.ShimsDir(), mark.skip...)
@@ -169,7 +169,7 @@ func RunWrap(d Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcrip
 // exitLine says which session just ran, how full its context is and how to
 // get back to it. The hooks keep that state; without it (hooks not
 // installed) there is nothing reliable to say and the line is skipped.
-func exitLine(d Deps, opts RunOptions, started time.Time) string {
+func exitLine(d *Deps, opts RunOptions, started time.Time) string {
 	st, err := state.LatestForRoot(d.Loc.StateDir, d.Root().Path)
 	res := wrap.ParseResume(opts.Harness, opts.Args)
 	// res.ID may be an id prefix the wrapper expanded: the latest session
@@ -293,7 +293,7 @@ func (m wrapMark) set(env []string, bin string) []string {
 // passThrough runs bin with the arguments untouched: the wrapper above
 // does the wrapping (logs, resume checks, fallback), and a second one
 // would do it all twice. A chain deeper than maxNesting is refused.
-func passThrough(d Deps, opts RunOptions, exec wrap.ExecFunc, bin string, mark wrapMark) error {
+func passThrough(d *Deps, opts RunOptions, exec wrap.ExecFunc, bin string, mark wrapMark) error {
 	if mark.depth >= maxNesting {
 		return exitcode.With(exitcode.Refused, fmt.Errorf("%s on PATH leads back to tether's wrapper (%d wrappers deep): set TETHER_%s_BIN to the real %s",
 			opts.Harness, mark.depth+1, strings.ToUpper(string(opts.Harness)), opts.Harness))

@@ -46,8 +46,8 @@ func PromptThresholds(p config.Prompt) gauge.Thresholds {
 // recurses, and under this frame alone each fits the 8 KiB the main
 // goroutine's stack has grown to by then; under the options' frames they
 // took one more copy of the stack, to 16 KiB, on every render.
-func Statusline(ctx context.Context, d Deps) error {
-	if d.unsafeDir() != nil {
+func Statusline(ctx context.Context, d *Deps) error {
+	if d.Unsafe() != nil {
 		// Nothing read from, run from or written to a directory others
 		// can write (see UnsafeDir): an empty line.
 		return nil
@@ -58,11 +58,11 @@ func Statusline(ctx context.Context, d Deps) error {
 	return statusline(ctx, statuslineOptions(d), data, &in, err, perr)
 }
 
-// loadConfig loads the config, which Base keeps, from a function of its
+// loadConfig loads the config, which Deps keeps, from a function of its
 // own (the config is returned by value: not in Statusline's frame).
 //
 //go:noinline
-func loadConfig(d Deps) { d.Config() }
+func loadConfig(d *Deps) { d.Config() }
 
 // statuslineLimits bound the read of the statusLine's payload.
 var statuslineLimits = hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20}
@@ -72,7 +72,7 @@ var statuslineLimits = hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Mil
 // statusline goes down to the session's state file.
 //
 //go:noinline
-func statuslineOptions(d Deps) *StatuslineOptions {
+func statuslineOptions(d *Deps) *StatuslineOptions {
 	// An unreadable config still draws a line, with the defaults.
 	cfg, _ := d.Config()
 	windows := d.Windows()

@@ -20,7 +20,7 @@ const (
 // auto: `tether sessions summarize --auto HARNESS:ID`, started by start
 // (StartBackground of the full tether), so the hook returns at once; the
 // job takes a non-blocking lock, so at most one runs at a time.
-func AutoSummarize(d Deps, start func(args []string) (pid int, err error)) func(harness, id string) {
+func AutoSummarize(d *Deps, start func(args []string) (pid int, err error)) func(harness, id string) {
 	return func(harness, id string) {
 		if id == "" || (harness != agent.Claude && harness != agent.Codex) {
 			return
