@@ -1,0 +1,138 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/tether-dev/tether/agent/jsonl"
+)
+
+// Agent is one coding agent: everything tether knows of it that is not a
+// feature of tether's own. Each implementation is one package under
+// agent/ (agent/claude, agent/codex); feature packages (catalog, hooks,
+// wrap, picker, searchindex, summarize, archive, state) see agents only
+// through this interface, and the Registry is built where the binaries
+// are assembled (cmd/). Adding an agent is adding one package and one
+// line there.
+//
+// An Agent value is bound to one data root (Home): constructing one reads
+// nothing, so a hook can build the registry within its budget.
+type Agent interface {
+	// Name is the harness name tether logs, stores and prints (Claude,
+	// Codex).
+	Name() string
+	// Command is the program a user types, and tether wraps ("claude").
+	Command() string
+	// Home is the data root this value reads ($CLAUDE_CONFIG_DIR,
+	// $CODEX_HOME, or their defaults).
+	Home() string
+
+	Files
+	Failures
+
+	// Live reports whether session id (its transcript at path) is being
+	// run by the agent right now.
+	Live(id, path string) Liveness
+	// Usage is the context in use after the last turn, from a bounded tail
+	// read of the transcript at path.
+	Usage(open jsonl.Opener, path string, lim jsonl.TailLimits) (Usage, error)
+	// Recent is the end of the transcript at path: its last n tool calls
+	// and the assistant's last text.
+	Recent(open jsonl.Opener, path string, lim jsonl.TailLimits, n int) (Recent, error)
+	// Resume is the agent's own command that continues session id in dir
+	// (with fork, one that branches a new session from it), and whether
+	// the agent can do that at all.
+	Resume(id, dir string, fork bool) (argv []string, ok bool)
+	// Capabilities says what of tether's features apply to this agent.
+	Capabilities() Capabilities
+}
+
+// Files is where an agent keeps its sessions.
+type Files interface {
+	// FindTranscript is the transcript of session id under Home ("" when
+	// there is none); archived includes the agent's own archive.
+	FindTranscript(id string, archived bool) string
+	// Head reads the start of a transcript: the directory it was recorded
+	// in, and whether its first record parses.
+	Head(path string) (cwd string, valid bool)
+	// NewestSession is the id of the session whose transcript was modified
+	// last, at or after since ("" when none was).
+	NewestSession(since time.Time) string
+	// SessionGlobs are the glob patterns under root (Home, or the
+	// archive's copy of it) that match the transcripts of ids starting
+	// with prefix; SessionIDOf decides which matches are transcripts.
+	SessionGlobs(root, prefix string) []string
+	// SessionIDOf is the id of the transcript at path, or "" when path is
+	// not one of the agent's transcripts.
+	SessionIDOf(path string) string
+}
+
+// Failures recognises, from the agent's own output, a resume the session
+// was the cause of. Anything not recognised is the agent's to report.
+type Failures interface {
+	// LoadFailed reports whether the agent's stderr says it could not load
+	// session id.
+	LoadFailed(stderr []byte, id string) bool
+	// ResumeFailure reads what a failed resume appended to the transcript
+	// and names the cause when the session is one (FailureNone otherwise).
+	ResumeFailure(appended []byte) Failure
+}
+
+// Failure is why a resume failed when the session was the cause.
+type Failure int
+
+// The failures a resume can have that are the session's.
+const (
+	FailureNone Failure = iota
+	// FailureTooLong: the API refused the history as too long.
+	FailureTooLong
+	// FailureToolPairing: the API refused the history because its tool
+	// calls and results do not pair up.
+	FailureToolPairing
+	// FailureContextExceeded: the context window overflowed.
+	FailureContextExceeded
+)
+
+// Liveness is what a running check found for one session.
+type Liveness struct {
+	PID    int    // the process, when one is known
+	Reason string // "" when nothing suggests it runs
+	// Possible: no process could be tied to the session for certain, but
+	// one of the agent's processes may be running it.
+	Possible bool
+}
+
+// Live reports whether the check found anything.
+func (l Liveness) Live() bool { return l.Reason != "" }
+
+// Capabilities are the features of tether that apply to an agent.
+type Capabilities struct {
+	// Trim: tether can trim its transcripts (trim/).
+	Trim bool
+	// Fork: its resume command can branch a session.
+	Fork bool
+	// StartNotice: its session-start hook can show a notice the wrapper
+	// left (the fresh-start fallback's).
+	StartNotice bool
+}
+
+// Registry is the agents a binary knows, in the order they are listed.
+type Registry []Agent
+
+// Get is the agent named name (a harness name or its command), or nil.
+func (r Registry) Get(name string) Agent {
+	for _, a := range r {
+		if a.Name() == name || a.Command() == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// Names are the harness names, in order.
+func (r Registry) Names() []string {
+	out := make([]string, len(r))
+	for i, a := range r {
+		out[i] = a.Name()
+	}
+	return out
+}

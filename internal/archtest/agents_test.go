@@ -1,0 +1,86 @@
+package archtest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// features are the packages that see the agents only through the
+// agent.Agent interface: none may import a concrete agent package.
+var features = []string{"catalog", "hooks", "wrap", "picker", "searchindex", "summarize", "archive", "state"}
+
+// sharedAgentPackages are the packages under agent/ that are not one
+// agent: the interface and the JSON-lines helpers every agent uses.
+var sharedAgentPackages = []string{"agent", "agent/jsonl"}
+
+// agentPending are the imports of concrete agents by features that remain,
+// each with what removes it. The test fails when one disappears, so the
+// list only shrinks.
+var agentPending = map[string]string{
+	"catalog -> agent/claude":   "the Claude Code reader moves into agent/claude",
+	"catalog -> agent/codex":    "the Codex reader moves into agent/codex",
+	"hooks -> agent/claude":     "hooks take the registry",
+	"hooks -> agent/codex":      "hooks take the registry",
+	"state -> agent/claude":     "the reset marker's name moves to the caller",
+	"summarize -> agent/claude": "summarize takes the session's agent",
+	"summarize -> agent/codex":  "summarize takes the session's agent",
+	"wrap -> agent/claude":      "wrap takes the wrapped agent",
+	"wrap -> agent/codex":       "wrap takes the wrapped agent",
+}
+
+// concreteAgent reports whether pkg is one agent's package (agent/claude,
+// agent/codex, …) or inside one.
+func concreteAgent(pkg string) bool {
+	return under(pkg, "agent") && !slices.Contains(sharedAgentPackages, pkg)
+}
+
+// agentLeaks lists every import of a concrete agent by a feature package
+// (or a package inside one).
+func agentLeaks(imports map[string][]string) map[string]bool {
+	out := map[string]bool{}
+	for pkg, imps := range imports {
+		if !slices.ContainsFunc(features, func(f string) bool { return under(pkg, f) }) {
+			continue
+		}
+		for _, imp := range imps {
+			if concreteAgent(imp) {
+				out[pkg+" -> "+imp] = true
+			}
+		}
+	}
+	return out
+}
+
+func TestFeaturesSeeAgentsThroughTheInterface(t *testing.T) {
+	got := agentLeaks(moduleImports(t))
+	for edge := range got {
+		if _, ok := agentPending[edge]; !ok {
+			t.Errorf("feature imports a concrete agent: %s (take an agent.Agent; the registry is built in cmd/)", edge)
+		}
+	}
+	for edge, plan := range agentPending {
+		if !got[edge] {
+			t.Errorf("%s no longer exists: delete it from agentPending (%s)", edge, plan)
+		}
+	}
+}
+
+func TestAgentGuardCatchesLeaks(t *testing.T) {
+	planted := map[string][]string{
+		"wrap":           {"agent/claude", "agent", "agent/jsonl"},
+		"catalog/newsub": {"agent/opencode"},
+		"trim":           {"agent/claude"}, // trim is Claude Code's transcript surgery, not a feature over all agents
+		"internal/app":   {"agent/codex"},  // the command layer builds the registry
+	}
+	got := agentLeaks(planted)
+	want := []string{"catalog/newsub -> agent/opencode", "wrap -> agent/claude"}
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if strings.Join(keys, ",") != strings.Join(want, ",") {
+		t.Errorf("agent leaks %q, want %q", keys, want)
+	}
+}
