@@ -37,9 +37,9 @@ func writeFile(t testing.TB, path string, data []byte) {
 	}
 }
 
-func readTestdata(t testing.TB, name string) []byte {
+func readTestdata(t testing.TB, elem ...string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "samples", name))
+	b, err := os.ReadFile(testutil.Testdata(t, elem...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,8 @@ func claudeHome(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "projects", "-home-example-src-proj")
-	writeFile(t, filepath.Join(p, sample2177+".jsonl"), readTestdata(t, "claude-2.0.77-tool-session.jsonl"))
-	writeFile(t, filepath.Join(p, sample21332+".jsonl"), readTestdata(t, "claude-2.1.332-tool-session.jsonl"))
+	writeFile(t, filepath.Join(p, sample2177+".jsonl"), readTestdata(t, "claude-code-2.0.77", "sample-tool-session.jsonl"))
+	writeFile(t, filepath.Join(p, sample21332+".jsonl"), readTestdata(t, "claude-code-2.1.332", "sample-tool-session.jsonl"))
 	return dir
 }
 
@@ -219,14 +219,14 @@ func TestClaudeUsageAfterCompactBoundary(t *testing.T) {
 func TestClaudeLayoutsAndDiagnostics(t *testing.T) {
 	dir := claudeHome(t)
 	p := filepath.Join(dir, "projects", "-home-example-src-proj")
-	sub := readTestdata(t, "claude-2.0.77-tool-session.jsonl")
+	sub := readTestdata(t, "claude-code-2.0.77", "sample-tool-session.jsonl")
 	writeFile(t, filepath.Join(p, "agent-1234abcd.jsonl"), sub)
 	writeFile(t, filepath.Join(p, sample21332, "subagents", "agent-99.jsonl"), sub)
 	writeFile(t, filepath.Join(p, "empty0000-0000.jsonl"), nil)
 	writeFile(t, filepath.Join(p, "binary0000-0000.jsonl"), []byte("\x00\x01\x02garbage\xff\n\x00"))
 	writeFile(t, filepath.Join(p, "nocwd0000-0000.jsonl"), []byte(`{"type":"summary","summary":"x"}`+"\n"))
 	// Corrupt lines in the middle and a truncated last line are skipped.
-	good := append(append([]byte{}, readTestdata(t, "claude-2.0.77-tool-session.jsonl")...), []byte("not json\n{\"type\":\"user\",\"trunc")...)
+	good := append(append([]byte{}, readTestdata(t, "claude-code-2.0.77", "sample-tool-session.jsonl")...), []byte("not json\n{\"type\":\"user\",\"trunc")...)
 	writeFile(t, filepath.Join(p, "aaaa0000-1111-2222-3333-444444444444.jsonl"), good)
 	got, diags := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
 	if len(got) != 3 {
@@ -378,7 +378,7 @@ func TestClaudeRunningWithoutPidFile(t *testing.T) {
 	}
 	dir, cwd := t.TempDir(), t.TempDir()
 	name, _ := claude.ProjectDirName(cwd)
-	writeFile(t, filepath.Join(dir, "projects", name, sample2177+".jsonl"), readTestdata(t, "claude-2.0.77-tool-session.jsonl"))
+	writeFile(t, filepath.Join(dir, "projects", name, sample2177+".jsonl"), readTestdata(t, "claude-code-2.0.77", "sample-tool-session.jsonl"))
 	pid := testutil.StartFakeClaude(t, cwd, dir)
 	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
 	s := got[sample2177]

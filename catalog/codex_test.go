@@ -21,7 +21,7 @@ func codexHome(t *testing.T, db bool) (dir, rollout string) {
 	t.Helper()
 	dir = t.TempDir()
 	rollout = filepath.Join(dir, "sessions", "2026", "11", "30", "rollout-2026-11-30T11-02-34-"+sampleCodex+".jsonl")
-	writeFile(t, rollout, readTestdata(t, "codex-0.171.0-rollout-tool-resume.jsonl"))
+	writeFile(t, rollout, readTestdata(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"))
 	if db {
 		d := newStateDB(t, filepath.Join(dir, "state_5.sqlite"))
 		insertThread(t, d, map[string]any{"id": sampleCodex, "rollout_path": rollout, "cwd": "/home/example/src/codex-proj",
@@ -40,7 +40,10 @@ func newStateDB(t *testing.T, path string) *sql.DB {
 	}
 	// The dump includes SQLite's own sqlite_sequence, which cannot be
 	// created by hand.
-	schema := corpus.StateDDL()
+	schema, err := corpus.StateDDL()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.Exec(schema); err != nil {
 		t.Fatal(err)
 	}

@@ -287,7 +287,7 @@ func TestClaudeListNoWidenPastCompactBoundary(t *testing.T) {
 func TestCodexListNoWidenPastCompacted(t *testing.T) {
 	dir, rollout := codexHome(t, true)
 	var b bytes.Buffer
-	b.Write(readTestdata(t, "codex-0.171.0-rollout-tool-resume.jsonl"))
+	b.Write(readTestdata(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"))
 	pad := strings.Repeat("p", 1000)
 	for range 300 {
 		fmt.Fprintf(&b, `{"timestamp":"2026-11-30T11:03:00.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":%q}}`+"\n", pad)

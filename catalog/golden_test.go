@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // TestGoldenTranscripts lists and reads the transcripts the e2e suite
@@ -13,20 +15,20 @@ import (
 // with the recorded cwd, a title and a resume spec, and none is a
 // diagnostic.
 func TestGoldenTranscripts(t *testing.T) {
-	golden, _ := filepath.Glob("../testdata/golden/claude-*.jsonl")
+	golden, _ := filepath.Glob(testutil.Testdata(t, "claude-code-*", "golden-*.jsonl"))
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "projects", "-home-example-src-project")
 	os.MkdirAll(proj, 0o700)
 	var ids []string
 	for _, g := range golden {
-		if strings.Contains(g, "hook") {
+		if strings.Contains(filepath.Base(g), "hook") {
 			continue
 		}
 		data, err := os.ReadFile(g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := strings.TrimSuffix(filepath.Base(g), ".jsonl")
+		id := filepath.Base(filepath.Dir(g)) + "-" + strings.TrimSuffix(filepath.Base(g), ".jsonl")
 		os.WriteFile(filepath.Join(proj, id+".jsonl"), data, 0o600)
 		ids = append(ids, id)
 	}

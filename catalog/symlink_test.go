@@ -17,7 +17,7 @@ func TestClaudeListFollowsSymlinks(t *testing.T) {
 	dir := claudeHome(t)
 	projects := filepath.Join(dir, "projects")
 	elsewhere := t.TempDir()
-	src := readTestdata(t, "claude-2.1.332-tool-session.jsonl")
+	src := readTestdata(t, "claude-code-2.1.332", "sample-tool-session.jsonl")
 	withID := func(id string) []byte { return bytes.ReplaceAll(src, []byte(sample21332), []byte(id)) }
 	const fileID, dirID = "11111111-0000-4000-8000-000000000001", "22222222-0000-4000-8000-000000000002"
 

@@ -3,11 +3,12 @@ package catalog
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // TestTextsStopsAtTheLastCompleteLine: Texts reads every kind of text
@@ -15,10 +16,10 @@ import (
 // not consume an unterminated last line.
 func TestTextsStopsAtTheLastCompleteLine(t *testing.T) {
 	for name, h := range map[string]string{
-		"claude-2.1.332-tool-session.jsonl":       ClaudeCode,
-		"codex-0.171.0-rollout-tool-resume.jsonl": Codex,
+		"claude-code-2.1.332/sample-tool-session.jsonl":  ClaudeCode,
+		"codex-0.171.0/sample-rollout-tool-resume.jsonl": Codex,
 	} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "samples", name))
+		b, err := os.ReadFile(testutil.Testdata(t, name))
 		if err != nil {
 			t.Fatal(err)
 		}

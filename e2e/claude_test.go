@@ -577,9 +577,9 @@ func testClaudeToolsResumeFork(t *testing.T, c claudeCLI) {
 	}
 	t.Logf("hooks fired: %v", seen)
 
-	goldenFile(t, env, "claude-"+c.version+"-tool-session.jsonl", path)
-	goldenFile(t, env, "claude-"+c.version+"-fork.jsonl", claudeTranscriptPath(env, cwd, fork))
-	goldenFile(t, env, "claude-"+c.version+"-hook-payloads.jsonl", hooksFile)
+	goldenFile(t, env, claudeGolden(c.version, "tool-session.jsonl"), path)
+	goldenFile(t, env, claudeGolden(c.version, "fork.jsonl"), claudeTranscriptPath(env, cwd, fork))
+	goldenFile(t, env, claudeGolden(c.version, "hook-payloads.jsonl"), hooksFile)
 }
 
 func testClaudeMissing(t *testing.T, c claudeCLI) {
@@ -679,8 +679,8 @@ func testClaudePromptTooLong(t *testing.T, c claudeCLI) {
 			t.Errorf("claude %s: no StopFailure hook with error invalid_request and the 400 body in %s", c.version, hooksFile)
 		}
 	}
-	goldenFile(t, env, "claude-"+c.version+"-prompt-too-long.jsonl", claudeTranscriptPath(env, cwd, sids[0]))
-	goldenFile(t, env, "claude-"+c.version+"-prompt-too-long-hooks.jsonl", hooksFile)
+	goldenFile(t, env, claudeGolden(c.version, "prompt-too-long.jsonl"), claudeTranscriptPath(env, cwd, sids[0]))
+	goldenFile(t, env, claudeGolden(c.version, "prompt-too-long-hooks.jsonl"), hooksFile)
 }
 
 // stopFailureRecorded reports whether the hook recorder saw Claude Code's

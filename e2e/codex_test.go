@@ -24,6 +24,7 @@ import (
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // codexExecFlags: exec outside a git repo, and run the hooks without the
@@ -297,9 +298,9 @@ func TestCodex(t *testing.T) {
 		}
 		t.Logf("codex hooks fired: %v", seen)
 
-		goldenFile(t, env, "codex-"+harness.CodexVersion+"-rollout-exec-resume.jsonl", rollout)
-		golden(t, env, "codex-"+harness.CodexVersion+"-state-threads.jsonl", dbPath+" threads", rowsJSONL(threads))
-		goldenFile(t, env, "codex-"+harness.CodexVersion+"-hook-payloads.jsonl", hooksFile)
+		goldenFile(t, env, codexGolden("rollout-exec-resume.jsonl"), rollout)
+		golden(t, env, codexGolden("state-threads.jsonl"), dbPath+" threads", rowsJSONL(threads))
+		goldenFile(t, env, codexGolden("hook-payloads.jsonl"), hooksFile)
 		goldenSchema(t, db, dbPath)
 	})
 
@@ -344,13 +345,15 @@ func TestCodex(t *testing.T) {
 	})
 }
 
-// goldenSchema writes the state DB's schema (CREATE statements, sorted)
-// with -update, and otherwise checks the threads columns are unchanged.
+// goldenSchema writes the state DB's schema (CREATE statements, in
+// creation order) with -update, and otherwise checks the threads columns are unchanged.
 func goldenSchema(t *testing.T, db *sql.DB, dbPath string) {
 	t.Helper()
-	name := "codex-" + harness.CodexVersion + "-" + strings.TrimSuffix(filepath.Base(dbPath), ".sqlite") + ".schema.sql"
-	path := filepath.Join(goldenDir(t), name)
-	rows, err := db.Query(`SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name`)
+	path := testutil.Testdata(t, codexGolden(strings.TrimSuffix(filepath.Base(dbPath), ".sqlite")+".schema.sql"))
+	// In creation order (a new row's rowid is above every existing one),
+	// so that the dump replays as DDL: the corpus and the catalog's tests
+	// build their state DBs from this file.
+	rows, err := db.Query(`SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid`)
 	if err != nil {
 		t.Fatal(err)
 	}

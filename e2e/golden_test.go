@@ -2,9 +2,10 @@
 
 package e2e
 
-// Golden samples: real output of the pinned CLIs, sanitized, committed under
-// testdata/golden/ so that unit tests of parsers read what the CLIs really
-// write. The scenarios that produce them call golden(); with -update they
+// Golden samples: real output of the pinned CLIs, sanitized, committed as
+// testdata/<agent>-<version>/golden-* (testdata/claude-code-2.1.332/,
+// testdata/codex-0.171.0/) so that unit tests of parsers read what the CLIs
+// really write. The scenarios that produce them call golden(); with -update they
 // rewrite the files (scripts/golden.sh), without it they check that the
 // fresh output still has the SHAPE of the committed sample (record kinds and
 // their keys), so a format change in a CLI version is reported by name.
@@ -26,9 +27,10 @@ import (
 
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/ from the real CLIs")
+var update = flag.Bool("update", false, "rewrite the golden-* files under testdata/ from the real CLIs")
 
 // Placeholders of the sanitized samples.
 const (
@@ -242,22 +244,19 @@ func (s *sanitizer) jsonl(t *testing.T, source string, data []byte) []byte {
 	return out.Bytes()
 }
 
-// goldenDir is testdata/golden in the repository.
-func goldenDir(t *testing.T) string {
-	t.Helper()
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(root, "testdata", "golden")
-}
+// claudeGolden and codexGolden name the capture of kind in its agent and
+// version's tree, as testutil.Testdata takes it:
+// claude-code-2.1.332/golden-tool-session.jsonl.
+func claudeGolden(version, kind string) string { return "claude-code-" + version + "/golden-" + kind }
+
+func codexGolden(kind string) string { return "codex-" + harness.CodexVersion + "/golden-" + kind }
 
 // golden writes (with -update) or shape-checks the sanitized JSONL sample
-// name, produced from source (a file path, for messages).
+// name (claudeGolden, codexGolden), produced from source (a file path, for messages).
 func golden(t *testing.T, env *harness.Env, name, source string, data []byte) {
 	t.Helper()
 	sample := newSanitizer(env).jsonl(t, source, data)
-	path := filepath.Join(goldenDir(t), name)
+	path := testutil.Testdata(t, name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

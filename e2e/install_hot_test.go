@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // TestInstallHotBinary: install.sh puts tether-hot next to tether with the
 // same version; the shims, the scripts of tether init and the hooks tether
 // writes run it; doctor checks it; --uninstall removes it and the shims.
 func TestInstallHotBinary(t *testing.T) {
-	root, err := harness.RepoRoot()
+	root, err := testutil.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // TestInstallShell: install.sh --shell adds the init line once, after a
 // backup, keeping the file's mode and content; a shell started afterwards
 // has the integration; --uninstall --shell removes exactly that line.
 func TestInstallShell(t *testing.T) {
-	root, err := harness.RepoRoot()
+	root, err := testutil.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestInstallShell(t *testing.T) {
 // symlinked rc file is edited at its target (temp file and backup next to
 // it) and stays a link, on install and on uninstall.
 func TestInstallShellSymlinkedRC(t *testing.T) {
-	root, err := harness.RepoRoot()
+	root, err := testutil.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func goEnv(t *testing.T, key string) string {
 // sessions) mentions no backup it did not make and ends with one friendly
 // line, not an empty table.
 func TestInstallFirstTime(t *testing.T) {
-	root, err := harness.RepoRoot()
+	root, err := testutil.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/e2e/harness"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // recorder stands in for claude or codex: it writes its directory and
@@ -287,7 +288,7 @@ func TestPickTmuxWindow(t *testing.T) {
 func genCorpus(t *testing.T) string {
 	t.Helper()
 	genOnce.Do(func() {
-		root, err := harness.RepoRoot()
+		root, err := testutil.ModuleRoot()
 		if err != nil {
 			genErr = err
 			return

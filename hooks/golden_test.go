@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/sjson"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // TestPromptTooLongGoldens replays the hook payloads the real CLIs sent
@@ -15,17 +17,17 @@ import (
 // failed turn is recorded once, as prompt too long, whether the CLI ran
 // StopFailure (2.1.332) or it is found at SessionEnd (2.0.77).
 func TestPromptTooLongGoldens(t *testing.T) {
-	for _, v := range []string{"claude-2.0.77", "claude-2.1.332"} {
+	for _, v := range []string{"claude-code-2.0.77", "claude-code-2.1.332"} {
 		t.Run(v, func(t *testing.T) {
 			h := newHandlerEnv(t)
 			h.env["CLAUDE_CODE_SESSION_ID"] = "s"
-			golden := filepath.Join("..", "testdata", "golden")
-			data, err := os.ReadFile(filepath.Join(golden, v+"-prompt-too-long.jsonl"))
+			golden := testutil.Testdata(t, v)
+			data, err := os.ReadFile(filepath.Join(golden, "golden-prompt-too-long.jsonl"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			tr := writeLines(t, strings.TrimRight(string(data), "\n"))
-			f, err := os.Open(filepath.Join(golden, v+"-prompt-too-long-hooks.jsonl"))
+			f, err := os.Open(filepath.Join(golden, "golden-prompt-too-long-hooks.jsonl"))
 			if err != nil {
 				t.Fatal(err)
 			}

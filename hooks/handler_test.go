@@ -13,6 +13,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/eventlog"
 
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -200,7 +201,7 @@ func TestCodexNotifyFindsRollout(t *testing.T) {
 	id := "01a22c1e-edbd-73b1-9ee8-1fcd43d77fc9"
 	day := filepath.Join(h.CodexDir, "sessions", "2026", "11", "30")
 	os.MkdirAll(day, 0o700)
-	data, _ := os.ReadFile(filepath.Join("..", "testdata", "samples", "codex-0.171.0-rollout-tool-resume.jsonl"))
+	data, _ := os.ReadFile(testutil.Testdata(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"))
 	os.WriteFile(filepath.Join(day, "rollout-2026-11-30T11-02-34-"+id+".jsonl"), data, 0o600)
 	res := h.handle(t, `{"type":"agent-turn-complete","thread-id":"`+id+`","turn-id":"t","cwd":"/home/example/src/codex-proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"x"}`)
 	if res.Harness != eventlog.Codex || res.State.Tokens != 153 || res.State.Window != 258400 {

@@ -10,11 +10,12 @@ import (
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/gauge"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 )
 
 func TestStatusLineRealInputs(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "samples", "claude-statusline-stdin.jsonl"))
+	data, err := os.ReadFile(testutil.Testdata(t, "claude-code-2.1.332", "sample-statusline-stdin.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestStatusLineEscapesModelName(t *testing.T) {
 }
 
 func TestStatusLineSegments(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "samples", "claude-statusline-stdin.jsonl"))
+	data, err := os.ReadFile(testutil.Testdata(t, "claude-code-2.1.332", "sample-statusline-stdin.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate the golden samples in testdata/golden/ from the real, pinned
+# Regenerate the golden samples (testdata/<agent>-<version>/golden-*, e.g.
+# testdata/claude-code-2.1.332/golden-tool-session.jsonl) from the real, pinned
 # CLIs (Claude Code 2.1.332 and 2.0.77, Codex 0.171.0) run against the fake
 # model API: transcripts (tool session, fork, prompt too long), a Codex
 # rollout with its state-DB rows and schema, and hook payloads of both.
@@ -16,7 +17,7 @@ mode=(-update)
 case "${1:-}" in
 "") ;;
 --check) mode=() ;;
--h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "golden.sh: unknown option: $1" >&2; exit 2 ;;
 esac
 
@@ -30,5 +31,5 @@ if [ "$status" -ne 0 ]; then
 	exit "$status"
 fi
 if [ "${#mode[@]}" -gt 0 ]; then
-	echo "golden.sh: samples written to testdata/golden/; review with: git diff --stat testdata/golden" >&2
+	echo "golden.sh: samples written to testdata/*/golden-*; review with: git diff --stat testdata/" >&2
 fi

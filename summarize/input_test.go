@@ -12,6 +12,7 @@ import (
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/input-*.txt")
@@ -20,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/input-*.txt")
 // suite recorded from a real CLI, through the catalog and agent readers.
 func goldenEvidence(t *testing.T, name string) Evidence {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "golden", name))
+	data, err := os.ReadFile(testutil.Testdata(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func goldenEvidence(t *testing.T, name string) Evidence {
 }
 
 func TestBuildGolden(t *testing.T) {
-	for _, name := range []string{"claude-2.0.77-tool-session.jsonl", "claude-2.1.332-tool-session.jsonl", "codex-0.171.0-rollout-exec-resume.jsonl"} {
+	for _, name := range []string{"claude-code-2.0.77/golden-tool-session.jsonl", "claude-code-2.1.332/golden-tool-session.jsonl", "codex-0.171.0/golden-rollout-exec-resume.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			a := Build(goldenEvidence(t, name), DefaultBudget)
 			b := Build(goldenEvidence(t, name), DefaultBudget)
@@ -62,7 +63,7 @@ func TestBuildGolden(t *testing.T) {
 			if len(a.Cut) != 0 || a.Tokens > DefaultBudget {
 				t.Errorf("small session cut: %+v", a)
 			}
-			golden := filepath.Join("testdata", "input-"+strings.TrimSuffix(name, ".jsonl")+".txt")
+			golden := filepath.Join("testdata", "input-"+strings.ReplaceAll(strings.TrimSuffix(name, ".jsonl"), "/", "-")+".txt")
 			if *update {
 				os.WriteFile(golden, []byte(a.Text), 0o644)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 
 	"github.com/tidwall/gjson"
 )
@@ -220,7 +221,7 @@ func checkClassify(t *testing.T, line []byte, allowUnknown bool) {
 // TestClassifyMatchesGJSON: the raw walk reads every line of the golden
 // transcripts and of a generated one as gjson does.
 func TestClassifyMatchesGJSON(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "golden", "claude-*.jsonl"))
+	files, _ := filepath.Glob(testutil.Testdata(t, "claude-code-*", "golden-*.jsonl"))
 	gen := filepath.Join(t.TempDir(), "gen.jsonl")
 	generate(t, gen, 2<<20)
 	n := 0

@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 func fuzzSeeds(f *testing.F) {
-	for _, name := range []string{"claude-2.0.77-tool-session.jsonl", "claude-2.1.332-tool-session.jsonl"} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "samples", name))
+	for _, name := range []string{"claude-code-2.0.77/sample-tool-session.jsonl", "claude-code-2.1.332/sample-tool-session.jsonl"} {
+		data, err := os.ReadFile(testutil.Testdata(f, name))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // goldenTranscripts are the Claude Code transcripts the e2e suite recorded
@@ -13,10 +15,10 @@ import (
 // turns of both pinned versions.
 func goldenTranscripts(t *testing.T) []string {
 	t.Helper()
-	all, _ := filepath.Glob("../testdata/golden/claude-*.jsonl")
+	all, _ := filepath.Glob(testutil.Testdata(t, "claude-code-*", "golden-*.jsonl"))
 	var out []string
 	for _, p := range all {
-		if !strings.Contains(p, "hook") {
+		if !strings.Contains(filepath.Base(p), "hook") {
 			out = append(out, p)
 		}
 	}
@@ -31,7 +33,7 @@ func goldenTranscripts(t *testing.T) []string {
 // records byte for byte but for their parent links.
 func TestGoldenTranscripts(t *testing.T) {
 	for _, p := range goldenTranscripts(t) {
-		t.Run(filepath.Base(p), func(t *testing.T) {
+		t.Run(filepath.Base(filepath.Dir(p))+"-"+filepath.Base(p), func(t *testing.T) {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // TestHumanPromptRuleAgreesWithCatalog: trim's keep policy and the
@@ -15,8 +16,8 @@ import (
 // on every golden transcript and on each harness wrapper.
 func TestHumanPromptRuleAgreesWithCatalog(t *testing.T) {
 	var lines []string
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "golden", "claude-*.jsonl"))
-	samples, _ := filepath.Glob(filepath.Join("..", "testdata", "samples", "claude-*-session.jsonl"))
+	files, _ := filepath.Glob(testutil.Testdata(t, "claude-code-*", "golden-*.jsonl"))
+	samples, _ := filepath.Glob(testutil.Testdata(t, "claude-code-*", "sample-*-session.jsonl"))
 	for _, p := range append(files, samples...) {
 		f, err := os.Open(p)
 		if err != nil {

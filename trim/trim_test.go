@@ -9,6 +9,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 func trimString(t *testing.T, in string, opts Options) (string, *Report, error) {
@@ -66,9 +68,9 @@ func checkCopied(t *testing.T, in, out string) {
 }
 
 func TestRealSamples(t *testing.T) {
-	for _, name := range []string{"claude-2.0.77-tool-session.jsonl", "claude-2.1.332-tool-session.jsonl"} {
+	for _, name := range []string{"claude-code-2.0.77/sample-tool-session.jsonl", "claude-code-2.1.332/sample-tool-session.jsonl"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile("../testdata/samples/" + name)
+			data, err := os.ReadFile(testutil.Testdata(t, name))
 			if err != nil {
 				t.Fatal(err)
 			}

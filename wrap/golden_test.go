@@ -2,15 +2,16 @@ package wrap
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // TestResumeFailurePromptTooLongGoldens: what the real CLIs appended when
 // a resumed prompt was too long is recognised as such.
 func TestResumeFailurePromptTooLongGoldens(t *testing.T) {
-	for _, v := range []string{"claude-2.0.77", "claude-2.1.332"} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "golden", v+"-prompt-too-long.jsonl"))
+	for _, v := range []string{"claude-code-2.0.77", "claude-code-2.1.332"} {
+		data, err := os.ReadFile(testutil.Testdata(t, v, "golden-prompt-too-long.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 func TestRecentGolden(t *testing.T) {
 	for _, v := range []string{"2.0.77", "2.1.332"} {
-		r, err := Recent(nil, "../../testdata/golden/claude-"+v+"-tool-session.jsonl", jsonl.DefaultTail, 20)
+		r, err := Recent(nil, testutil.Testdata(t, "claude-code-"+v, "golden-tool-session.jsonl"), jsonl.DefaultTail, 20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -22,7 +23,7 @@ func TestRecentGolden(t *testing.T) {
 			t.Errorf("%s: last assistant %q", v, r.LastAssistant)
 		}
 		// n bounds the tools, newest kept.
-		r1, _ := Recent(nil, "../../testdata/golden/claude-"+v+"-tool-session.jsonl", jsonl.DefaultTail, 1)
+		r1, _ := Recent(nil, testutil.Testdata(t, "claude-code-"+v, "golden-tool-session.jsonl"), jsonl.DefaultTail, 1)
 		if len(r1.Tools) != 1 || r1.Tools[0].Tool != "Read" {
 			t.Errorf("%s: n=1 gave %+v", v, r1.Tools)
 		}

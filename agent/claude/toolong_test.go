@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 func TestTooLongCount(t *testing.T) {
@@ -27,14 +29,14 @@ func TestTooLongCount(t *testing.T) {
 	}
 }
 
-// The refusal records the real CLIs wrote (testdata/golden): 2.1.332's
+// The refusal records the real CLIs wrote (testdata/claude-code-*/golden-*): 2.1.332's
 // carries the API's count, 2.0.77's only says too long.
 func TestTooLongRefusalGolden(t *testing.T) {
 	for file, want := range map[string]Refusal{
-		"claude-2.1.332-prompt-too-long.jsonl": {Tokens: 250000, Limit: 200000},
-		"claude-2.0.77-prompt-too-long.jsonl":  {},
+		"claude-code-2.1.332/golden-prompt-too-long.jsonl": {Tokens: 250000, Limit: 200000},
+		"claude-code-2.0.77/golden-prompt-too-long.jsonl":  {},
 	} {
-		data, err := os.ReadFile("../../testdata/golden/" + file)
+		data, err := os.ReadFile(testutil.Testdata(t, file))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/internal/testkit/claudetest"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // countingOpener counts every byte read through the files it opens.
@@ -52,10 +53,10 @@ func writeLines(t testing.TB, lines ...string) string {
 
 func TestClaudeUsageRealTranscripts(t *testing.T) {
 	for name, want := range map[string]int64{
-		"claude-2.1.332-tool-session.jsonl": 106 + 1000,
-		"claude-2.0.77-tool-session.jsonl":  174 + 1000,
+		"claude-code-2.1.332/sample-tool-session.jsonl": 106 + 1000,
+		"claude-code-2.0.77/sample-tool-session.jsonl":  174 + 1000,
 	} {
-		u, err := Usage(nil, filepath.Join("..", "..", "testdata", "samples", name), jsonl.DefaultTail)
+		u, err := Usage(nil, testutil.Testdata(t, name), jsonl.DefaultTail)
 		if err != nil || !u.Found || u.Tokens != want {
 			t.Errorf("%s: %+v %v, want %d tokens", name, u, err, want)
 		}

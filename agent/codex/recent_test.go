@@ -6,10 +6,11 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 func TestRecentGolden(t *testing.T) {
-	r, err := Recent(nil, "../../testdata/golden/codex-0.171.0-rollout-exec-resume.jsonl", jsonl.DefaultTail, 20)
+	r, err := Recent(nil, testutil.Testdata(t, "codex-0.171.0", "golden-rollout-exec-resume.jsonl"), jsonl.DefaultTail, 20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 // The pinned CLI versions installed by scripts/e2e-clis.sh.
@@ -72,30 +73,11 @@ func CLIs(t testing.TB) Paths {
 	return Paths{}
 }
 
-// RepoRoot is the directory holding go.mod, found by walking up from the
-// working directory.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
 func installCLIs(t testing.TB) (Paths, string, error) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		return Paths{}, NpmMissingMessage, nil
 	}
-	root, err := RepoRoot()
+	root, err := testutil.ModuleRoot()
 	if err != nil {
 		return Paths{}, "", err
 	}

@@ -216,13 +216,3 @@ func TestCLIsWithoutNpm(t *testing.T) {
 	}
 	clisOnce = sync.Once{}
 }
-
-func TestRepoRoot(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "scripts", "e2e-clis.sh")); err != nil {
-		t.Errorf("root %s: %v", root, err)
-	}
-}

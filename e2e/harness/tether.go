@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
 var (
@@ -21,7 +23,7 @@ var (
 func Tether(t testing.TB) string {
 	t.Helper()
 	tetherOnce.Do(func() {
-		root, err := RepoRoot()
+		root, err := testutil.ModuleRoot()
 		if err != nil {
 			tetherErr = err
 			return

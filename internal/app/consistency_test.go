@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/gauge"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/shellinit"
 	"github.com/tether-dev/tether/state"
 )
@@ -35,7 +36,7 @@ type consistencyCase struct {
 
 func readTestdata(t *testing.T, dir, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", dir, name))
+	b, err := os.ReadFile(testutil.Testdata(t, dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +65,10 @@ func consistencyCases(t *testing.T) []consistencyCase {
 	n := 0
 	claudeID := func() string { n++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
 	for _, g := range []struct{ dir, name string }{
-		{"golden", "claude-2.0.77-tool-session.jsonl"}, {"golden", "claude-2.1.332-tool-session.jsonl"},
-		{"golden", "claude-2.0.77-fork.jsonl"}, {"golden", "claude-2.1.332-fork.jsonl"},
-		{"golden", "claude-2.0.77-prompt-too-long.jsonl"}, {"golden", "claude-2.1.332-prompt-too-long.jsonl"},
-		{"samples", "claude-2.0.77-tool-session.jsonl"}, {"samples", "claude-2.1.332-tool-session.jsonl"},
+		{"claude-code-2.0.77", "golden-tool-session.jsonl"}, {"claude-code-2.1.332", "golden-tool-session.jsonl"},
+		{"claude-code-2.0.77", "golden-fork.jsonl"}, {"claude-code-2.1.332", "golden-fork.jsonl"},
+		{"claude-code-2.0.77", "golden-prompt-too-long.jsonl"}, {"claude-code-2.1.332", "golden-prompt-too-long.jsonl"},
+		{"claude-code-2.0.77", "sample-tool-session.jsonl"}, {"claude-code-2.1.332", "sample-tool-session.jsonl"},
 	} {
 		cs = append(cs, consistencyCase{g.dir + "/" + g.name, agent.Claude, claudeID(), readTestdata(t, g.dir, g.name)})
 	}
@@ -76,8 +77,8 @@ func consistencyCases(t *testing.T) []consistencyCase {
 		cs = append(cs, consistencyCase{"generated/" + model, agent.Claude, id, generatedTranscript(id, model, 150_000)})
 	}
 	cs = append(cs,
-		consistencyCase{"golden/codex-0.171.0-rollout-exec-resume.jsonl", agent.Codex, "", readTestdata(t, "golden", "codex-0.171.0-rollout-exec-resume.jsonl")},
-		consistencyCase{"samples/codex-0.171.0-rollout-tool-resume.jsonl", agent.Codex, "", readTestdata(t, "samples", "codex-0.171.0-rollout-tool-resume.jsonl")},
+		consistencyCase{"codex-0.171.0/golden-rollout-exec-resume.jsonl", agent.Codex, "", readTestdata(t, "codex-0.171.0", "golden-rollout-exec-resume.jsonl")},
+		consistencyCase{"codex-0.171.0/sample-rollout-tool-resume.jsonl", agent.Codex, "", readTestdata(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl")},
 	)
 	return cs
 }

@@ -91,7 +91,7 @@ func TestHookConcurrentProcesses(t *testing.T) {
 	// A log big enough not to rotate twice under the test's load.
 	os.WriteFile(filepath.Join(home, "config", "tether", "config.toml"), []byte("[log]\nmax_size_mb = 4096\n"), 0o600)
 	transcript := filepath.Join(home, "t.jsonl")
-	copyFile(t, "../../testdata/samples/claude-2.1.332-tool-session.jsonl", transcript)
+	copyFile(t, testutil.Testdata(t, "claude-code-2.1.332", "sample-tool-session.jsonl"), transcript)
 
 	var wg sync.WaitGroup
 	errs := make(chan string, procs)

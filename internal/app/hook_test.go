@@ -13,10 +13,11 @@ import (
 
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 )
 
-// fixture is one real captured payload from testdata/hooks.
+// fixture is one real captured payload from testdata/<agent>-<version>/sample-hook-payloads.jsonl.
 type fixture struct {
 	File, Version, Variant string
 	Payload                []byte
@@ -26,7 +27,7 @@ func loadFixtures(t testing.TB, names ...string) []fixture {
 	t.Helper()
 	var out []fixture
 	for _, name := range names {
-		f, err := os.Open(filepath.Join("..", "..", "testdata", "samples", name))
+		f, err := os.Open(testutil.Testdata(t, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,14 +82,14 @@ func (ta *testApp) logLines(t testing.TB) []string {
 // hook': exit 0, nothing on stdout or stderr, the right record logged, and
 // no prompt or response text in the log.
 func TestHookEveryCapturedPayload(t *testing.T) {
-	fixtures := loadFixtures(t, "claude-hook-payloads.jsonl", "codex-0.171.0-hook-payloads.jsonl")
+	fixtures := loadFixtures(t, "claude-code-2.1.332/sample-hook-payloads.jsonl", "claude-code-2.0.77/sample-hook-payloads.jsonl", "codex-0.171.0/sample-hook-payloads.jsonl")
 	ta := newTestApp(t)
 	ta.env["TETHER_LOG_LEVEL"] = "debug"
 	// Give the sessions real transcripts, so Stop finds usage.
 	claudeT := filepath.Join(ta.home, "claude.jsonl")
 	codexT := filepath.Join(ta.home, "rollout-x.jsonl")
-	copyFile(t, "../../testdata/samples/claude-2.1.332-tool-session.jsonl", claudeT)
-	copyFile(t, "../../testdata/samples/codex-0.171.0-rollout-tool-resume.jsonl", codexT)
+	copyFile(t, testutil.Testdata(t, "claude-code-2.1.332", "sample-tool-session.jsonl"), claudeT)
+	copyFile(t, testutil.Testdata(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"), codexT)
 	n := 0
 	for _, fx := range fixtures {
 		if len(fx.Payload) == 0 || fx.Payload[0] != '{' {
@@ -162,7 +163,7 @@ func copyFile(t testing.TB, src, dst string) {
 func TestHookSelfReportFromWrapperEnv(t *testing.T) {
 	ta := newTestApp(t)
 	tr := filepath.Join(ta.home, "t.jsonl")
-	copyFile(t, "../../testdata/samples/claude-2.0.77-tool-session.jsonl", tr)
+	copyFile(t, testutil.Testdata(t, "claude-code-2.0.77", "sample-tool-session.jsonl"), tr)
 	payload := `{"session_id":"s","transcript_path":"` + tr + `","cwd":"/home/example/src/proj","hook_event_name":"Stop","last_assistant_message":"All done. [ctx: ~1%]"}`
 	ta.IO.In = strings.NewReader(payload)
 	ta.run("hook")

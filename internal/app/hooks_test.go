@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -174,7 +175,7 @@ func TestStatuslineCommand(t *testing.T) {
 }
 
 func loadStatusInputs(t *testing.T) []string {
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "samples", "claude-statusline-stdin.jsonl"))
+	data, err := os.ReadFile(testutil.Testdata(t, "claude-code-2.1.332", "sample-statusline-stdin.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	jsv "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -23,9 +24,9 @@ const (
 	codexID   = "01a22c1e-edbd-73b1-9ee8-1fcd43d77fc9"
 )
 
-func sample(t *testing.T, name string) []byte {
+func sample(t *testing.T, elem ...string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "samples", name))
+	b, err := os.ReadFile(testutil.Testdata(t, elem...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +55,10 @@ func withSessions(t *testing.T, ta *testApp, dir string) {
 		return bytes.ReplaceAll(b, []byte(`"`+from+`"`), q)
 	}
 	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-proj")
-	put(t, filepath.Join(proj, claudeNew+".jsonl"), fix(sample(t, "claude-2.1.332-tool-session.jsonl"), "/home/example/src/proj"))
-	put(t, filepath.Join(proj, claudeOld+".jsonl"), fix(sample(t, "claude-2.0.77-tool-session.jsonl"), "/home/example/src/proj"))
+	put(t, filepath.Join(proj, claudeNew+".jsonl"), fix(sample(t, "claude-code-2.1.332", "sample-tool-session.jsonl"), "/home/example/src/proj"))
+	put(t, filepath.Join(proj, claudeOld+".jsonl"), fix(sample(t, "claude-code-2.0.77", "sample-tool-session.jsonl"), "/home/example/src/proj"))
 	put(t, filepath.Join(ta.env["CODEX_HOME"], "sessions", "2026", "11", "30", "rollout-2026-11-30T11-02-34-"+codexID+".jsonl"),
-		fix(sample(t, "codex-0.171.0-rollout-tool-resume.jsonl"), "/home/example/src/codex-proj"))
+		fix(sample(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"), "/home/example/src/codex-proj"))
 }
 
 func validate(t *testing.T, name string, out []byte) map[string]any {
@@ -221,7 +222,7 @@ func TestSessionsIDResolutionExitCodes(t *testing.T) {
 	withSessions(t, ta, "")
 	// Two sessions sharing a prefix.
 	other := strings.Replace(claudeNew, "d9f7843f", "d9f70000", 1)
-	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "p", other+".jsonl"), sample(t, "claude-2.0.77-tool-session.jsonl"))
+	put(t, filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "p", other+".jsonl"), sample(t, "claude-code-2.0.77", "sample-tool-session.jsonl"))
 	for _, c := range []struct {
 		id   string
 		code int

@@ -23,7 +23,7 @@ var sameMinute = []string{
 
 func withSameMinuteCodex(t *testing.T, ta *testApp) {
 	t.Helper()
-	src := sample(t, "codex-0.171.0-rollout-tool-resume.jsonl")
+	src := sample(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl")
 	for i, id := range sameMinute {
 		put(t, filepath.Join(ta.env["CODEX_HOME"], "sessions", "2026", "11", "30",
 			"rollout-2026-11-30T11-02-3"+string(rune('0'+i))+"-"+id+".jsonl"), bytes.ReplaceAll(src, []byte(codexID), []byte(id)))

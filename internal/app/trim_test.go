@@ -19,7 +19,7 @@ import (
 // under id, with its cwd rewritten to dir. It returns the transcript path.
 func seedSession(t *testing.T, ta *testApp, id, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile("../../testdata/samples/claude-2.1.332-tool-session.jsonl")
+	data, err := os.ReadFile(testutil.Testdata(t, "claude-code-2.1.332", "sample-tool-session.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 // Command gencorpus writes a synthetic Claude Code + Codex history for
 // benchmarks: DIR/.claude/projects/…, DIR/.codex/sessions/… and
 // DIR/.codex/state_5.sqlite, deterministic from -seed. scripts/bench.sh
-// builds and runs it; it is not part of the tether binary.
+// builds and runs it; it is not part of the tether binary. The state DB's
+// schema is read from the checkout it was built from
+// (testdata/codex-0.171.0/golden-state_5.schema.sql, the one copy).
 //
 //	gencorpus -dir DIR [-sessions 1000] [-projects 50] [-seed 1]
 //	          [-max-size SIZE] [-huge] [-size SIZE] [-claude-only]

@@ -1,14 +1,13 @@
 // Package corpus writes a synthetic, deterministic Claude Code + Codex
-// history for benchmarks: the record shapes of the real CLIs (see
-// testdata/golden), long-tailed transcript sizes, symlinked and punctuated
-// working directories, and a Codex state_5.sqlite. Nothing in it is real
+// history for benchmarks: the record shapes of the real CLIs (see the
+// golden-* captures under testdata/), long-tailed transcript sizes,
+// symlinked and punctuated working directories, and a Codex state_5.sqlite. Nothing in it is real
 // user data: prompts and tool output are generated filler.
 package corpus
 
 import (
 	"bufio"
 	"database/sql"
-	_ "embed"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -20,21 +19,31 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/internal/testkit/testutil"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite, as the catalog reads it
 )
 
-// StateSchema is Codex 0.171.0's state_5.sqlite schema as dumped from the
-// real CLI, in creation order. SQLite's own sqlite_sequence table is part of
-// the dump and must be left out when replaying it (see StateDDL).
-//
-//go:embed state_5.schema.sql
-var StateSchema string
+// stateSchemaFile is Codex 0.171.0's state_5.sqlite schema as the e2e
+// suite dumps it from the real CLI in creation order (scripts/golden.sh
+// rewrites it), relative to the module root. It is the one copy: the
+// corpus and the catalog's tests replay it, the e2e suite checks the real
+// CLI still creates it.
+const stateSchemaFile = "testdata/codex-0.171.0/golden-state_5.schema.sql"
 
-// StateDDL is StateSchema without the table SQLite creates by itself, ready
-// to build a test database.
-func StateDDL() string {
-	return strings.Replace(StateSchema, "CREATE TABLE sqlite_sequence(name,seq);", "", 1)
+// StateDDL is the schema of stateSchemaFile without the table SQLite
+// creates by itself (sqlite_sequence, part of the dump, cannot be created
+// by hand), ready to build a test database.
+func StateDDL() (string, error) {
+	root, err := testutil.ModuleRoot()
+	if err != nil {
+		return "", fmt.Errorf("codex state schema: %w", err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(stateSchemaFile)))
+	if err != nil {
+		return "", fmt.Errorf("codex state schema: %w", err)
+	}
+	return strings.Replace(string(b), "CREATE TABLE sqlite_sequence(name,seq);", "", 1), nil
 }
 
 // Options says what to generate.
@@ -528,8 +537,10 @@ func (g *gen) stateDB(rows []codexThread) error {
 		return err
 	}
 	defer db.Close()
-	// sqlite_sequence is SQLite's own: it cannot be created by hand.
-	schema := StateDDL()
+	schema, err := StateDDL()
+	if err != nil {
+		return err
+	}
 	if _, err := db.Exec(schema); err != nil {
 		return fmt.Errorf("state schema: %w", err)
 	}

@@ -1,0 +1,62 @@
+package testutil
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestModuleRootFromThePackage(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "scripts", "e2e-clis.sh")); err != nil {
+		t.Errorf("root %s: %v", root, err)
+	}
+	p := Testdata(t, "codex-0.171.0", "golden-state_5.schema.sql")
+	if want := filepath.Join(root, "testdata", "codex-0.171.0", "golden-state_5.schema.sql"); p != want {
+		t.Errorf("Testdata = %s, want %s", p, want)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestModuleRootSkipsOtherModules: run inside another module (a tool
+// started from elsewhere), the root is still tether's, found from the
+// source.
+func TestModuleRootSkipsOtherModules(t *testing.T) {
+	want, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(other, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	if got, err := ModuleRoot(); err != nil || got != want {
+		t.Errorf("ModuleRoot in another module = %q, %v; want %q", got, err, want)
+	}
+	if _, ok := moduleRootAbove(sub); ok {
+		t.Errorf("moduleRootAbove(%s) took example.com/other for tether", sub)
+	}
+}
+
+func TestDeclares(t *testing.T) {
+	for in, want := range map[string]bool{
+		"module github.com/tether-dev/tether\n":           true,
+		"// x\nmodule \"github.com/tether-dev/tether\"\n": true,
+		"module github.com/tether-dev/tether/v2\n":        false,
+		"require github.com/tether-dev/tether v1.0.0\n":   false,
+	} {
+		if got := declares([]byte(in), modulePath); got != want {
+			t.Errorf("declares(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
