@@ -1,8 +1,11 @@
 package testutil
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +61,62 @@ func TestDeclares(t *testing.T) {
 		if got := declares([]byte(in), modulePath); got != want {
 			t.Errorf("declares(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// upToTestdata is a path that climbs to the module's testdata/ from a
+// package directory: "../testdata/…", "../../testdata", or the same
+// through filepath.Join("..", "..", "testdata", …).
+var upToTestdata = regexp.MustCompile(`"(\.\./)+testdata\b|"\.\."(\s*,\s*"\.\.")*\s*,\s*"testdata"`)
+
+func TestUpToTestdataPattern(t *testing.T) {
+	for in, want := range map[string]bool{
+		`os.ReadFile("../testdata/samples/" + name)`:                         true,
+		`"../../testdata/golden/x.jsonl"`:                                    true,
+		`filepath.Join("..", "testdata", "golden")`:                          true,
+		`filepath.Join("..", "..", "testdata", dir, name)`:                   true,
+		`filepath.Join("testdata", "input-"+name)`:                           false,
+		`testutil.Testdata(t, "codex-0.171.0", "golden-state_5.schema.sql")`: false,
+		`d.Name() == "testdata"`:                                             false,
+		`filepath.Join(root, "testdata", "codex-0.171.0")`:                   false,
+	} {
+		if got := upToTestdata.MatchString(in); got != want {
+			t.Errorf("upToTestdata.MatchString(%s) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestNoRelativeTestdataPaths: tests name the module's test data through
+// Testdata, not by climbing from their package directory (which breaks
+// when a test moves to another package).
+func TestNoRelativeTestdataPaths(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "testutil/testdata_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if upToTestdata.MatchString(line) {
+				rel, _ := filepath.Rel(root, p)
+				t.Errorf("%s:%d names testdata by a relative path; use testutil.Testdata: %s", rel, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
