@@ -13,20 +13,6 @@ import (
 	"github.com/tether-dev/tether/archive"
 )
 
-// StateArchived is a session whose live transcript is gone and that exists
-// only in tether's archive.
-const StateArchived = "archived"
-
-// ArchiveRef says where an archived session's transcript is kept.
-type ArchiveRef struct {
-	// Path is the stored file (a hard link, or a zstd copy).
-	Path string `json:"path"`
-	// Compressed is set for a zstd copy.
-	Compressed bool `json:"compressed"`
-	// Restore is where the transcript goes back to.
-	Restore string `json:"restore"`
-}
-
 // Archive is what the catalog knows of tether's archive: one source per
 // harness, and a callback that archives what a listing found.
 type Archive struct {
@@ -190,7 +176,7 @@ func (a *Archive) listArchived(live []Session, found [][]archiveDir) ([]Session,
 				path := filepath.Join(d.dir, name)
 				s, diag := archivedSession(src.Reader, path)
 				if diag != "" {
-					diags = append(diags, Diagnostic{src.Reader.Harness(), path, "archived: " + diag})
+					diags = append(diags, Diagnostic{Harness: src.Reader.Harness(), Path: path, Problem: "archived: " + diag})
 					continue
 				}
 				s.State, s.Runtime = StateArchived, nil

@@ -175,7 +175,7 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		d := claudeDir{path: filepath.Join(projects, e.Name()), start: len(paths)}
 		names, err := r.dirFiles(&d, now, links)
 		if err != nil {
-			diags = append(diags, Diagnostic{ClaudeCode, d.path, "unreadable project directory: " + err.Error()})
+			diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: d.path, Problem: "unreadable project directory: " + err.Error()})
 			continue
 		}
 		paths = joinNames(paths, d.path, names)
@@ -198,14 +198,14 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 	for i, path := range paths {
 		switch res := &results[i]; {
 		case res.err != nil:
-			diags = append(diags, Diagnostic{ClaudeCode, path, res.err.Error()})
+			diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: path, Problem: res.err.Error()})
 		case res.sum.Problem != "":
-			diags = append(diags, Diagnostic{ClaudeCode, path, res.sum.Problem})
+			diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: path, Problem: res.sum.Problem})
 		}
 	}
 	out := r.sessions(paths, results, running)
 	if err := r.Cache.Save(); err != nil {
-		diags = append(diags, Diagnostic{ClaudeCode, r.Cache.path, "cache not saved: " + err.Error()})
+		diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: r.Cache.path, Problem: "cache not saved: " + err.Error()})
 	}
 	return out, diags, nil
 }
@@ -535,13 +535,8 @@ func (r *ClaudeReader) sessionInto(s *Session, path string, sum *claudeSummary, 
 			s.Runtime.Status = StatusPossibly
 		}
 	}
-	s.normalizeTimes()
+	s.NormalizeTimes()
 }
-
-// StatusPossibly is the Runtime.Status of a session that may be running:
-// a Claude Code 2.0.x process in its project wrote it lately, but leaves
-// nothing that says which session it runs.
-const StatusPossibly = "possibly"
 
 // running looks once at the live processes (sessions/<pid>.json and
 // /proc), for every session of this listing.
@@ -677,7 +672,7 @@ func (sc *claudeScan) line(b []byte) {
 	}
 	var counted, newMsg bool
 	if sc.count != nil {
-		counted, newMsg = sc.count.claude(rec)
+		counted, newMsg = countClaude(sc.count, rec)
 	}
 	switch rec.Type {
 	case claude.TypeCustomTitle:

@@ -86,7 +86,7 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		var err error
 		rows, err = r.threads(ctx, db)
 		if err != nil {
-			diags = append(diags, Diagnostic{Codex, db, err.Error() + "; falling back to rollout files"})
+			diags = append(diags, Diagnostic{Harness: Codex, Path: db, Problem: err.Error() + "; falling back to rollout files"})
 		} else {
 			fromDB = true
 		}
@@ -104,7 +104,7 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 			continue
 		}
 		if row.ID == "" || row.Cwd == "" {
-			diags = append(diags, Diagnostic{Codex, row.RolloutPath, "thread without id or cwd"})
+			diags = append(diags, Diagnostic{Harness: Codex, Path: row.RolloutPath, Problem: "thread without id or cwd"})
 			continue
 		}
 		keep = append(keep, row)
@@ -145,7 +145,7 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		}
 	}
 	if err := r.Cache.Save(); err != nil {
-		diags = append(diags, Diagnostic{Codex, r.Cache.path, "cache not saved: " + err.Error()})
+		diags = append(diags, Diagnostic{Harness: Codex, Path: r.Cache.path, Problem: "cache not saved: " + err.Error()})
 	}
 	return out, diags, ctx.Err()
 }
@@ -410,7 +410,7 @@ func (sc *codexScan) line(b []byte) {
 	}
 	sc.t.Valid++
 	if sc.count != nil {
-		sc.count.codex(typ, p)
+		countCodex(sc.count, typ, p)
 	}
 	ts, _ := time.Parse(time.RFC3339Nano, tsRaw)
 	if !ts.IsZero() {
@@ -632,7 +632,7 @@ func (r *CodexReader) sessionFrom(row codexRow, t codexTail, ok bool) Session {
 		w, src := r.Windows.For(s.Model, 0, tail.Window)
 		s.Context = newContext(tail.Tokens, w, agent.Known(src))
 	}
-	s.normalizeTimes()
+	s.NormalizeTimes()
 	return s
 }
 
@@ -651,7 +651,7 @@ func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]cod
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if !isNotExist(err) {
-					diags = append(diags, Diagnostic{Codex, path, "unreadable: " + err.Error()})
+					diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "unreadable: " + err.Error()})
 				}
 				return nil
 			}
@@ -665,13 +665,13 @@ func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]cod
 			t, err := r.readRollout(path)
 			switch {
 			case err != nil:
-				diags = append(diags, Diagnostic{Codex, path, "unreadable: " + err.Error()})
+				diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "unreadable: " + err.Error()})
 				return nil
 			case t.Size == 0:
-				diags = append(diags, Diagnostic{Codex, path, "empty rollout"})
+				diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "empty rollout"})
 				return nil
 			case t.ID == "" || t.Cwd == "":
-				diags = append(diags, Diagnostic{Codex, path, "no session_meta record with an id and cwd"})
+				diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "no session_meta record with an id and cwd"})
 				return nil
 			}
 			rows = append(rows, codexRow{
@@ -723,6 +723,6 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 	full.RecentPrompts = lastN(prompts, 5)
 	full.ContextCurve = sc.curve
 	full.Evidence = sc.ev.finish(ctx, full)
-	full.normalizeTimes()
+	full.NormalizeTimes()
 	return full, nil
 }

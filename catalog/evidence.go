@@ -17,20 +17,6 @@ import (
 	"github.com/tether-dev/tether/identity"
 )
 
-// WorkRule is a named regular expression for work references (ticket ids).
-type WorkRule struct {
-	Name    string
-	Pattern *regexp.Regexp
-}
-
-// DefaultWorkRules are used when the config names none.
-func DefaultWorkRules() []WorkRule {
-	return []WorkRule{
-		{Name: "INIT", Pattern: regexp.MustCompile(`\bINIT-[A-Z0-9]+-\d{3}\b`)},
-		{Name: "RMI", Pattern: regexp.MustCompile(`\bRMI-[A-Z0-9]+-\d{3}\b`)},
-	}
-}
-
 // GitTimeout bounds all `git cat-file` checks of one show.
 var GitTimeout = 3 * time.Second
 

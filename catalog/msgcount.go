@@ -13,37 +13,20 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// MessageCount is a transcript's message count so far: N messages in its
-// first Off bytes (whole lines), and Last, what the rule needs to go on
-// counting from Off (Claude: a hash of the last assistant message id, as
-// the records of one message share it). The zero value counts a file from
-// its start.
-//
-// The rule, the one every count of messages uses (show, list, the search
-// index): Claude Code, each main-chain user record and each main-chain
-// assistant message (records sharing a message id are one message; API
-// errors and synthetic messages are not messages); Codex, each user or
-// assistant message response item.
-type MessageCount struct {
-	N    int
-	Off  int64
-	Last uint64
-}
-
 // claude applies the rule to one record: it reports whether rec counts
 // (as a message or as part of the last one) and whether it began a new
 // message.
-func (m *MessageCount) claude(rec claude.Rec) (counted, isNew bool) {
+func countClaude(m *MessageCount, rec claude.Rec) (counted, isNew bool) {
 	var model, id string
 	if rec.Type == claude.TypeAssistant && !rec.Sidechain && !rec.APIError {
 		model, id = rec.Message.Get("model").String(), rec.Message.Get("id").String()
 	}
-	return m.claudeMessage(rec, model, id)
+	return countClaudeMessage(m, rec, model, id)
 }
 
 // claudeMessage is claude with the assistant message's model and id
 // already read (search reads them in the same pass as its content).
-func (m *MessageCount) claudeMessage(rec claude.Rec, model, id string) (counted, isNew bool) {
+func countClaudeMessage(m *MessageCount, rec claude.Rec, model, id string) (counted, isNew bool) {
 	switch rec.Type {
 	case claude.TypeUser:
 		if rec.Sidechain {
@@ -66,7 +49,7 @@ func (m *MessageCount) claudeMessage(rec claude.Rec, model, id string) (counted,
 }
 
 // codex applies the rule to one rollout item of type typ with payload p.
-func (m *MessageCount) codex(typ string, p gjson.Result) {
+func countCodex(m *MessageCount, typ string, p gjson.Result) {
 	if typ != "response_item" || p.Get("type").String() != "message" {
 		return
 	}
@@ -92,27 +75,27 @@ func idHash(id string) uint64 {
 
 // countLine applies the rule to one line of harness's format (lines the
 // texts reader and the incremental count parse for nothing else).
-func (m *MessageCount) countLine(harness string, line []byte) {
+func countLine(m *MessageCount, harness string, line []byte) {
 	switch harness {
 	case ClaudeCode:
 		if rec, ok := claude.ParseRec(bytesString(line, true)); ok {
-			m.claude(rec)
+			countClaude(m, rec)
 		}
 	case Codex:
 		typ, p, _ := codexEnvelope(bytesString(line, true))
-		m.codex(typ, p)
+		countCodex(m, typ, p)
 	}
 }
 
 // countComplete counts the newline-terminated lines of b, which starts at
 // m.Off, and moves m.Off past them; a last line still being written is
 // left for later.
-func (m *MessageCount) countComplete(harness string, b []byte) {
+func countComplete(m *MessageCount, harness string, b []byte) {
 	end := bytes.LastIndexByte(b, '\n')
 	if end < 0 {
 		return
 	}
-	eachLine(b[:end+1], func(line []byte) { m.countLine(harness, line) })
+	eachLine(b[:end+1], func(line []byte) { countLine(m, harness, line) })
 	m.Off += int64(end + 1)
 }
 
@@ -195,24 +178,10 @@ func nextMsgState(harness string, f io.ReaderAt, fi os.FileInfo, c chunks, whole
 	if b, ok := c.byteAt(mc.Off - 1); ok && b != '\n' {
 		return st // the count did not end on a line boundary: not this file
 	}
-	mc.countComplete(harness, added)
+	countComplete(&mc, harness, added)
 	st.Known, st.Count = true, mc
 	return st
 }
-
-// CountIndex gives the message counts a list cannot compute from what it
-// reads: the search index's, which reads every transcript whole.
-type CountIndex interface {
-	// Stamp changes whenever the counts may have ("": there are none).
-	Stamp() string
-	// Load reads the counts; an error (no index, or it is busy) means
-	// none now, asked again next time.
-	Load() (CountLookup, error)
-}
-
-// CountLookup returns the count of the file at path as it was at this
-// size and mtime (UnixNano), if it is known.
-type CountLookup func(path string, size, mtime int64) (MessageCount, bool)
 
 // fillCounts takes from ix the counts of the cached files in missing,
 // once per state of the index: the stamp it was asked at is kept in the

@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -15,40 +12,6 @@ import (
 
 	"github.com/tether-dev/tether/identity"
 )
-
-// Reader reads one harness's sessions.
-type Reader interface {
-	Harness() string
-	// List returns every session cheaply: a bounded number of bytes per
-	// file, cached by (path, size, mtime). Files it cannot understand are
-	// returned as diagnostics. It fails only when the storage root exists
-	// but cannot be read.
-	List(ctx context.Context, opts ListOptions) ([]Session, []Diagnostic, error)
-	// Get fully reads one listed session: counts, recent prompts, context
-	// curve and evidence.
-	Get(ctx context.Context, s Session) (Session, error)
-}
-
-// ListOptions narrow what a reader returns.
-type ListOptions struct {
-	// All includes archived sessions.
-	All bool
-}
-
-// File is what readers need from an open file; tests swap the opener to
-// count bytes.
-type File interface {
-	io.ReaderAt
-	io.Reader
-	io.Closer
-	Stat() (fs.FileInfo, error)
-}
-
-// Opener opens a file for reading.
-type Opener func(name string) (File, error)
-
-// OSOpen opens files on the real file system.
-func OSOpen(name string) (File, error) { return os.Open(name) }
 
 // Catalog merges the readers of every harness.
 type Catalog struct {

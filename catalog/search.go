@@ -176,12 +176,12 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 		msg.read(rec.Message)
 	}
 	if mc != nil {
-		mc.claudeMessage(rec, msg.model, msg.id)
+		countClaudeMessage(mc, rec, msg.model, msg.id)
 	}
 	switch rec.Type {
 	case claude.TypeUser:
 		if t, ok := claude.HumanPrompt(rec); ok {
-			return []Text{{TextPrompt, t}}
+			return []Text{{Kind: TextPrompt, Text: t}}
 		}
 	case claude.TypeAssistant:
 		if !all || rec.Sidechain {
@@ -193,14 +193,14 @@ func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 			f.read(b)
 			switch f.typ {
 			case "text":
-				out = append(out, Text{TextAssistant, f.text})
+				out = append(out, Text{Kind: TextAssistant, Text: f.text})
 			case "tool_use":
-				out = append(out, Text{TextTool, toolText(f.name, f.input)})
+				out = append(out, Text{Kind: TextTool, Text: toolText(f.name, f.input)})
 			}
 		})
 		return out
 	case claude.TypeCustomTitle, claude.TypeAITitle, claude.TypeSummary:
-		return []Text{{TextTitle, rec.CustomTitle + rec.AITitle + rec.Summary}}
+		return []Text{{Kind: TextTitle, Text: rec.CustomTitle + rec.AITitle + rec.Summary}}
 	}
 	return nil
 }
@@ -228,7 +228,7 @@ func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 		return nil
 	}
 	if mc != nil {
-		mc.codex(typ, p)
+		countCodex(mc, typ, p)
 	}
 	if typ != "event_msg" && typ != "response_item" {
 		return nil
@@ -236,18 +236,18 @@ func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 	ptyp := p.Get("type").String()
 	switch {
 	case typ == "event_msg" && ptyp == "user_message":
-		return []Text{{TextPrompt, p.Get("message").String()}}
+		return []Text{{Kind: TextPrompt, Text: p.Get("message").String()}}
 	case typ == "response_item" && ptyp == "message":
 		switch p.Get("role").String() {
 		case "user":
 			if t, ok := codexHumanText(p); ok {
-				return []Text{{TextPrompt, t}}
+				return []Text{{Kind: TextPrompt, Text: t}}
 			}
 		case "assistant":
 			if all {
 				var out []Text
 				eachBlock(p, func(b gjson.Result) {
-					out = append(out, Text{TextAssistant, textMember(b)})
+					out = append(out, Text{Kind: TextAssistant, Text: textMember(b)})
 				})
 				return out
 			}
@@ -263,7 +263,7 @@ func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
 		if name == "" {
 			name = "local_shell"
 		}
-		return []Text{{TextTool, toolText(name, input)}}
+		return []Text{{Kind: TextTool, Text: toolText(name, input)}}
 	}
 	return nil
 }

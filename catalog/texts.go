@@ -8,28 +8,6 @@ import (
 	"sync"
 )
 
-// TextKind says which part of a session a searchable text comes from.
-type TextKind int
-
-// Text kinds, in the order a search weighs them.
-const (
-	// TextTitle is a title the transcript records (a rename, a generated
-	// title, a summary).
-	TextTitle TextKind = iota
-	// TextPrompt is a human prompt.
-	TextPrompt
-	// TextAssistant is the assistant's visible text.
-	TextAssistant
-	// TextTool is a tool call's name and the paths or command it names.
-	TextTool
-)
-
-// Text is one searchable text of a transcript.
-type Text struct {
-	Kind TextKind
-	Text string
-}
-
 // Texts calls fn with the searchable texts of the transcript of harness
 // read from r (positioned anywhere at a line start), in file order. A
 // Text's string is only valid during the call (it may alias the read

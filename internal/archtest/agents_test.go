@@ -11,8 +11,9 @@ import (
 var features = []string{"catalog", "hooks", "wrap", "picker", "searchindex", "summarize", "archive", "state"}
 
 // sharedAgentPackages are the packages under agent/ that are not one
-// agent: the interface and the JSON-lines helpers every agent uses.
-var sharedAgentPackages = []string{"agent", "agent/jsonl"}
+// agent: the interface, the JSON-lines helpers every agent uses and the
+// session types the agents' readers produce.
+var sharedAgentPackages = []string{"agent", "agent/jsonl", "agent/session"}
 
 // agentPending are the imports of concrete agents by features that remain,
 // each with what removes it. The test fails when one disappears, so the

@@ -35,7 +35,7 @@ var ranks = map[string]int{
 	"internal/safeio":            2,
 	"internal/config/configfile": 3,
 	// the agents: the only code that knows their files and formats
-	"agent/jsonl": 3, "agent": 4,
+	"agent/jsonl": 3, "agent/session": 3, "agent": 4,
 	"agent/claude": 5, "agent/codex": 5,
 	"internal/eventlog": 5, // pending: takes the harness names from agent
 	// features
