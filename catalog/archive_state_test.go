@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,10 +33,10 @@ func newSkipRig(t *testing.T, mode string, t0 time.Time) *skipRig {
 		store: &archive.Store{Dir: filepath.Join(t.TempDir(), "archive"), Mode: mode}}
 	ac := ArchiveCacheFiles(t.TempDir())
 	rg.c = &Catalog{
-		Readers: []Reader{&ClaudeReader{Dir: home, Procs: fakeProcs{}}},
+		Readers: []Reader{&claudesessions.Reader{Dir: home, Procs: fakeProcs{}}},
 		Archive: &Archive{
 			Sources: []ArchiveSource{{Dir: rg.store.HarnessDir(ClaudeCode), Root: home,
-				Reader: &ClaudeReader{Open: ArchiveOpen, Cache: OpenCache(ac[0])}}},
+				Reader: &claudesessions.Reader{Open: ArchiveOpen, Cache: claudesessions.OpenCache(ac[0])}}},
 			SyncKey: rg.store.Dir + "\x00" + mode,
 			State:   ac[2],
 		},

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"context"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,10 +22,10 @@ func archiveCatalog(t *testing.T, mode string) (*Catalog, string, string, string
 	cache := t.TempDir()
 	ac := ArchiveCacheFiles(cache)
 	c := &Catalog{
-		Readers: []Reader{&ClaudeReader{Dir: claudeDir}, &CodexReader{Dir: codexDir}},
+		Readers: []Reader{&claudesessions.Reader{Dir: claudeDir}, &codexsessions.Reader{Dir: codexDir}},
 		Archive: &Archive{Sources: []ArchiveSource{
-			{Dir: store.HarnessDir(ClaudeCode), Root: claudeDir, Reader: &ClaudeReader{Open: ArchiveOpen, Cache: OpenCache(ac[0])}},
-			{Dir: store.HarnessDir(Codex), Root: codexDir, Reader: &CodexReader{Open: ArchiveOpen, Cache: OpenCache(ac[1])}},
+			{Dir: store.HarnessDir(ClaudeCode), Root: claudeDir, Reader: &claudesessions.Reader{Open: ArchiveOpen, Cache: claudesessions.OpenCache(ac[0])}},
+			{Dir: store.HarnessDir(Codex), Root: codexDir, Reader: &codexsessions.Reader{Open: ArchiveOpen, Cache: codexsessions.OpenCache(ac[1])}},
 		}},
 	}
 	roots := map[string]string{ClaudeCode: claudeDir, Codex: codexDir}

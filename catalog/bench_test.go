@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -48,7 +49,7 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/sessions=%d", name, n), func(b *testing.B) {
 			cachePath := filepath.Join(b.TempDir(), "cache.json")
 			if warm {
-				r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: OpenCache(cachePath)}
+				r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Cache: claudesessions.OpenCache(cachePath)}
 				if _, _, err := r.List(context.Background(), ListOptions{}); err != nil {
 					b.Fatal(err)
 				}
@@ -58,11 +59,11 @@ func BenchmarkList(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				var cache *Cache
+				var cache *claudesessions.Cache
 				if warm {
-					cache = OpenCache(cachePath)
+					cache = claudesessions.OpenCache(cachePath)
 				}
-				r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: cache}
+				r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: cache}
 				ss, _, err := r.List(context.Background(), ListOptions{})
 				if err != nil || len(ss) != n {
 					b.Fatalf("%d sessions, %v", len(ss), err)

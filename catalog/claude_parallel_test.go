@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"path/filepath"
 	"testing"
 )
@@ -25,9 +26,9 @@ func TestClaudeManySessionsInParallel(t *testing.T) {
 		cwd := fmt.Sprintf("/home/example/p%d", i%7)
 		writeFile(t, p, jsonLines(userRec(id, cwd, "2026-11-30T10:00:00Z", fmt.Sprintf("prompt %d", i), nil)))
 	}
-	cache := OpenCache(filepath.Join(t.TempDir(), "c.gob"))
+	cache := claudesessions.OpenCache(filepath.Join(t.TempDir(), "c.gob"))
 	for _, pass := range []string{"cold", "warm"} {
-		r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: cache}
+		r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Cache: cache}
 		ss, diags, err := r.List(context.Background(), ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -43,6 +44,6 @@ func TestClaudeManySessionsInParallel(t *testing.T) {
 			seen[s.ID] = true
 		}
 		cache.Save()
-		cache = OpenCache(cache.path)
+		cache = claudesessions.OpenCache(cache.Path())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func claudeHome(t *testing.T) string {
 	return dir
 }
 
-func listClaude(t *testing.T, r *ClaudeReader) (map[string]Session, []Diagnostic) {
+func listClaude(t *testing.T, r *claudesessions.Reader) (map[string]Session, []Diagnostic) {
 	t.Helper()
 	ss, diags, err := r.List(context.Background(), ListOptions{})
 	if err != nil {
@@ -71,7 +72,7 @@ func listClaude(t *testing.T, r *ClaudeReader) (map[string]Session, []Diagnostic
 
 func TestClaudeListRealSamples(t *testing.T) {
 	dir := claudeHome(t)
-	got, diags := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+	got, diags := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}})
 	if len(diags) != 0 || len(got) != 2 {
 		t.Fatalf("got %d sessions, diags %v", len(got), diags)
 	}
@@ -159,7 +160,7 @@ func TestClaudeTitlePrecedenceAndHumanRule(t *testing.T) {
 	for i, c := range cases {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "projects", "-home-example-src-p", id+".jsonl"), jsonLines(append(append([]map[string]any{}, base...), c.extra...)...))
-		got, diags := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+		got, diags := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}})
 		s := got[id]
 		if len(diags) != 0 || s.Title != c.want || s.TitleSource != c.from {
 			t.Errorf("case %d: title %q from %s, diags %v", i, s.Title, s.TitleSource, diags)
@@ -174,7 +175,7 @@ func TestClaudeTitlePrecedenceAndHumanRule(t *testing.T) {
 	// No human prompt and no title record: the cwd base name.
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "projects", "x", id+".jsonl"), jsonLines(base[0], base[1]))
-	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+	got, _ := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}})
 	if s := got[id]; s.Title != "p" || s.TitleSource != TitleCwd || s.LastHumanActivity != nil {
 		t.Errorf("fallback title %q %s %v", s.Title, s.TitleSource, s.LastHumanActivity)
 	}
@@ -205,7 +206,7 @@ func TestClaudeUsageAfterCompactBoundary(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonLines(append(append([]map[string]any{}, recs...), c.tail...)...))
-		got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+		got, _ := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}})
 		s := got[id]
 		if c.want == 0 && s.Context != nil {
 			t.Errorf("case %d: context %+v, want none after the boundary", i, s.Context)
@@ -228,7 +229,7 @@ func TestClaudeLayoutsAndDiagnostics(t *testing.T) {
 	// Corrupt lines in the middle and a truncated last line are skipped.
 	good := append(append([]byte{}, readTestdata(t, "claude-2.0.77-tool-session.jsonl")...), []byte("not json\n{\"type\":\"user\",\"trunc")...)
 	writeFile(t, filepath.Join(p, "aaaa0000-1111-2222-3333-444444444444.jsonl"), good)
-	got, diags := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+	got, diags := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}})
 	if len(got) != 3 {
 		t.Errorf("want the two samples and the corrupt-tailed file, got %d: %v", len(got), got)
 	}
@@ -259,10 +260,10 @@ func TestClaudeUnreadableRootIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(p, 0o755)
-	if _, _, err := (&ClaudeReader{Dir: dir}).List(context.Background(), ListOptions{}); err == nil {
+	if _, _, err := (&claudesessions.Reader{Dir: dir}).List(context.Background(), ListOptions{}); err == nil {
 		t.Error("unreadable projects dir: no error")
 	}
-	if ss, _, err := (&ClaudeReader{Dir: filepath.Join(dir, "missing")}).List(context.Background(), ListOptions{}); err != nil || len(ss) != 0 {
+	if ss, _, err := (&claudesessions.Reader{Dir: filepath.Join(dir, "missing")}).List(context.Background(), ListOptions{}); err != nil || len(ss) != 0 {
 		t.Errorf("missing root: %v %v", ss, err)
 	}
 }
@@ -272,7 +273,7 @@ func TestClaudeRunningState(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "sessions", "4242.json"), []byte(fmt.Sprintf(`{"pid":4242,"sessionId":%q,"cwd":"/home/example/src/proj","status":"busy","tmux":"work:@1.%%3"}`, sample21332)))
 	writeFile(t, filepath.Join(dir, "sessions", "77.json"), []byte(fmt.Sprintf(`{"pid":77,"sessionId":%q}`, sample2177)))
 	writeFile(t, filepath.Join(dir, "sessions", "bad.json"), []byte(`{nope`))
-	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{4242: true}})
+	got, _ := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{4242: true}})
 	s := got[sample21332]
 	if s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != 4242 || s.Runtime.Tmux != "work" || s.Runtime.Status != "busy" {
 		t.Errorf("running session: %s %+v", s.State, s.Runtime)
@@ -319,7 +320,7 @@ func TestClaudeListReadsBoundedBytes(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "projects", "p", fmt.Sprintf("%08d-0000-0000-0000-000000000000.jsonl", i)), genClaudeTranscript(i, 4<<20))
 	}
 	var o countingOpener
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open, HeadBytes: 64 << 10, TailBytes: 64 << 10}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Open: o.open, HeadBytes: 64 << 10, TailBytes: 64 << 10}
 	ss, diags, err := r.List(context.Background(), ListOptions{})
 	if err != nil || len(ss) != files || len(diags) != 0 {
 		t.Fatalf("%d sessions, %v, %v", len(ss), diags, err)
@@ -333,18 +334,18 @@ func TestClaudeListReadsBoundedBytes(t *testing.T) {
 		}
 	}
 	// Warm: the cache answers, nothing is read.
-	cache := OpenCache(filepath.Join(t.TempDir(), "c.json"))
+	cache := claudesessions.OpenCache(filepath.Join(t.TempDir(), "c.json"))
 	r.Cache = cache
 	if _, _, err := r.List(context.Background(), ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r.Cache = OpenCache(cache.path)
+	r.Cache = claudesessions.OpenCache(cache.Path())
 	o.n.Store(0)
 	ss2, _, _ := r.List(context.Background(), ListOptions{})
 	if o.n.Load() != 0 || len(ss2) != files {
 		t.Errorf("warm list read %d bytes, %d sessions", o.n.Load(), len(ss2))
 	}
-	if fi, err := os.Stat(cache.path); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(cache.Path()); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("cache file mode: %v %v", fi, err)
 	}
 }
@@ -380,7 +381,7 @@ func TestClaudeRunningWithoutPidFile(t *testing.T) {
 	name, _ := claude.ProjectDirName(cwd)
 	writeFile(t, filepath.Join(dir, "projects", name, sample2177+".jsonl"), readTestdata(t, "claude-2.0.77-tool-session.jsonl"))
 	pid := testutil.StartFakeClaude(t, cwd, dir)
-	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}})
+	got, _ := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}})
 	s := got[sample2177]
 	if s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != pid {
 		t.Errorf("2.0.x session being written: %s %+v (child %d)", s.State, s.Runtime, pid)

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +38,7 @@ func (rg *codexDaysRig) idle() {
 
 func (rg *codexDaysRig) list() Session {
 	rg.t.Helper()
-	r := &CodexReader{Dir: rg.dir, Procs: rg.procs, Cache: OpenCache(rg.cache), Now: func() time.Time { return rg.now }}
+	r := &codexsessions.Reader{Dir: rg.dir, Procs: rg.procs, Cache: codexsessions.OpenCache(rg.cache), Now: func() time.Time { return rg.now }}
 	ss, diags, err := r.List(context.Background(), ListOptions{})
 	if err != nil || len(diags) != 0 || len(ss) != 1 {
 		rg.t.Fatalf("list: %v %v %d sessions", err, diags, len(ss))
@@ -89,7 +91,7 @@ func TestCodexDayDirSkip(t *testing.T) {
 			writeFile(t, filepath.Join(filepath.Dir(rg.rollout), "other.txt"), []byte("x"))
 			setMTime(t, filepath.Dir(rg.rollout), time.Now().Add(-time.Hour))
 		}},
-		{"record an hour old", func(rg *codexDaysRig) { rg.now = rg.now.Add(dirRecheck + time.Minute) }},
+		{"record an hour old", func(rg *codexDaysRig) { rg.now = rg.now.Add(scan.DirRecheck + time.Minute) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

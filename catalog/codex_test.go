@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +71,7 @@ func insertThread(t *testing.T, db *sql.DB, cols map[string]any) {
 	}
 }
 
-func listCodex(t *testing.T, r *CodexReader, all bool) (map[string]Session, []Diagnostic) {
+func listCodex(t *testing.T, r *codexsessions.Reader, all bool) (map[string]Session, []Diagnostic) {
 	t.Helper()
 	ss, diags, err := r.List(context.Background(), ListOptions{All: all})
 	if err != nil {
@@ -119,7 +122,7 @@ func TestCodexFromStateDB(t *testing.T) {
 		"first_user_message": "do the thing", "created_at": 1796000000, "updated_at": 1796000001})
 	d.Close()
 
-	got, diags := listCodex(t, &CodexReader{Dir: dir}, false)
+	got, diags := listCodex(t, &codexsessions.Reader{Dir: dir}, false)
 	if len(diags) != 0 || len(got) != 2 {
 		t.Fatalf("%d sessions %v", len(got), diags)
 	}
@@ -135,7 +138,7 @@ func TestCodexFromStateDB(t *testing.T) {
 	if m.State != StateUnknown || m.Title != "do the thing" || m.TitleSource != TitleFirstUser {
 		t.Errorf("missing rollout: %+v", m)
 	}
-	all, _ := listCodex(t, &CodexReader{Dir: dir}, true)
+	all, _ := listCodex(t, &codexsessions.Reader{Dir: dir}, true)
 	if a := all["0199aaaa-archived"]; !a.Archived || a.Title != "Named" || a.TitleSource != TitleName {
 		t.Errorf("archived with --all: %+v", a)
 	}
@@ -155,7 +158,7 @@ func TestCodexSchemaProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	got, diags := listCodex(t, &CodexReader{Dir: dir}, false)
+	got, diags := listCodex(t, &codexsessions.Reader{Dir: dir}, false)
 	if s, ok := got["0199cccc-1"]; !ok || s.Title != "c" || s.LastActivity.Unix() != 1796000000 {
 		t.Errorf("probe: %+v %v", got, diags)
 	}
@@ -164,7 +167,7 @@ func TestCodexSchemaProbe(t *testing.T) {
 	db, _ = sql.Open("sqlite", filepath.Join(dir2, "state_5.sqlite"))
 	db.Exec(`CREATE TABLE threads (thread TEXT)`)
 	db.Close()
-	got, diags = listCodex(t, &CodexReader{Dir: dir2}, false)
+	got, diags = listCodex(t, &codexsessions.Reader{Dir: dir2}, false)
 	if len(diags) != 1 || !strings.Contains(diags[0].Problem, "falling back") {
 		t.Errorf("diags %v", diags)
 	}
@@ -180,7 +183,7 @@ func TestCodexRolloutFallback(t *testing.T) {
 	arch := filepath.Join(dir, "archived_sessions", "rollout-2026-11-01T00-00-00-0199dddd.jsonl")
 	writeFile(t, arch, []byte(`{"timestamp":"2026-11-01T00:00:00Z","type":"session_meta","payload":{"id":"0199dddd","cwd":"/home/example/d","source":"cli"}}`+"\n"+
 		`{"timestamp":"2026-11-01T00:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"older prompt"}}`+"\n"))
-	got, diags := listCodex(t, &CodexReader{Dir: dir}, false)
+	got, diags := listCodex(t, &codexsessions.Reader{Dir: dir}, false)
 	if len(got) != 1 || len(diags) != 2 {
 		t.Fatalf("sessions %v diags %v", got, diags)
 	}
@@ -189,7 +192,7 @@ func TestCodexRolloutFallback(t *testing.T) {
 	if s.Title != "TOOL_BASH please" || s.TitleSource != TitleFirstUser || s.Origin != "exec" {
 		t.Errorf("title %q %s origin %q", s.Title, s.TitleSource, s.Origin)
 	}
-	all, _ := listCodex(t, &CodexReader{Dir: dir}, true)
+	all, _ := listCodex(t, &codexsessions.Reader{Dir: dir}, true)
 	if a := all["0199dddd"]; !a.Archived || a.Title != "older prompt" {
 		t.Errorf("archived: %+v", a)
 	}
@@ -197,7 +200,7 @@ func TestCodexRolloutFallback(t *testing.T) {
 
 func TestCodexGet(t *testing.T) {
 	dir, _ := codexHome(t, true)
-	r := &CodexReader{Dir: dir}
+	r := &codexsessions.Reader{Dir: dir}
 	got, _ := listCodex(t, r, false)
 	full, err := r.Get(context.Background(), got[sampleCodex])
 	if err != nil {
@@ -219,10 +222,10 @@ func TestStateDBPicksHighest(t *testing.T) {
 	for _, n := range []string{"state_5.sqlite", "state_12.sqlite", "state_9.sqlite", "state_x.sqlite", "state_13.sqlite-wal"} {
 		writeFile(t, filepath.Join(dir, n), nil)
 	}
-	if got := StateDB(dir); filepath.Base(got) != "state_12.sqlite" {
+	if got := codex.StateDB(dir); filepath.Base(got) != "state_12.sqlite" {
 		t.Errorf("got %s", got)
 	}
-	if StateDB(filepath.Join(dir, "none")) != "" {
+	if codex.StateDB(filepath.Join(dir, "none")) != "" {
 		t.Error("missing dir")
 	}
 	_ = os.Remove
@@ -243,11 +246,11 @@ func (f fakeOpen) OpenBy(paths map[string]bool) map[string]int {
 
 func TestCodexRunningWhileRolloutIsOpen(t *testing.T) {
 	dir, rollout := codexHome(t, true)
-	got, _ := listCodex(t, &CodexReader{Dir: dir, Procs: fakeOpen{rollout: 4321, "/other": 1}}, false)
+	got, _ := listCodex(t, &codexsessions.Reader{Dir: dir, Procs: fakeOpen{rollout: 4321, "/other": 1}}, false)
 	if s := got[sampleCodex]; s.State != StateRunning || s.Runtime == nil || s.Runtime.PID != 4321 {
 		t.Errorf("open rollout: %s %+v", s.State, s.Runtime)
 	}
-	got, _ = listCodex(t, &CodexReader{Dir: dir, Procs: fakeOpen{}}, false)
+	got, _ = listCodex(t, &codexsessions.Reader{Dir: dir, Procs: fakeOpen{}}, false)
 	if s := got[sampleCodex]; s.State != StateResumable {
 		t.Errorf("closed rollout: %s", s.State)
 	}
@@ -259,7 +262,7 @@ func TestOSProcessesOpenBy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got := OSProcesses{}.OpenBy(map[string]bool{f.Name(): true, "/nonexistent": true})
+	got := scan.OSProcesses{}.OpenBy(map[string]bool{f.Name(): true, "/nonexistent": true})
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("no /proc")
 	}

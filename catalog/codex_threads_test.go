@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"database/sql"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,8 +12,8 @@ import (
 
 // The state database's rows are taken from the cache while the database
 // is as it was (size, mtime, inode), read again when any of them changes,
-// when the record is dirRecheck old, and never trusted when the database
-// was written within dirRacyWindow of the read that made it.
+// when the record is scan.DirRecheck old, and never trusted when the database
+// was written within scan.DirRacyWindow of the read that made it.
 func TestCodexThreadsCachedWhileDBUnchanged(t *testing.T) {
 	dir, _ := codexHome(t, true)
 	db := filepath.Join(dir, "state_5.sqlite")
@@ -34,7 +36,7 @@ func TestCodexThreadsCachedWhileDBUnchanged(t *testing.T) {
 	}
 	list := func(at time.Time) string {
 		t.Helper()
-		r := &CodexReader{Dir: dir, Cache: OpenCache(cachePath), Now: func() time.Time { return at }}
+		r := &codexsessions.Reader{Dir: dir, Cache: codexsessions.OpenCache(cachePath), Now: func() time.Time { return at }}
 		m, _ := listCodex(t, r, false)
 		return m[sampleCodex].Title
 	}
@@ -50,16 +52,16 @@ func TestCodexThreadsCachedWhileDBUnchanged(t *testing.T) {
 	if got := list(now.Add(time.Minute)); got != "TOOL_BASH please" {
 		t.Errorf("unchanged database: %q, want the recorded title", got)
 	}
-	if got := list(now.Add(dirRecheck + time.Minute)); got != "TOOL_BASH PLEASE" {
+	if got := list(now.Add(scan.DirRecheck + time.Minute)); got != "TOOL_BASH PLEASE" {
 		t.Errorf("after an hour: %q", got)
 	}
 	// A write shows in the mtime: read at once.
 	setTitle("another title")
-	at := time.Now().Add(dirRecheck + 2*time.Minute)
+	at := time.Now().Add(scan.DirRecheck + 2*time.Minute)
 	if got := list(at); got != "another title" {
 		t.Errorf("after a write: %q", got)
 	}
-	// A read within dirRacyWindow of the database's mtime makes a record
+	// A read within scan.DirRacyWindow of the database's mtime makes a record
 	// that is not trusted: a write in the same clock tick would not show.
 	setTitle("third title")
 	fi, err := os.Stat(db)
@@ -76,35 +78,5 @@ func TestCodexThreadsCachedWhileDBUnchanged(t *testing.T) {
 	}
 	if got := list(m.Add(1500 * time.Millisecond)); got != "fourth title" {
 		t.Errorf("racy record trusted: %q", got)
-	}
-}
-
-// A database that is replaced (another inode), or a WAL that appears,
-// changes the stamp.
-func TestStampDB(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "state_5.sqlite")
-	writeFile(t, db, []byte("x"))
-	a, ok := stampDB(db)
-	if !ok || a.DBSize != 1 || a.DBIno == 0 || a.WALIno != 0 {
-		t.Fatalf("stamp %+v %v", a, ok)
-	}
-	writeFile(t, db+"-wal", []byte("wal"))
-	b, _ := stampDB(db)
-	if b == a || b.WALSize != 3 {
-		t.Errorf("a WAL did not change the stamp: %+v", b)
-	}
-	tmp := db + ".new"
-	writeFile(t, tmp, []byte("x"))
-	fi, _ := os.Stat(db)
-	os.Chtimes(tmp, fi.ModTime(), fi.ModTime())
-	if err := os.Rename(tmp, db); err != nil {
-		t.Fatal(err)
-	}
-	if c, _ := stampDB(db); c == b {
-		t.Errorf("a replaced database kept its stamp: %+v", c)
-	}
-	if _, ok := stampDB(filepath.Join(dir, "none")); ok {
-		t.Error("a missing database has a stamp")
 	}
 }

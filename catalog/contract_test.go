@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"errors"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"testing"
 )
 
@@ -13,9 +15,9 @@ func TestReaderContract(t *testing.T) {
 	xdb, _ := codexHome(t, true)
 	xfiles, _ := codexHome(t, false)
 	readers := []Reader{
-		&ClaudeReader{Dir: cdir, Procs: fakeProcs{}},
-		&CodexReader{Dir: xdb},
-		&CodexReader{Dir: xfiles},
+		&claudesessions.Reader{Dir: cdir, Procs: fakeProcs{}},
+		&codexsessions.Reader{Dir: xdb},
+		&codexsessions.Reader{Dir: xfiles},
 	}
 	for _, r := range readers {
 		ss, _, err := r.List(context.Background(), ListOptions{All: true})

@@ -3,6 +3,9 @@ package catalog
 import (
 	"bytes"
 	"fmt"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,9 +64,9 @@ func setMTime(t *testing.T, path string, mt time.Time) {
 }
 
 // listWith lists with a fresh Cache over cachePath, as a new process would.
-func listWith(t *testing.T, r *ClaudeReader, cachePath string) map[string]Session {
+func listWith(t *testing.T, r *claudesessions.Reader, cachePath string) map[string]Session {
 	t.Helper()
-	r.Cache = OpenCache(cachePath)
+	r.Cache = claudesessions.OpenCache(cachePath)
 	got, diags := listClaude(t, r)
 	if len(diags) != 0 {
 		t.Fatalf("diagnostics: %v", diags)
@@ -77,7 +80,7 @@ func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
 	t0 := time.Now().Add(-time.Hour).UTC()
 	dir, proj, ids := dirSkipHome(t, t0)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}
 	if got := listWith(t, r, cachePath); len(got) != 3 {
 		t.Fatalf("first list: %d sessions", len(got))
 	}
@@ -109,12 +112,12 @@ func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
 
 // A directory idle for days is trusted without stat-ing its files; a
 // created or removed file changes its mtime and is seen, an append to a
-// live session is seen, and any append is seen after dirRecheck.
+// live session is seen, and any append is seen after scan.DirRecheck.
 func TestClaudeListDirSkipIdleDir(t *testing.T) {
 	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{4242: true}, Now: func() time.Time { return now }}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{4242: true}, Now: func() time.Time { return now }}
 	listWith(t, r, cachePath)
 
 	// The skip is real: a file removed behind the directory's back (its
@@ -155,17 +158,17 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 }
 
 // An append to an idle session by a process that is gone is seen once
-// the directory's record is older than dirRecheck.
+// the directory's record is older than scan.DirRecheck.
 func TestClaudeListDirSkipRecheck(t *testing.T) {
 	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Now: func() time.Time { return now }}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Now: func() time.Time { return now }}
 	listWith(t, r, cachePath)
 
 	later := old.Add(time.Hour)
 	appendPrompt(t, filepath.Join(proj, ids[1]+".jsonl"), ids[1], later)
-	now = now.Add(dirRecheck + time.Minute)
+	now = now.Add(scan.DirRecheck + time.Minute)
 	if s := listWith(t, r, cachePath)[ids[1]]; !s.LastActivity.Equal(later) {
 		t.Errorf("append not seen after the recheck: %v, want %v", s.LastActivity, later)
 	}
@@ -198,7 +201,7 @@ func TestClaudeListWidensTailWithoutRereading(t *testing.T) {
 		data := jsonLines(recs...)
 		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
 		var o countingOpener
-		r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open}
+		r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Open: o.open}
 		got, diags := listClaude(t, r)
 		s, ok := got[id]
 		if !ok || len(diags) != 0 {
@@ -208,7 +211,7 @@ func TestClaudeListWidensTailWithoutRereading(t *testing.T) {
 			t.Errorf("%d pads: usage, cwd or title lost: %+v %+v", pads, s.Context, s)
 		}
 		// Before: the head and tail again with the Max budgets, 32+96+128+256 KiB.
-		if max := int64(DefaultHeadBytes + MaxTailBytes); o.n.Load() > max {
+		if max := int64(scan.DefaultHeadBytes + scan.MaxTailBytes); o.n.Load() > max {
 			t.Errorf("%d pads: read %d bytes of a %d-byte file, want at most %d", pads, o.n.Load(), len(data), max)
 		}
 	}
@@ -227,7 +230,7 @@ func TestClaudeListActiveDirUnchangedKeepsCacheFile(t *testing.T) {
 	}
 	setMTime(t, proj, ten)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}
 	listWith(t, r, cachePath)
 	listWith(t, r, cachePath)
 	before := inodeOf(t, cachePath)
@@ -273,12 +276,12 @@ func TestClaudeListNoWidenPastCompactBoundary(t *testing.T) {
 	data := jsonLines(recs...)
 	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
 	var o countingOpener
-	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open})
+	got, _ := listClaude(t, &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Open: o.open})
 	s := got[id]
 	if s.Context != nil || s.Cwd != cwd || s.Title != "first prompt" {
 		t.Errorf("context %+v, cwd %q, title %q", s.Context, s.Cwd, s.Title)
 	}
-	if max := int64(DefaultHeadBytes + DefaultTailBytes); o.n.Load() > max {
+	if max := int64(scan.DefaultHeadBytes + scan.DefaultTailBytes); o.n.Load() > max {
 		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.n.Load(), len(data), max)
 	}
 }
@@ -295,11 +298,11 @@ func TestCodexListNoWidenPastCompacted(t *testing.T) {
 	b.WriteString(`{"timestamp":"2026-11-30T11:04:00.000Z","type":"compacted","payload":{"message":""}}` + "\n")
 	writeFile(t, rollout, b.Bytes())
 	var o countingOpener
-	got, _ := listCodex(t, &CodexReader{Dir: dir, Procs: fakeOpen{}, Open: o.open}, false)
+	got, _ := listCodex(t, &codexsessions.Reader{Dir: dir, Procs: fakeOpen{}, Open: o.open}, false)
 	if s, ok := got[sampleCodex]; !ok || s.Context != nil {
 		t.Errorf("session %v: context %+v", ok, s.Context)
 	}
-	if max := int64(DefaultHeadBytes + DefaultTailBytes); o.n.Load() > max {
+	if max := int64(scan.DefaultHeadBytes + scan.DefaultTailBytes); o.n.Load() > max {
 		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.n.Load(), b.Len(), max)
 	}
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +60,7 @@ func TestClaudeGetEvidence(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonLines(recs...))
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}
 	got, _ := listClaude(t, r)
 	full, err := r.Get(context.Background(), got[id])
 	if err != nil {

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func TestGoldenTranscripts(t *testing.T) {
 	if len(ids) < 6 {
 		t.Fatalf("golden transcripts missing: %v", golden)
 	}
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}
 	got, diags := listClaude(t, r)
 	if len(diags) != 0 {
 		t.Errorf("diagnostics for real transcripts: %+v", diags)

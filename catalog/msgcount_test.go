@@ -3,6 +3,9 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +101,7 @@ func TestListCountsSmallFilesExactly(t *testing.T) {
 	const id = "33333333-2222-3333-4444-555555555555"
 	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonLines(claudeCountCases(id, "/home/example/src/p")...))
 	var o countingOpener
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: OpenCache(filepath.Join(t.TempDir(), "c.gob"))}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: claudesessions.OpenCache(filepath.Join(t.TempDir(), "c.gob"))}
 	got, _ := listClaude(t, r)
 	if len(got) != 3 {
 		t.Fatalf("%d sessions", len(got))
@@ -119,7 +122,7 @@ func TestListCountsSmallFilesExactly(t *testing.T) {
 		t.Errorf("read %d bytes, want %d (each file once by list, once by show)", o.n.Load(), 2*size)
 	}
 	// Warm: the count comes from the cache.
-	r.Cache = OpenCache(r.Cache.path)
+	r.Cache = claudesessions.OpenCache(r.Cache.Path())
 	got, _ = listClaude(t, r)
 	if msgs(got[id]) != "4" {
 		t.Errorf("warm: %s", msgs(got[id]))
@@ -153,8 +156,8 @@ func TestListCountsFromIndexThenIncrementally(t *testing.T) {
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	var o countingOpener
 	ix := &fakeCounts{stamp: "1", m: map[string]fakeCount{}}
-	newReader := func() *ClaudeReader {
-		return &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: OpenCache(cachePath), Counts: ix}
+	newReader := func() *claudesessions.Reader {
+		return &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: claudesessions.OpenCache(cachePath), Counts: ix}
 	}
 	r := newReader()
 	// Cold, no index entry: unknown (the index was asked once).
@@ -199,7 +202,7 @@ func TestListCountsFromIndexThenIncrementally(t *testing.T) {
 	if want2 != want+2 || msgs(got[id]) != fmt.Sprint(want2) || ix.loads != 2 {
 		t.Errorf("after append: list %s, show %d (before %d), loads %d", msgs(got[id]), want2, want, ix.loads)
 	}
-	if read > DefaultHeadBytes+DefaultTailBytes {
+	if read > scan.DefaultHeadBytes+scan.DefaultTailBytes {
 		t.Errorf("an append read %d bytes, more than head + tail", read)
 	}
 	// Rewritten (a trim: a new file renamed into place): the count is
@@ -253,7 +256,7 @@ func TestListCountGrowsPastTheBudget(t *testing.T) {
 	path := filepath.Join(dir, "projects", "p", id+".jsonl")
 	writeFile(t, path, jsonLines(claudeCountCases(id, "/home/example/src/p")...))
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: OpenCache(cachePath)}
+	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Cache: claudesessions.OpenCache(cachePath)}
 	got, _ := listClaude(t, r)
 	if msgs(got[id]) != "4" {
 		t.Fatalf("small: %s", msgs(got[id]))
@@ -264,7 +267,7 @@ func TestListCountGrowsPastTheBudget(t *testing.T) {
 		more = append(more, userRec(id, "/home/example/src/p", ts, strings.Repeat("long prompt ", 500), nil))
 	}
 	appendFile(t, path, jsonLines(more...))
-	r = &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: OpenCache(cachePath)}
+	r = &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Cache: claudesessions.OpenCache(cachePath)}
 	got, _ = listClaude(t, r)
 	if want := showCount(t, r, got[id]); want != 44 || msgs(got[id]) != "44" {
 		t.Errorf("grown past the budget: list %s, show %d, want 44", msgs(got[id]), want)
@@ -275,7 +278,9 @@ func TestCodexListCounts(t *testing.T) {
 	dir, rollout := codexHome(t, true)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	ix := &fakeCounts{stamp: "1", m: map[string]fakeCount{}}
-	newReader := func() *CodexReader { return &CodexReader{Dir: dir, Cache: OpenCache(cachePath), Counts: ix} }
+	newReader := func() *codexsessions.Reader {
+		return &codexsessions.Reader{Dir: dir, Cache: codexsessions.OpenCache(cachePath), Counts: ix}
+	}
 	r := newReader()
 	got, _ := listCodex(t, r, false)
 	s := got[sampleCodex]

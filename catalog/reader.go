@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tether-dev/tether/agent/evidence"
+	"github.com/tether-dev/tether/agent/scan"
 	"github.com/tether-dev/tether/identity"
 )
 
@@ -97,55 +99,25 @@ func joinSessions(found [][]Session) []Session {
 	return all
 }
 
-// joinRoom is the capacity a reader gives the slice of its n sessions, so
-// joinSessions can append the other readers' and the archive's to it
-// without copying it.
-func joinRoom(n int) int { return n + n/4 + 64 }
-
-// dirStats are the mtimes of the live directories a listing's readers
-// stat-ed (before listing them), for the archive's pass, which checks the
-// same directories (~300 stats a warm list at 10,000 sessions): a change
-// after the reader's stat shows in the next listing's.
-type dirStats struct {
-	mu sync.Mutex
-	m  map[string]int64
+// sharer is a reader that takes a listing's shared state: the root memo
+// and the directory stats (the agents' readers do).
+type sharer interface {
+	ShareRoots(m *evidence.RootMemo)
+	ShareStats(st *scan.DirStats)
 }
 
-func (d *dirStats) put(dir string, mtime int64) {
-	if d == nil {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil {
-		d.m = map[string]int64{}
-	}
-	d.m[dir] = mtime
+// describer is a reader that describes one transcript file (an archived
+// copy) as a session, or says why it cannot.
+type describer interface {
+	Describe(path string) (Session, string)
 }
 
-// mtime is dir's mtime as a reader read it, or else as a stat reads it
-// now (ok false when it cannot be read).
-func (d *dirStats) mtime(dir string) (int64, bool) {
-	if d != nil {
-		d.mu.Lock()
-		m, ok := d.m[dir]
-		d.mu.Unlock()
-		if ok {
-			return m, true
-		}
-	}
-	return mtimeOf(dir)
-}
-
-// shareStats gives the harness readers one dirStats for this listing.
-func (c *Catalog) shareStats() *dirStats {
-	st := &dirStats{}
+// shareStats gives the harness readers one scan.DirStats for this listing.
+func (c *Catalog) shareStats() *scan.DirStats {
+	st := &scan.DirStats{}
 	for _, r := range c.Readers {
-		switch r := r.(type) {
-		case *ClaudeReader:
-			r.stats = st
-		case *CodexReader:
-			r.stats = st
+		if r, ok := r.(sharer); ok {
+			r.ShareStats(st)
 		}
 	}
 	return st
@@ -154,7 +126,7 @@ func (c *Catalog) shareStats() *dirStats {
 // shareRoots gives the readers (the archive's too) one rootMemo for this
 // listing: the agents often worked in the same directories.
 func (c *Catalog) shareRoots() {
-	m := &rootMemo{}
+	m := &evidence.RootMemo{}
 	readers := slices.Clone(c.Readers)
 	if c.Archive != nil {
 		for _, src := range c.Archive.Sources {
@@ -162,11 +134,8 @@ func (c *Catalog) shareRoots() {
 		}
 	}
 	for _, r := range readers {
-		switch r := r.(type) {
-		case *ClaudeReader:
-			r.roots.shared = m
-		case *CodexReader:
-			r.roots.shared = m
+		if r, ok := r.(sharer); ok {
+			r.ShareRoots(m)
 		}
 	}
 }

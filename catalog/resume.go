@@ -8,14 +8,6 @@ import (
 	"strings"
 )
 
-func sortStrings(s []string) []string {
-	m := map[string]bool{}
-	for _, x := range s {
-		m[x] = true
-	}
-	return sortedKeys(m)
-}
-
 // Tmux is the part of tmux the resume command uses.
 type Tmux interface {
 	// HasSession reports whether a live tmux session has this name.

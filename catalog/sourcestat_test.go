@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"context"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,7 +18,7 @@ func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
 	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
-	r := &ClaudeReader{Dir: dir, Now: func() time.Time { return now }}
+	r := &claudesessions.Reader{Dir: dir, Now: func() time.Time { return now }}
 	for _, pass := range []string{"fresh read", "trusted directory"} {
 		got := listWith(t, r, cachePath)
 		for _, id := range ids {
@@ -55,7 +57,7 @@ func TestCodexListCarriesSourceSizeAndMTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pass := range []string{"fresh read", "cached", "trusted directory"} {
-			r := &CodexReader{Dir: dir, Cache: OpenCache(cachePath)}
+			r := &codexsessions.Reader{Dir: dir, Cache: codexsessions.OpenCache(cachePath)}
 			ss, _, err := r.List(context.Background(), ListOptions{})
 			if err != nil || len(ss) != 1 {
 				t.Fatalf("db %v, %s: %v, %d sessions", db, pass, err, len(ss))

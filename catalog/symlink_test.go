@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -45,7 +46,7 @@ func TestClaudeListFollowsSymlinks(t *testing.T) {
 	}
 	symlink(t, filepath.Join(elsewhere, "fifo"), filepath.Join(projects, "-home-example-x", "66666666-0000-4000-8000-000000000006.jsonl"))
 
-	ss, diags, err := (&ClaudeReader{Dir: dir, Procs: fakeProcs{}}).List(t.Context(), ListOptions{})
+	ss, diags, err := (&claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}).List(t.Context(), ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

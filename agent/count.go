@@ -1,4 +1,4 @@
-package session
+package agent
 
 // MessageCount is a transcript's message count so far: N messages in its
 // first Off bytes (whole lines), and Last, what the rule needs to go on

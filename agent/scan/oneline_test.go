@@ -1,4 +1,4 @@
-package catalog
+package scan
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// oneLine's fast paths give what collapsing the white space and cutting
+// OneLine's fast paths give what collapsing the white space and cutting
 // to max runes gives: short and long titles, ASCII or not, single-spaced
 // or not.
 func TestOneLineMatchesReference(t *testing.T) {
@@ -22,8 +22,8 @@ func TestOneLineMatchesReference(t *testing.T) {
 		strings.Replace(long, " ", "  ", 3), strings.Replace(long, " ", "\t", 5), "café " + long, strings.Repeat("é", 250),
 		strings.Repeat("x", 199), strings.Repeat("x", 200), strings.Repeat("x", 201), "a\u00a0b " + long} {
 		for _, max := range []int{1, 2, 10, 199, 200, 201} {
-			if got, want := oneLine(s, max), ref(s, max); got != want {
-				t.Errorf("oneLine(%q, %d) = %q, want %q", s, max, got, want)
+			if got, want := OneLine(s, max), ref(s, max); got != want {
+				t.Errorf("OneLine(%q, %d) = %q, want %q", s, max, got, want)
 			}
 		}
 	}

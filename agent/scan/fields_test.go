@@ -1,14 +1,15 @@
-package catalog
+package scan
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/evidence"
 	"github.com/tidwall/gjson"
 )
 
-// toolTextGets is toolText as it was, one gjson lookup per member: the
+// toolTextGets is ToolText as it was, one gjson lookup per member: the
 // single-pass reading must give the same text for every input.
 func toolTextGets(name string, input gjson.Result) string {
 	parts := []string{name}
@@ -28,20 +29,16 @@ func toolTextGets(name string, input gjson.Result) string {
 		c = strings.Join(words, " ")
 	}
 	if len(c) > 500 {
-		c = oneLine(c, 500)
+		c = OneLine(c, 500)
 	}
 	if c != "" {
 		parts = append(parts, c)
 	}
 	if input.Type == gjson.String {
-		for _, m := range patchFile.FindAllStringSubmatch(input.Str, -1) {
-			parts = append(parts, strings.TrimSpace(m[1]))
-		}
+		parts = append(parts, evidence.PatchFiles(input.Str)...)
 	}
 	if patch := input.Get("input"); patch.Type == gjson.String {
-		for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
-			parts = append(parts, strings.TrimSpace(m[1]))
-		}
+		parts = append(parts, evidence.PatchFiles(patch.Str)...)
 	}
 	return strings.Join(parts, " ")
 }
@@ -70,8 +67,8 @@ var fieldCases = []string{
 func TestToolTextSinglePassIsGets(t *testing.T) {
 	for _, c := range fieldCases {
 		in := gjson.Parse(c)
-		if got, want := toolText("Tool", in), toolTextGets("Tool", in); got != want {
-			t.Errorf("toolText(%s) = %q, per-member lookups give %q", c, got, want)
+		if got, want := ToolText("Tool", in), toolTextGets("Tool", in); got != want {
+			t.Errorf("ToolText(%s) = %q, per-member lookups give %q", c, got, want)
 		}
 	}
 }
@@ -92,29 +89,29 @@ func TestBlockFieldsAreGets(t *testing.T) {
 	}
 	for _, c := range blocks {
 		b := gjson.Parse(c)
-		var f blockFields
-		f.read(b)
+		var f BlockFields
+		f.Read(b)
 		typ := b.Get("type").String()
-		if f.typ != typ {
-			t.Errorf("%s: type %q, want %q", c, f.typ, typ)
+		if f.Type != typ {
+			t.Errorf("%s: type %q, want %q", c, f.Type, typ)
 		}
 		switch typ {
 		case "text":
-			if want := b.Get("text").String(); f.text != want {
-				t.Errorf("%s: text %q, want %q", c, f.text, want)
+			if want := b.Get("text").String(); f.Text != want {
+				t.Errorf("%s: text %q, want %q", c, f.Text, want)
 			}
 		case "tool_use":
-			if want := b.Get("name").String(); f.name != want {
-				t.Errorf("%s: name %q, want %q", c, f.name, want)
+			if want := b.Get("name").String(); f.Name != want {
+				t.Errorf("%s: name %q, want %q", c, f.Name, want)
 			}
-			if got, want := toolText(f.name, f.input), toolTextGets(b.Get("name").String(), b.Get("input")); got != want {
+			if got, want := ToolText(f.Name, f.Input), toolTextGets(b.Get("name").String(), b.Get("input")); got != want {
 				t.Errorf("%s: tool text %q, want %q", c, got, want)
 			}
 		}
 	}
 }
 
-// parsedString gives what gjson gives for every string member: JSON the
+// ParsedString gives what gjson gives for every string member: JSON the
 // CLIs write (every escape, non-ASCII, \u escapes and surrogates) and
 // what they do not (raw control characters, unknown escapes, invalid
 // UTF-8, numbers and objects), so the index holds the same text.
@@ -142,16 +139,16 @@ func TestParsedStringIsGjsons(t *testing.T) {
 	}
 	for _, raw := range raws {
 		r := raw
-		if got, want := parsedString(&r), gjson.Parse(raw).String(); got != want {
+		if got, want := ParsedString(&r), gjson.Parse(raw).String(); got != want {
 			t.Errorf("%q: %q, gjson %q", raw, got, want)
 		}
 	}
-	if parsedString(nil) != "" {
+	if ParsedString(nil) != "" {
 		t.Error("absent member is not empty")
 	}
 }
 
-// textMember gives what b.Get("text") gives for any content block.
+// TextMember gives what b.Get("text") gives for any content block.
 func TestTextMemberIsGjsons(t *testing.T) {
 	blocks := []string{
 		`{"type":"output_text","text":"hello\nworld","annotations":[]}`,
@@ -161,14 +158,14 @@ func TestTextMemberIsGjsons(t *testing.T) {
 	}
 	for _, raw := range blocks {
 		b := gjson.Parse(raw)
-		if got, want := textMember(b), b.Get("text").String(); got != want {
+		if got, want := TextMember(b), b.Get("text").String(); got != want {
 			t.Errorf("%s: %q, gjson %q", raw, got, want)
 		}
 	}
 }
 
-// eachBlock gives the blocks obj.Get("content").ForEach gives, with the
-// same raw text, and messageFields the model and id gjson's Gets give,
+// EachBlock gives the blocks obj.Get("content").ForEach gives, with the
+// same raw text, and MessageFields the model and id gjson's Gets give,
 // for any message: the content an array, a string, an object, absent,
 // duplicated, after an escaped name, malformed.
 func TestMessageFieldsAreGjsons(t *testing.T) {
@@ -188,15 +185,15 @@ func TestMessageFieldsAreGjsons(t *testing.T) {
 	for _, raw := range msgs {
 		obj := gjson.Parse(raw)
 		var got, want []string
-		eachBlock(obj, func(b gjson.Result) { got = append(got, b.Raw) })
+		EachBlock(obj, func(b gjson.Result) { got = append(got, b.Raw) })
 		obj.Get("content").ForEach(func(_, b gjson.Result) bool { want = append(want, b.Raw); return true })
 		if strings.Join(got, "\x00") != strings.Join(want, "\x00") || len(got) != len(want) {
 			t.Errorf("%.80s: blocks %q, gjson %q", raw, got, want)
 		}
-		var f messageFields
-		f.read(obj)
-		if model, id := obj.Get("model").String(), obj.Get("id").String(); f.model != model || f.id != id {
-			t.Errorf("%.80s: model %q id %q, gjson %q %q", raw, f.model, f.id, model, id)
+		var f MessageFields
+		f.Read(obj)
+		if model, id := obj.Get("model").String(), obj.Get("id").String(); f.Model != model || f.ID != id {
+			t.Errorf("%.80s: model %q id %q, gjson %q %q", raw, f.Model, f.ID, model, id)
 		}
 	}
 }

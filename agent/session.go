@@ -1,11 +1,11 @@
-// Package session is how tether describes an agent session, the same way
-// for every agent: the Session an agent's reader lists and shows and its
-// parts, the Reader interface the catalog merges, message counts and the
-// searchable texts of a transcript. It knows no agent's format: the
-// readers (agent/claude/claudesessions, agent/codex/codexsessions) fill
-// these types in, and the catalog, the picker, search and summaries read
-// them.
-package session
+package agent
+
+// How tether describes an agent session, the same way for every agent:
+// the Session an agent's reader lists and shows and its parts, the Reader
+// interface the catalog merges, message counts and the searchable texts
+// of a transcript. The readers (agent/claude/claudesessions,
+// agent/codex/codexsessions) fill these types in; the catalog, the
+// picker, search and summaries read them.
 
 import (
 	"path/filepath"

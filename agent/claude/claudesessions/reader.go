@@ -1,4 +1,10 @@
-package catalog
+// Package claudesessions is Claude Code's session reader: it lists the
+// transcripts under a config dir's projects/ cheaply (a bounded head and
+// tail of each, cached by (path, size, mtime), with the directory skip),
+// reads one whole for show, and gives search the texts of its records.
+// Only tether links it (agent.Lister); tether-hot's agent is agent/claude
+// alone.
+package claudesessions
 
 import (
 	"context"
@@ -6,85 +12,86 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/evidence"
+	"github.com/tether-dev/tether/agent/filecache"
+	"github.com/tether-dev/tether/agent/scan"
 
 	"github.com/tidwall/gjson"
 )
 
-// ClaudeReader reads Claude Code sessions under a config dir
+// Reader reads Claude Code sessions under a config dir
 // ($CLAUDE_CONFIG_DIR or ~/.claude).
-type ClaudeReader struct {
+type Reader struct {
 	Dir   string
-	Procs ProcessInspector
-	Open  Opener
+	Procs scan.ProcessInspector
+	Open  agent.Opener
 	Cache *Cache
 	// HeadBytes and TailBytes bound what List reads per transcript.
 	HeadBytes, TailBytes int64
 	// Windows gives a model's context window.
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
-	WorkRules []WorkRule
+	WorkRules []agent.WorkRule
 	// Now is the clock of the directory skip (nil: time.Now).
 	Now func() time.Time
 	// Live tunes the running check (the zero value inspects this machine).
 	Live claude.LiveOptions
-	// Counts gives the message counts a list cannot compute cheaply (nil:
+	// agent.Counts gives the message counts a list cannot compute cheaply (nil:
 	// such counts stay unknown).
-	Counts CountIndex
+	Counts agent.CountIndex
 
-	roots rootMemo
-	stats *dirStats // set per listing by Catalog.List
+	roots evidence.RootMemo
+	stats *scan.DirStats // set per listing by Catalog.List
 }
 
 // Harness implements Reader.
-func (r *ClaudeReader) Harness() string { return ClaudeCode }
+func (r *Reader) Harness() string { return agent.Claude }
 
-func (r *ClaudeReader) opener() Opener {
+func (r *Reader) opener() agent.Opener {
 	if r.Open != nil {
 		return r.Open
 	}
-	return OSOpen
+	return agent.OSOpen
 }
 
-func (r *ClaudeReader) budgets() (int64, int64) {
+func (r *Reader) budgets() (int64, int64) {
 	h, t := r.HeadBytes, r.TailBytes
 	if h <= 0 {
-		h = DefaultHeadBytes
+		h = scan.DefaultHeadBytes
 	}
 	if t <= 0 {
-		t = DefaultTailBytes
+		t = scan.DefaultTailBytes
 	}
 	return h, t
 }
 
-// claudeSummary is what List learns from one transcript (and caches).
-type claudeSummary struct {
-	ID           string    `json:"id"`
-	Cwd          string    `json:"cwd"`
-	Branch       string    `json:"branch,omitempty"`
-	Version      string    `json:"version,omitempty"`
-	Entrypoint   string    `json:"entrypoint,omitempty"`
-	Model        string    `json:"model,omitempty"`
-	Created      time.Time `json:"created"`
-	LastActivity time.Time `json:"lastActivity"`
-	LastHuman    time.Time `json:"lastHuman"`
-	FirstPrompt  string    `json:"firstPrompt,omitempty"`
-	CustomTitle  string    `json:"customTitle,omitempty"`
-	AITitle      string    `json:"aiTitle,omitempty"`
-	LastPrompt   string    `json:"lastPrompt,omitempty"`
-	Summary      string    `json:"summary,omitempty"`
-	Tokens       int64     `json:"tokens"`
-	HasUsage     bool      `json:"hasUsage"`
-	Records      int       `json:"records"`
-	Problem      string    `json:"problem,omitempty"`
-	Msgs         msgState  `json:"-"`
+// summary is what List learns from one transcript (and caches).
+type summary struct {
+	ID           string        `json:"id"`
+	Cwd          string        `json:"cwd"`
+	Branch       string        `json:"branch,omitempty"`
+	Version      string        `json:"version,omitempty"`
+	Entrypoint   string        `json:"entrypoint,omitempty"`
+	Model        string        `json:"model,omitempty"`
+	Created      time.Time     `json:"created"`
+	LastActivity time.Time     `json:"lastActivity"`
+	LastHuman    time.Time     `json:"lastHuman"`
+	FirstPrompt  string        `json:"firstPrompt,omitempty"`
+	CustomTitle  string        `json:"customTitle,omitempty"`
+	AITitle      string        `json:"aiTitle,omitempty"`
+	LastPrompt   string        `json:"lastPrompt,omitempty"`
+	Summary      string        `json:"summary,omitempty"`
+	Tokens       int64         `json:"tokens"`
+	HasUsage     bool          `json:"hasUsage"`
+	Records      int           `json:"records"`
+	Problem      string        `json:"problem,omitempty"`
+	Msgs         scan.MsgState `json:"-"`
 	// resetInTail: the read's tail held a compact boundary (not cached:
 	// only the read that found it decides whether to read further back).
 	resetInTail bool
@@ -93,42 +100,18 @@ type claudeSummary struct {
 // clone copies every string so the summary no longer pins the lines (or
 // the read buffer) they were sliced from: kept for thousands of sessions,
 // those would cost hundreds of megabytes.
-func (s *claudeSummary) clone() {
+func (s *summary) clone() {
 	for _, p := range []*string{&s.ID, &s.Cwd, &s.Branch, &s.Version, &s.Entrypoint, &s.Model, &s.FirstPrompt,
 		&s.CustomTitle, &s.AITitle, &s.LastPrompt, &s.Summary} {
 		*p = strings.Clone(*p)
 	}
 }
 
-// Directory skip. A warm list takes a project directory's file list and
-// its transcripts' cached summaries without listing it or stat-ing them
-// when all of these hold:
-//   - the directory's mtime is the recorded one: no file was created,
-//     removed or renamed in it since (the mtime is read before the listing,
-//     and one within dirRacyWindow of the listing is not trusted, so a
-//     change during the listing is not missed);
-//   - its newest transcript was modified more than dirHotWindow ago:
-//     Claude Code appends to a live transcript in place, which changes the
-//     file's mtime but not the directory's;
-//   - it was fully checked less than dirRecheck ago.
-//
-// A transcript that may be running (claude.LiveSet: its sessions/<pid>.json,
-// a process started for it or holding it open, a Claude Code process in
-// its project) is stat-ed even in a trusted directory. The trade-off: an append to a transcript
-// idle for more than a day, made by a process no longer running, in a
-// directory nothing else changed, shows within dirRecheck (one full
-// stat-ing list an hour) instead of at once.
-const (
-	dirHotWindow  = 24 * time.Hour
-	dirRecheck    = time.Hour
-	dirRacyWindow = 2 * time.Second
-)
-
 // claudeDir is one project directory of a listing: its transcripts are
 // paths[start:end].
 type claudeDir struct {
 	path       string
-	rec        dirRecord
+	rec        filecache.DirRecord
 	trusted    bool
 	start, end int
 }
@@ -136,7 +119,7 @@ type claudeDir struct {
 // dropLosingTitles clears the title candidates session() would not pick,
 // so the cached record holds one title, not four (custom > AI > last
 // prompt > summary; the first prompt is kept, sessions report it).
-func (s *claudeSummary) dropLosingTitles() {
+func (s *summary) dropLosingTitles() {
 	switch {
 	case s.CustomTitle != "":
 		s.AITitle, s.LastPrompt, s.Summary = "", "", ""
@@ -148,11 +131,11 @@ func (s *claudeSummary) dropLosingTitles() {
 }
 
 // List implements Reader.
-func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Diagnostic, error) {
+func (r *Reader) List(ctx context.Context, _ agent.ListOptions) ([]agent.Session, []agent.Diagnostic, error) {
 	projects := claude.ProjectsDir(r.Dir)
 	entries, err := os.ReadDir(projects)
 	if err != nil {
-		if isNotExist(err) {
+		if scan.IsNotExist(err) {
 			return nil, nil, nil
 		}
 		return nil, nil, fmt.Errorf("read %s: %w", projects, err)
@@ -163,22 +146,22 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 		now = r.Now()
 	}
 	var (
-		diags []Diagnostic
+		diags []agent.Diagnostic
 		paths []string
 		dirs  []claudeDir
 	)
-	links := &linkGuard{projects: projects}
+	links := scan.NewLinkGuard(projects)
 	for _, e := range entries {
-		if !links.dir(e) {
+		if !links.Dir(e) {
 			continue
 		}
 		d := claudeDir{path: filepath.Join(projects, e.Name()), start: len(paths)}
 		names, err := r.dirFiles(&d, now, links)
 		if err != nil {
-			diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: d.path, Problem: "unreadable project directory: " + err.Error()})
+			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: d.path, Problem: "unreadable project directory: " + err.Error()})
 			continue
 		}
-		paths = joinNames(paths, d.path, names)
+		paths = scan.JoinNames(paths, d.path, names)
 		d.end = len(paths)
 		dirs = append(dirs, d)
 	}
@@ -193,19 +176,19 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 			d.rec.Newest = max(d.rec.Newest, res.mtime)
 		}
 		old, hadOld := r.Cache.Dir(d.path)
-		r.Cache.StoreDir(d.path, keepHotRecord(d.rec, old, hadOld && !d.trusted, now.UnixNano()))
+		r.Cache.StoreDir(d.path, scan.KeepHotRecord(d.rec, old, hadOld && !d.trusted, now.UnixNano()))
 	}
 	for i, path := range paths {
 		switch res := &results[i]; {
 		case res.err != nil:
-			diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: path, Problem: res.err.Error()})
+			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: path, Problem: res.err.Error()})
 		case res.sum.Problem != "":
-			diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: path, Problem: res.sum.Problem})
+			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: path, Problem: res.sum.Problem})
 		}
 	}
 	out := r.sessions(paths, results, running)
 	if err := r.Cache.Save(); err != nil {
-		diags = append(diags, Diagnostic{Harness: ClaudeCode, Path: r.Cache.path, Problem: "cache not saved: " + err.Error()})
+		diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: r.Cache.Path(), Problem: "cache not saved: " + err.Error()})
 	}
 	return out, diags, nil
 }
@@ -214,8 +197,8 @@ func (r *ClaudeReader) List(ctx context.Context, _ ListOptions) ([]Session, []Di
 // error, in order, in parallel (each depends only on its own summary;
 // 8,500 took ~20 ms on one core): in place in one slice, which is then
 // closed up over the failures, if any.
-func (r *ClaudeReader) sessions(paths []string, results []summaryResult, running *claude.LiveSet) []Session {
-	out := make([]Session, len(paths), joinRoom(len(paths)))
+func (r *Reader) sessions(paths []string, results []summaryResult, running *claude.LiveSet) []agent.Session {
+	out := make([]agent.Session, len(paths), scan.JoinRoom(len(paths)))
 	ok := func(i int) bool { return results[i].err == nil && results[i].sum.Problem == "" }
 	fill := func(lo, hi int) {
 		// A directory's sessions come together and mostly share their
@@ -225,11 +208,11 @@ func (r *ClaudeReader) sessions(paths []string, results []summaryResult, running
 			cwd, root, origin string
 			ok                bool
 		}
-		blocks := &valueBlocks{}
+		blocks := &scan.ValueBlocks{}
 		for i := lo; i < hi; i++ {
 			if ok(i) {
 				if cwd := results[i].sum.Cwd; !last.ok || cwd != last.cwd {
-					last.cwd, last.root, last.origin, last.ok = cwd, r.roots.get(cwd), r.roots.origin(cwd), true
+					last.cwd, last.root, last.origin, last.ok = cwd, r.roots.Get(cwd), r.roots.Origin(cwd), true
 				}
 				r.sessionInto(&out[i], paths[i], results[i].sum, running, last.root, last.origin, blocks)
 				out[i].SourceSize, out[i].SourceMTime = results[i].size, results[i].mtime
@@ -264,17 +247,17 @@ func (r *ClaudeReader) sessions(paths []string, results []summaryResult, running
 // dirFiles returns the transcript names of project directory d: the
 // recorded ones when the directory can be trusted (see the directory skip
 // above), else a fresh listing, recorded in d.rec.
-func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time, links *linkGuard) ([]string, error) {
+func (r *Reader) dirFiles(d *claudeDir, now time.Time, links *scan.LinkGuard) ([]string, error) {
 	fi, err := os.Stat(d.path)
 	if err != nil {
 		return nil, err
 	}
 	mtime := fi.ModTime().UnixNano()
-	r.stats.put(d.path, mtime)
+	r.stats.Put(d.path, mtime)
 	if rec, ok := r.Cache.Dir(d.path); ok && rec.MTime == mtime &&
-		mtime < rec.Checked-int64(dirRacyWindow) &&
-		now.UnixNano()-rec.Checked < int64(dirRecheck) &&
-		now.UnixNano()-rec.Newest > int64(dirHotWindow) {
+		mtime < rec.Checked-int64(scan.DirRacyWindow) &&
+		now.UnixNano()-rec.Checked < int64(scan.DirRecheck) &&
+		now.UnixNano()-rec.Newest > int64(scan.DirHotWindow) {
 		d.rec, d.trusted = rec, true
 		return rec.Files, nil
 	}
@@ -285,25 +268,12 @@ func (r *ClaudeReader) dirFiles(d *claudeDir, now time.Time, links *linkGuard) (
 	}
 	var names []string
 	for _, e := range entries {
-		if name := e.Name(); claude.IsSessionFile(name) && links.file(d.path, e) {
+		if name := e.Name(); claude.IsSessionFile(name) && links.File(d.path, e) {
 			names = append(names, name)
 		}
 	}
-	d.rec = dirRecord{MTime: mtime, Checked: checked, Files: names}
+	d.rec = filecache.DirRecord{MTime: mtime, Checked: checked, Files: names}
 	return names, nil
-}
-
-// keepHotRecord is the record to store for a directory this listing read
-// (fresh) when it had one before (old, compared when cmp): a directory
-// written in the last day is not trusted whatever its record, so while it
-// stays so and nothing in the record but the check time changed, the old
-// record is kept — the cache is not rewritten for a new check time alone.
-func keepHotRecord(fresh, old dirRecord, cmp bool, now int64) dirRecord {
-	if cmp && old.MTime == fresh.MTime && old.Newest == fresh.Newest &&
-		slices.Equal(old.Files, fresh.Files) && now-fresh.Newest <= int64(dirHotWindow) {
-		return old
-	}
-	return fresh
 }
 
 // summaryResult is what summarizing one transcript gave.
@@ -311,7 +281,7 @@ type summaryResult struct {
 	// sum is the cache's own value for a transcript taken from the cache
 	// (not copied: 8,500 summaries copied were 3 MB a warm list wrote,
 	// page faults included); never changed in place.
-	sum         *claudeSummary
+	sum         *summary
 	size, mtime int64
 	err         error
 }
@@ -319,7 +289,7 @@ type summaryResult struct {
 // summarizeAll summarizes every path on every core: files are independent.
 // A file of a trusted directory is taken from the cache without a stat,
 // unless a live process names it.
-func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []claudeDir, running *claude.LiveSet) ([]summaryResult, error) {
+func (r *Reader) summarizeAll(ctx context.Context, paths []string, dirs []claudeDir, running *claude.LiveSet) ([]summaryResult, error) {
 	results := make([]summaryResult, len(paths))
 	trusted := make([]bool, len(paths))
 	for _, d := range dirs {
@@ -335,7 +305,7 @@ func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []
 	for i := range paths {
 		if trusted[i] {
 			res := &results[i]
-			if sum, sz, mt, ok := r.Cache.claudeAny(paths[i]); ok {
+			if sum, sz, mt, ok := r.Cache.Peek(paths[i]); ok {
 				res.sum, res.size, res.mtime = sum, sz, mt
 				continue
 			}
@@ -367,14 +337,14 @@ func (r *ClaudeReader) summarizeAll(ctx context.Context, paths []string, dirs []
 }
 
 // fillCounts takes the message counts the listing lacks from r.Counts.
-func (r *ClaudeReader) fillCounts(paths []string, results []summaryResult) {
+func (r *Reader) fillCounts(paths []string, results []summaryResult) {
 	var missing []string
 	for i := range results {
 		if res := &results[i]; res.err == nil && res.sum.Problem == "" && !res.sum.Msgs.Known {
 			missing = append(missing, paths[i])
 		}
 	}
-	got := r.Cache.fillCounts(r.Counts, missing)
+	got := r.Cache.FillCounts(r.Counts, missing)
 	for i := range results {
 		if mc, ok := got[paths[i]]; ok {
 			sum := *results[i].sum // the cache's, maybe: not changed in place
@@ -384,15 +354,15 @@ func (r *ClaudeReader) fillCounts(paths []string, results []summaryResult) {
 	}
 }
 
-func (r *ClaudeReader) summarize(path string) (claudeSummary, int64, error) {
+func (r *Reader) summarize(path string) (summary, int64, error) {
 	sum, _, mtime, err := r.summarizeSized(path)
 	return sum, mtime, err
 }
 
 // summarizeSized is summarize that also returns the size the summary is
 // of.
-func (r *ClaudeReader) summarizeSized(path string) (claudeSummary, int64, int64, error) {
-	var sum, prev claudeSummary
+func (r *Reader) summarizeSized(path string) (summary, int64, int64, error) {
+	var sum, prev summary
 	hadPrev := false
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
@@ -404,22 +374,22 @@ func (r *ClaudeReader) summarizeSized(path string) (claudeSummary, int64, int64,
 	}
 	f, err := r.opener()(path)
 	if err != nil {
-		return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
+		return summary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
+		return summary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
 	}
 	h, t := r.budgets()
-	c, release, err := readHeadTail(f, h, t)
+	c, release, err := scan.ReadHeadTail(f, h, t)
 	defer release()
 	if err != nil {
-		return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
+		return summary{}, 0, 0, fmt.Errorf("unreadable: %w", err)
 	}
-	whole := c.tail == nil && c.rawTail == nil
+	whole := c.Tail == nil && c.RawTail == nil
 	sum, counted := r.scanChunks(path, c, whole)
-	msgs := nextMsgState(ClaudeCode, f, fi, c, whole, counted, prev.Msgs, hadPrev)
+	msgs := scan.NextMsgState(f, fi, c, whole, counted, prev.Msgs, hadPrev, countLine)
 	// With the default budgets, a file that was cut and lacks what only a
 	// wider read can give is read again once with the Max budgets: the
 	// whole of both when the head named no cwd, else only the bytes
@@ -427,61 +397,61 @@ func (r *ClaudeReader) summarizeSized(path string) (claudeSummary, int64, int64,
 	if r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+t {
 		switch {
 		case sum.Cwd == "":
-			sum, err = r.scan(f, path, MaxHeadBytes, MaxTailBytes)
+			sum, err = r.scan(f, path, scan.MaxHeadBytes, scan.MaxTailBytes)
 		case !sum.HasUsage && !sum.resetInTail:
-			tail, _, werr := widenTail(f, c, MaxTailBytes)
+			tail, _, werr := scan.WidenTail(f, c, scan.MaxTailBytes)
 			if werr != nil {
-				return claudeSummary{}, 0, 0, fmt.Errorf("unreadable: %w", werr)
+				return summary{}, 0, 0, fmt.Errorf("unreadable: %w", werr)
 			}
-			c.tail = tail
+			c.Tail = tail
 			sum, _ = r.scanChunks(path, c, false)
 		}
 	}
 	if err != nil {
-		return claudeSummary{}, 0, 0, err
+		return summary{}, 0, 0, err
 	}
 	sum.Msgs = msgs
 	r.Cache.Store(path, fi.Size(), fi.ModTime(), sum)
 	return sum, fi.Size(), fi.ModTime().UnixNano(), nil
 }
 
-func (r *ClaudeReader) scan(f File, path string, h, t int64) (claudeSummary, error) {
-	c, release, err := readHeadTail(f, h, t)
+func (r *Reader) scan(f agent.File, path string, h, t int64) (summary, error) {
+	c, release, err := scan.ReadHeadTail(f, h, t)
 	defer release()
 	if err != nil {
-		return claudeSummary{}, fmt.Errorf("unreadable: %w", err)
+		return summary{}, fmt.Errorf("unreadable: %w", err)
 	}
 	sum, _ := r.scanChunks(path, c, false)
 	return sum, nil
 }
 
 // scanChunks summarizes what was read; with count (the file was read
-// whole, in c.head) it also counts the messages of its complete lines.
-func (r *ClaudeReader) scanChunks(path string, c chunks, count bool) (claudeSummary, MessageCount) {
+// whole, in c.Head) it also counts the messages of its complete lines.
+func (r *Reader) scanChunks(path string, c scan.Chunks, count bool) (summary, agent.MessageCount) {
 	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(path), ".jsonl"), nil)
-	var mc MessageCount
+	var mc agent.MessageCount
 	if count {
-		scanCounting(c.head, &mc, &sc.count, sc.line)
+		scan.ScanCounting(c.Head, &mc, &sc.count, sc.line)
 	} else {
-		eachLine(c.head, sc.line)
+		scan.EachLine(c.Head, sc.line)
 	}
 	sc.endHead()
-	eachLine(c.tail, sc.line)
-	return sc.summary(c.size, c.modTime), mc
+	scan.EachLine(c.Tail, sc.line)
+	return sc.summary(c.Size, c.ModTime), mc
 }
 
-func (r *ClaudeReader) session(path string, sum claudeSummary, running *claude.LiveSet) Session {
-	var s Session
-	r.sessionInto(&s, path, &sum, running, r.roots.get(sum.Cwd), r.roots.origin(sum.Cwd), nil)
+func (r *Reader) session(path string, sum summary, running *claude.LiveSet) agent.Session {
+	var s agent.Session
+	r.sessionInto(&s, path, &sum, running, r.roots.Get(sum.Cwd), r.roots.Origin(sum.Cwd), nil)
 	return s
 }
 
 // sessionInto fills s (zero) with the session of sum, given sum.Cwd's
 // identity root and origin id; the values s points to come from blocks
 // (nil: allocated one by one).
-func (r *ClaudeReader) sessionInto(s *Session, path string, sum *claudeSummary, running *claude.LiveSet, root, origin string, blocks *valueBlocks) {
-	*s = Session{
-		Harness:      ClaudeCode,
+func (r *Reader) sessionInto(s *agent.Session, path string, sum *summary, running *claude.LiveSet, root, origin string, blocks *scan.ValueBlocks) {
+	*s = agent.Session{
+		Harness:      agent.Claude,
 		ID:           sum.ID,
 		Cwd:          sum.Cwd,
 		IdentityRoot: root,
@@ -490,49 +460,49 @@ func (r *ClaudeReader) sessionInto(s *Session, path string, sum *claudeSummary, 
 		Created:      sum.Created,
 		LastActivity: sum.LastActivity,
 		FirstPrompt:  sum.FirstPrompt,
-		State:        StateResumable,
+		State:        agent.StateResumable,
 		Source:       path,
 		CLIVersion:   sum.Version,
 		Origin:       sum.Entrypoint,
 		Model:        sum.Model,
-		Resume:       ResumeSpec{Argv: blocks.strings("claude", "--resume", sum.ID), Dir: sum.Cwd},
+		Resume:       agent.ResumeSpec{Argv: blocks.Strings(resumeArgv(sum.ID)...), Dir: sum.Cwd},
 	}
 	if sum.Msgs.Known {
-		s.Messages = blocks.int(sum.Msgs.Count.N)
+		s.Messages = blocks.Int(sum.Msgs.Count.N)
 	}
 	if s.GitBranch == "HEAD" {
 		// Claude records "HEAD" outside a branch (and outside git).
 		s.GitBranch = ""
 	}
 	if !sum.LastHuman.IsZero() {
-		s.LastHumanActivity = blocks.time(sum.LastHuman)
+		s.LastHumanActivity = blocks.Time(sum.LastHuman)
 	}
 	switch {
 	case sum.CustomTitle != "":
-		s.Title, s.TitleSource = sum.CustomTitle, TitleCustom
+		s.Title, s.TitleSource = sum.CustomTitle, agent.TitleCustom
 	case sum.AITitle != "":
-		s.Title, s.TitleSource = sum.AITitle, TitleAI
+		s.Title, s.TitleSource = sum.AITitle, agent.TitleAI
 	case sum.LastPrompt != "":
-		s.Title, s.TitleSource = sum.LastPrompt, TitleLastPrompt
+		s.Title, s.TitleSource = sum.LastPrompt, agent.TitleLastPrompt
 	case sum.Summary != "":
-		s.Title, s.TitleSource = sum.Summary, TitleSummary
+		s.Title, s.TitleSource = sum.Summary, agent.TitleSummary
 	case sum.FirstPrompt != "":
-		s.Title, s.TitleSource = sum.FirstPrompt, TitleFirstPrompt
+		s.Title, s.TitleSource = sum.FirstPrompt, agent.TitleFirstPrompt
 	default:
-		s.Title, s.TitleSource = cwdTitle(sum.Cwd), TitleCwd
+		s.Title, s.TitleSource = agent.CwdTitle(sum.Cwd), agent.TitleCwd
 	}
-	s.Title = oneLine(s.Title, 200)
+	s.Title = scan.OneLine(s.Title, 200)
 	if sum.HasUsage {
 		w, src := r.Windows.For(sum.Model, 0, 0)
-		s.Context = blocks.context(ContextUsage{Tokens: sum.Tokens, Window: w, WindowKnown: agent.Known(src), Percent: agent.Percent(sum.Tokens, w)})
+		s.Context = blocks.Context(agent.ContextUsage{Tokens: sum.Tokens, Window: w, WindowKnown: agent.Known(src), Percent: agent.Percent(sum.Tokens, w)})
 	}
 	if live := running.Check(sum.ID, path); live.Live() {
-		s.State = StateRunning
-		s.Runtime = &Runtime{PID: live.PID}
+		s.State = agent.StateRunning
+		s.Runtime = &agent.Runtime{PID: live.PID}
 		if p := live.Session; p != nil {
-			s.Runtime = &Runtime{PID: p.PID, Status: p.Status, TmuxTarget: p.Tmux, Tmux: tmuxSessionName(p.Tmux)}
+			s.Runtime = &agent.Runtime{PID: p.PID, Status: p.Status, TmuxTarget: p.Tmux, Tmux: tmuxSessionName(p.Tmux)}
 		} else if live.Possible {
-			s.Runtime.Status = StatusPossibly
+			s.Runtime.Status = agent.StatusPossibly
 		}
 	}
 	s.NormalizeTimes()
@@ -540,14 +510,21 @@ func (r *ClaudeReader) sessionInto(s *Session, path string, sum *claudeSummary, 
 
 // running looks once at the live processes (sessions/<pid>.json and
 // /proc), for every session of this listing.
-func (r *ClaudeReader) running() *claude.LiveSet {
+func (r *Reader) running() *claude.LiveSet {
 	procs := r.Procs
 	if procs == nil {
-		procs = OSProcesses{}
+		procs = scan.OSProcesses{}
 	}
 	o := r.Live
 	o.Alive = procs.Alive
 	return claude.ScanLive(r.Dir, o)
+}
+
+// resumeArgv is Claude Code's resume command for id: the agent's own
+// Resume, which reads nothing of the agent value (so none is kept).
+func resumeArgv(id string) []string {
+	argv, _ := (*claude.Agent)(nil).Resume(id, "", false)
+	return argv
 }
 
 // tmuxSessionName takes the session name out of "sess:@win.%pane".
@@ -561,51 +538,13 @@ func tmuxSessionName(target string) string {
 	return target
 }
 
-func newContext(tokens, window int64, known bool) *ContextUsage {
-	return &ContextUsage{Tokens: tokens, Window: window, WindowKnown: known, Percent: agent.Percent(tokens, window)}
-}
-
-// oneLine collapses whitespace and cuts s to max runes, for titles.
-func oneLine(s string, max int) string {
-	if singleSpaced(s) {
-		if len(s) <= max {
-			return s // already one line: no allocation (every title, every warm list)
-		}
-		// ASCII: a rune a byte. The cut below, without splitting and
-		// joining the words and converting to runes (a fifth of the
-		// titles of a warm list are cut).
-		return s[:max-1] + "…"
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
-}
-
-// singleSpaced reports whether strings.Fields would find s's words
-// separated by single ASCII spaces, with none around them: ASCII with no
-// other white space, and no Unicode white space either (any non-ASCII
-// byte says no, to stay simple).
-func singleSpaced(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' ||
-			c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
-			return false
-		}
-	}
-	return true
-}
-
 // claudeScan extracts a summary from transcript lines in file order. With
 // full set it also collects what Get reports.
 type claudeScan struct {
 	fileID  string
 	full    bool
 	inTail  bool
-	sum     claudeSummary
+	sum     summary
 	valid   int
 	invalid int
 	// usage after the last compact boundary
@@ -617,19 +556,19 @@ type claudeScan struct {
 
 	// count, when set, counts messages (a full read, or a list's read of
 	// a whole file).
-	count *MessageCount
+	count *agent.MessageCount
 
 	// full read only
 	prompts []string
-	counts  Counts
+	counts  agent.Counts
 	curve   []int64
-	ev      *evidenceCollector
+	ev      *evidence.Collector
 }
 
-func newClaudeScan(fileID string, ev *evidenceCollector) *claudeScan {
+func newClaudeScan(fileID string, ev *evidence.Collector) *claudeScan {
 	sc := &claudeScan{fileID: fileID, full: ev != nil, ev: ev}
 	if sc.full {
-		sc.count = &MessageCount{}
+		sc.count = &agent.MessageCount{}
 	}
 	return sc
 }
@@ -637,7 +576,7 @@ func newClaudeScan(fileID string, ev *evidenceCollector) *claudeScan {
 func (sc *claudeScan) endHead() { sc.inTail = true }
 
 func (sc *claudeScan) line(b []byte) {
-	rec, ok := claude.ParseRec(bytesString(b, !sc.full))
+	rec, ok := claude.ParseRec(scan.BytesString(b, !sc.full))
 	if !ok {
 		sc.invalid++
 		return
@@ -672,7 +611,7 @@ func (sc *claudeScan) line(b []byte) {
 	}
 	var counted, newMsg bool
 	if sc.count != nil {
-		counted, newMsg = countClaude(sc.count, rec)
+		counted, newMsg = countRecord(sc.count, rec)
 	}
 	switch rec.Type {
 	case claude.TypeCustomTitle:
@@ -695,7 +634,7 @@ func (sc *claudeScan) line(b []byte) {
 	case claude.TypeUser:
 		if text, ok := claude.HumanPrompt(rec); ok {
 			if sc.sum.FirstPrompt == "" {
-				sc.sum.FirstPrompt = oneLine(text, 500)
+				sc.sum.FirstPrompt = scan.OneLine(text, 500)
 			}
 			if ts.After(sc.sum.LastHuman) {
 				sc.sum.LastHuman = ts
@@ -703,13 +642,13 @@ func (sc *claudeScan) line(b []byte) {
 			if sc.full {
 				sc.counts.HumanPrompts++
 				sc.prompts = append(sc.prompts, text)
-				sc.ev.prompt(text)
+				sc.ev.Prompt(text)
 			}
 		}
 		if sc.full && !rec.Sidechain {
 			rec.Message.Get("content").ForEach(func(_, blk gjson.Result) bool {
 				if blk.Get("type").String() == "tool_result" {
-					sc.ev.toolResult(blk.Get("tool_use_id").String(), toolResultText(blk.Get("content")))
+					sc.ev.ToolResult(blk.Get("tool_use_id").String(), toolResultText(blk.Get("content")))
 				}
 				return true
 			})
@@ -732,7 +671,7 @@ func (sc *claudeScan) line(b []byte) {
 			rec.Message.Get("content").ForEach(func(_, blk gjson.Result) bool {
 				if blk.Get("type").String() == "tool_use" {
 					sc.counts.ToolCalls++
-					sc.ev.toolUse(blk.Get("id").String(), blk.Get("name").String(), blk.Get("input"), sc.sum.Cwd)
+					sc.ev.ToolUse(blk.Get("id").String(), blk.Get("name").String(), blk.Get("input"), sc.sum.Cwd)
 				}
 				return true
 			})
@@ -755,7 +694,7 @@ func toolResultText(c gjson.Result) string {
 	return b.String()
 }
 
-func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
+func (sc *claudeScan) summary(size int64, mtime time.Time) summary {
 	s := sc.sum
 	s.Tokens, s.HasUsage, s.resetInTail = sc.tokens, sc.hasUsage, sc.resetInTail
 	s.Records = sc.valid
@@ -784,7 +723,7 @@ func (sc *claudeScan) summary(size int64, mtime time.Time) claudeSummary {
 }
 
 // Get implements Reader: one streaming pass over the whole transcript.
-func (r *ClaudeReader) Get(ctx context.Context, s Session) (Session, error) {
+func (r *Reader) Get(ctx context.Context, s agent.Session) (agent.Session, error) {
 	f, err := r.opener()(s.Source)
 	if err != nil {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
@@ -794,8 +733,8 @@ func (r *ClaudeReader) Get(ctx context.Context, s Session) (Session, error) {
 	if err != nil {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
 	}
-	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(s.Source), ".jsonl"), newEvidenceCollector(r.WorkRules))
-	if err := streamLines(f, sc.line); err != nil {
+	sc := newClaudeScan(strings.TrimSuffix(filepath.Base(s.Source), ".jsonl"), evidence.NewCollector(r.WorkRules))
+	if err := scan.StreamLines(f, sc.line); err != nil {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
 	}
 	sum := sc.summary(fi.Size(), fi.ModTime())
@@ -807,19 +746,8 @@ func (r *ClaudeReader) Get(ctx context.Context, s Session) (Session, error) {
 	sc.counts.Messages = sc.count.N
 	n := sc.count.N
 	full.Counts, full.Messages = &sc.counts, &n
-	full.RecentPrompts = lastN(sc.prompts, 5)
+	full.RecentPrompts = scan.LastN(sc.prompts, 5)
 	full.ContextCurve = sc.curve
-	full.Evidence = sc.ev.finish(ctx, full)
+	full.Evidence = sc.ev.Finish(ctx, full)
 	return full, nil
-}
-
-func lastN(ss []string, n int) []string {
-	if len(ss) > n {
-		ss = ss[len(ss)-n:]
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = oneLine(s, 500)
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package catalog
+package scan
 
 import (
 	"path/filepath"
@@ -6,28 +6,28 @@ import (
 	"testing"
 )
 
-// splitPath and joinNames give what filepath's Dir, Base and Join give,
+// SplitPath and JoinNames give what filepath's Dir, Base and Join give,
 // clean paths or not.
 func TestSplitAndJoinMatchFilepath(t *testing.T) {
 	paths := []string{"/a/b.jsonl", "/a", "/", "", "a/b", "/a//b", "/a/./b", "/a/../b", "/a/b/", "/a/.", "/a/..", "/.a/..b/...",
 		"/home/example/.claude/projects/-home-example-p/0f.jsonl", "//a", "/a/b/.", "/a/.b", "/a/b..", "relative", "."}
 	for _, p := range paths {
-		d, b := splitPath(p)
+		d, b := SplitPath(p)
 		if d != filepath.Dir(p) || b != filepath.Base(p) {
-			t.Errorf("splitPath(%q) = %q, %q; want %q, %q", p, d, b, filepath.Dir(p), filepath.Base(p))
+			t.Errorf("SplitPath(%q) = %q, %q; want %q, %q", p, d, b, filepath.Dir(p), filepath.Base(p))
 		}
 		names := []string{"x.jsonl", "", ".", "..", "a/b", ".hidden"}
 		var want []string
 		for _, n := range names {
 			want = append(want, filepath.Join(p, n))
 		}
-		if got := joinNames(nil, p, names); !slices.Equal(got, want) {
-			t.Errorf("joinNames(%q) = %q, want %q", p, got, want)
+		if got := JoinNames(nil, p, names); !slices.Equal(got, want) {
+			t.Errorf("JoinNames(%q) = %q, want %q", p, got, want)
 		}
 	}
 }
 
-// pathSplitter gives splitPath's answers whatever came before: every
+// PathSplitter gives SplitPath's answers whatever came before: every
 // path after every other (the same directory, another, a subdirectory,
 // a prefix that is not a directory, unclean ones).
 func TestPathSplitterMatchesSplitPath(t *testing.T) {
@@ -36,10 +36,10 @@ func TestPathSplitterMatchesSplitPath(t *testing.T) {
 		"/home/example/p/x/", "relative", "."}
 	for _, first := range paths {
 		for _, p := range paths {
-			var sp pathSplitter
-			sp.split(first)
-			d, b := sp.split(p)
-			if wd, wb := splitPath(p); d != wd || b != wb {
+			var sp PathSplitter
+			sp.Split(first)
+			d, b := sp.Split(p)
+			if wd, wb := SplitPath(p); d != wd || b != wb {
 				t.Errorf("after %q: split(%q) = %q, %q; want %q, %q", first, p, d, b, wd, wb)
 			}
 		}

@@ -1,4 +1,4 @@
-package catalog
+package evidence
 
 import (
 	"os"
@@ -26,20 +26,20 @@ func TestRootMemoMatchesRepoOf(t *testing.T) {
 	os.WriteFile(filepath.Join(inner, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/org/inner\n"), 0o644)
 	dirs := []string{mk("outer/a/inner/x/y"), mk("outer/a/b"), mk("outer/a"), inner, repo, mk("plain/p1"), mk("plain/p2"), mk("outer/a/inner/z"), base}
 	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8}, {8, 7, 6, 5, 4, 3, 2, 1, 0}} {
-		m := &rootMemo{}
+		m := &RootMemo{}
 		for _, i := range order {
 			_, want := RepoOf(dirs[i])
-			if got := m.origin(dirs[i]); got != want {
+			if got := m.Origin(dirs[i]); got != want {
 				t.Errorf("origin(%s) = %q, want %q", dirs[i], got, want)
 			}
 		}
 	}
-	shared := &rootMemo{}
-	a, b := rootMemo{shared: shared}, rootMemo{shared: shared}
-	if a.get(repo) != b.get(repo) || len(shared.roots) != 1 {
+	shared := &RootMemo{}
+	a, b := RootMemo{Shared: shared}, RootMemo{Shared: shared}
+	if a.Get(repo) != b.Get(repo) || len(shared.roots) != 1 {
 		t.Errorf("readers sharing a memo resolved %d roots, want 1", len(shared.roots))
 	}
-	if got, want := a.origin(inner), "github.com/org/inner"; got != want {
+	if got, want := a.Origin(inner), "github.com/org/inner"; got != want {
 		t.Errorf("origin(inner) = %q, want %q", got, want)
 	}
 }

@@ -1,4 +1,12 @@
-package catalog
+// Package codexsessions is Codex's session reader: it lists the threads
+// under $CODEX_HOME from the state database (its rows cached until the
+// database changes) or, without one, from the rollout files, each with a
+// bounded head and tail of its rollout (cached by (path, size, mtime),
+// with the day-directory skip); reads a rollout whole for show; and gives
+// search the texts of its records. Only tether links it (agent.Lister);
+// tether-hot's agent is agent/codex alone. The SQLite driver is
+// registered by the binary (catalog links it), not here.
+package codexsessions
 
 import (
 	"context"
@@ -14,53 +22,50 @@ import (
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent/evidence"
 	jsonscan "github.com/tether-dev/tether/agent/jsonl"
+	"github.com/tether-dev/tether/agent/scan"
 
 	"github.com/tidwall/gjson"
-	_ "modernc.org/sqlite" // pure-Go SQLite: the state DB without cgo
 )
 
-// CodexReader reads Codex threads under $CODEX_HOME (or ~/.codex): the
+// Reader reads Codex threads under $CODEX_HOME (or ~/.codex): the
 // state database when there is one, else the rollout files.
-type CodexReader struct {
+type Reader struct {
 	Dir string
 	// Procs finds processes holding rollouts open (running threads);
 	// nil: no thread is reported running.
-	Procs OpenFileFinder
-	Open  Opener
+	Procs scan.OpenFileFinder
+	Open  agent.Opener
 	Cache *Cache
 	// HeadBytes and TailBytes bound what List reads per rollout.
 	HeadBytes, TailBytes int64
 	// Windows gives a model's context window.
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: DefaultWorkRules).
-	WorkRules []WorkRule
+	WorkRules []agent.WorkRule
 	// Counts gives the message counts a list cannot compute cheaply (nil:
 	// such counts stay unknown).
-	Counts CountIndex
+	Counts agent.CountIndex
 	// Now is the clock of the day-directory skip (nil: time.Now).
 	Now func() time.Time
 
-	roots rootMemo
-	stats *dirStats // set per listing by Catalog.List
+	roots evidence.RootMemo
+	stats *scan.DirStats // set per listing by Catalog.List
 }
 
 // Harness implements Reader.
-func (r *CodexReader) Harness() string { return Codex }
+func (r *Reader) Harness() string { return agent.Codex }
 
-func (r *CodexReader) opener() Opener {
+func (r *Reader) opener() agent.Opener {
 	if r.Open != nil {
 		return r.Open
 	}
-	return OSOpen
+	return agent.OSOpen
 }
 
-// StateDB returns the state database with the highest version number under
-// dir, or "" when there is none.
-func StateDB(dir string) string { return codex.StateDB(dir) }
-
-// codexRow is one thread as the state DB (or a rollout head) describes it.
-type codexRow struct {
+// threadRow is one thread as the state DB (or a rollout head) describes it.
+type threadRow struct {
 	ID, RolloutPath, Cwd, Source, Title, Name, FirstUser string
 	GitSHA, GitBranch, GitOrigin, CLIVersion, Model      string
 	Created, Updated                                     time.Time
@@ -68,9 +73,9 @@ type codexRow struct {
 }
 
 // List implements Reader.
-func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []Diagnostic, error) {
+func (r *Reader) List(ctx context.Context, opts agent.ListOptions) ([]agent.Session, []agent.Diagnostic, error) {
 	if fi, err := os.Stat(r.Dir); err != nil {
-		if isNotExist(err) {
+		if scan.IsNotExist(err) {
 			return nil, nil, nil
 		}
 		return nil, nil, fmt.Errorf("read %s: %w", r.Dir, err)
@@ -78,33 +83,33 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		return nil, nil, fmt.Errorf("read %s: not a directory", r.Dir)
 	}
 	var (
-		rows  []codexRow
-		diags []Diagnostic
+		rows  []threadRow
+		diags []agent.Diagnostic
 	)
 	fromDB := false
-	if db := StateDB(r.Dir); db != "" {
+	if db := codex.StateDB(r.Dir); db != "" {
 		var err error
 		rows, err = r.threads(ctx, db)
 		if err != nil {
-			diags = append(diags, Diagnostic{Harness: Codex, Path: db, Problem: err.Error() + "; falling back to rollout files"})
+			diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: db, Problem: err.Error() + "; falling back to rollout files"})
 		} else {
 			fromDB = true
 		}
 	}
 	if !fromDB {
-		var d []Diagnostic
+		var d []agent.Diagnostic
 		rows, d = r.scanRollouts(ctx, opts)
 		diags = append(diags, d...)
 	}
-	days := r.newCodexDays(fromDB)
-	var keep []codexRow
+	days := r.newDayDirs(fromDB)
+	var keep []threadRow
 	for _, row := range rows {
 		if row.Archived && !opts.All {
 			days.keep(row) // its cache entry stays for the next --all
 			continue
 		}
 		if row.ID == "" || row.Cwd == "" {
-			diags = append(diags, Diagnostic{Harness: Codex, Path: row.RolloutPath, Problem: "thread without id or cwd"})
+			diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: row.RolloutPath, Problem: "thread without id or cwd"})
 			continue
 		}
 		keep = append(keep, row)
@@ -120,10 +125,10 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 		}
 		open = r.Procs.OpenBy(paths)
 	}
-	out := make([]Session, 0, joinRoom(len(keep)))
+	out := make([]agent.Session, 0, scan.JoinRoom(len(keep)))
 	for _, row := range keep {
 		var (
-			tail        codexTail
+			tail        rolloutTail
 			size, mtime int64
 			ok          bool
 		)
@@ -140,12 +145,12 @@ func (r *CodexReader) List(ctx context.Context, opts ListOptions) ([]Session, []
 	r.fillCounts(out)
 	for i := range out {
 		if pid, running := open[out[i].Source]; running {
-			out[i].State = StateRunning
-			out[i].Runtime = &Runtime{PID: pid}
+			out[i].State = agent.StateRunning
+			out[i].Runtime = &agent.Runtime{PID: pid}
 		}
 	}
 	if err := r.Cache.Save(); err != nil {
-		diags = append(diags, Diagnostic{Harness: Codex, Path: r.Cache.path, Problem: "cache not saved: " + err.Error()})
+		diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: r.Cache.Path(), Problem: "cache not saved: " + err.Error()})
 	}
 	return out, diags, ctx.Err()
 }
@@ -159,7 +164,7 @@ var threadColumns = []string{
 
 // queryThreads reads every thread in one query, after probing which
 // columns this Codex version has.
-func queryThreads(ctx context.Context, path string) ([]codexRow, error) {
+func queryThreads(ctx context.Context, path string) ([]threadRow, error) {
 	u := url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro&_pragma=busy_timeout(2000)"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
@@ -203,7 +208,7 @@ func queryThreads(ctx context.Context, path string) ([]codexRow, error) {
 	}
 	defer rs.Close()
 	var (
-		out                     []codexRow
+		out                     []threadRow
 		s                       [12]sql.NullString
 		ca, ua, cams, uams, arc sql.NullInt64
 	)
@@ -217,7 +222,7 @@ func queryThreads(ctx context.Context, path string) ([]codexRow, error) {
 		if err := rs.Scan(dst...); err != nil {
 			return nil, fmt.Errorf("read threads: %w", err)
 		}
-		row := codexRow{
+		row := threadRow{
 			ID: s[0].String, RolloutPath: s[1].String, Cwd: s[2].String, Source: s[3].String, Title: s[4].String,
 			Name: s[5].String, FirstUser: s[6].String, GitSHA: s[7].String, GitBranch: s[8].String,
 			GitOrigin: s[9].String, CLIVersion: s[10].String, Model: s[11].String, Archived: arc.Int64 != 0,
@@ -239,8 +244,8 @@ func pickTime(ms, s sql.NullInt64) time.Time {
 	return time.Time{}
 }
 
-// codexTail is what List learns from a rollout's head and tail (cached).
-type codexTail struct {
+// rolloutTail is what List learns from a rollout's head and tail (cached).
+type rolloutTail struct {
 	ID, Cwd, Source, CLIVersion, Model, GitBranch, GitSHA, GitOrigin string
 	FirstPrompt                                                      string
 	Created, Last, LastHuman                                         time.Time
@@ -248,28 +253,28 @@ type codexTail struct {
 	HasUsage                                                         bool
 	Valid                                                            int
 	Size                                                             int64
-	Msgs                                                             msgState
+	Msgs                                                             scan.MsgState
 	// resetInTail: the read's tail was compacted (not cached: only the
 	// read that found it decides whether to read further back).
 	resetInTail bool
 }
 
 // clone copies the strings so they no longer pin the read buffer.
-func (t *codexTail) clone() {
+func (t *rolloutTail) clone() {
 	for _, p := range []*string{&t.ID, &t.Cwd, &t.Source, &t.CLIVersion, &t.Model, &t.GitBranch, &t.GitSHA, &t.GitOrigin, &t.FirstPrompt} {
 		*p = strings.Clone(*p)
 	}
 }
 
 // fillCounts takes the message counts the listing lacks from r.Counts.
-func (r *CodexReader) fillCounts(out []Session) {
+func (r *Reader) fillCounts(out []agent.Session) {
 	var missing []string
 	for _, s := range out {
-		if s.Messages == nil && s.Source != "" && s.State == StateResumable {
+		if s.Messages == nil && s.Source != "" && s.State == agent.StateResumable {
 			missing = append(missing, s.Source)
 		}
 	}
-	got := r.Cache.fillCounts(r.Counts, missing)
+	got := r.Cache.FillCounts(r.Counts, missing)
 	for i := range out {
 		if mc, ok := got[out[i].Source]; ok && out[i].Messages == nil {
 			n := mc.N
@@ -278,13 +283,13 @@ func (r *CodexReader) fillCounts(out []Session) {
 	}
 }
 
-func (r *CodexReader) readRollout(path string) (codexTail, error) {
+func (r *Reader) readRollout(path string) (rolloutTail, error) {
 	t, _, err := r.readRolloutInfo(path)
 	return t, err
 }
 
-func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, error) {
-	var t, prev codexTail
+func (r *Reader) readRolloutInfo(path string) (rolloutTail, fs.FileInfo, error) {
+	var t, prev rolloutTail
 	hadPrev := false
 	// A warm list is one stat per file: open only on a cache miss.
 	if r.Cache != nil {
@@ -296,43 +301,43 @@ func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, erro
 	}
 	f, err := r.opener()(path)
 	if err != nil {
-		return codexTail{}, nil, err
+		return rolloutTail{}, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return codexTail{}, nil, err
+		return rolloutTail{}, nil, err
 	}
 	h, tl := r.HeadBytes, r.TailBytes
 	if h <= 0 {
-		h = DefaultHeadBytes
+		h = scan.DefaultHeadBytes
 	}
 	if tl <= 0 {
-		tl = DefaultTailBytes
+		tl = scan.DefaultTailBytes
 	}
-	c, release, err := readHeadTail(f, h, tl)
+	c, release, err := scan.ReadHeadTail(f, h, tl)
 	defer release()
 	if err != nil {
-		return codexTail{}, nil, err
+		return rolloutTail{}, nil, err
 	}
-	whole := c.tail == nil && c.rawTail == nil
+	whole := c.Tail == nil && c.RawTail == nil
 	t, counted := scanRolloutChunks(c, whole)
-	msgs := nextMsgState(Codex, f, fi, c, whole, counted, prev.Msgs, hadPrev)
+	msgs := scan.NextMsgState(f, fi, c, whole, counted, prev.Msgs, hadPrev, countLine)
 	// As for Claude: a cut file missing its meta is read again once with
 	// the Max budgets; one missing only its last usage gets the bytes
 	// before its tail, without the head and tail again.
 	if r.HeadBytes <= 0 && r.TailBytes <= 0 && fi.Size() > h+tl {
 		switch {
 		case t.ID == "":
-			if t, err = scanRollout(f, MaxHeadBytes, MaxTailBytes); err != nil {
-				return codexTail{}, nil, err
+			if t, err = scanRollout(f, scan.MaxHeadBytes, scan.MaxTailBytes); err != nil {
+				return rolloutTail{}, nil, err
 			}
 		case !t.HasUsage && !t.resetInTail:
-			tail, _, err := widenTail(f, c, MaxTailBytes)
+			tail, _, err := scan.WidenTail(f, c, scan.MaxTailBytes)
 			if err != nil {
-				return codexTail{}, nil, err
+				return rolloutTail{}, nil, err
 			}
-			c.tail = tail
+			c.Tail = tail
 			t, _ = scanRolloutChunks(c, false)
 		}
 	}
@@ -341,11 +346,11 @@ func (r *CodexReader) readRolloutInfo(path string) (codexTail, fs.FileInfo, erro
 	return t, fi, nil
 }
 
-func scanRollout(f File, h, tl int64) (codexTail, error) {
-	c, release, err := readHeadTail(f, h, tl)
+func scanRollout(f agent.File, h, tl int64) (rolloutTail, error) {
+	c, release, err := scan.ReadHeadTail(f, h, tl)
 	defer release()
 	if err != nil {
-		return codexTail{}, err
+		return rolloutTail{}, err
 	}
 	t, _ := scanRolloutChunks(c, false)
 	return t, nil
@@ -354,43 +359,43 @@ func scanRollout(f File, h, tl int64) (codexTail, error) {
 // scanRolloutChunks summarizes what was read; with count (the file was
 // read whole, in c.head) it also counts the messages of its complete
 // lines.
-func scanRolloutChunks(c chunks, count bool) (codexTail, MessageCount) {
-	sc := &codexScan{}
-	var mc MessageCount
+func scanRolloutChunks(c scan.Chunks, count bool) (rolloutTail, agent.MessageCount) {
+	sc := &rolloutScan{}
+	var mc agent.MessageCount
 	if count {
-		scanCounting(c.head, &mc, &sc.count, sc.line)
+		scan.ScanCounting(c.Head, &mc, &sc.count, sc.line)
 	} else {
-		eachLine(c.head, sc.line)
+		scan.EachLine(c.Head, sc.line)
 	}
 	sc.inTail = true
-	eachLine(c.tail, sc.line)
+	scan.EachLine(c.Tail, sc.line)
 	t := sc.t
 	t.clone()
-	t.Size = c.size
+	t.Size = c.Size
 	return t, mc
 }
 
-// codexScan extracts what it can from rollout lines in file order.
-type codexScan struct {
-	t      codexTail
+// rolloutScan extracts what it can from rollout lines in file order.
+type rolloutScan struct {
+	t      rolloutTail
 	inTail bool
 	// count, when set, counts messages (a full read, or a list's read of
 	// a whole rollout).
-	count *MessageCount
+	count *agent.MessageCount
 	// full read only
 	full    bool
 	prompts []string // from response_item user messages
 	events  []string // from event_msg user_message (older versions)
-	counts  Counts
+	counts  agent.Counts
 	curve   []int64
-	ev      *evidenceCollector
+	ev      *evidence.Collector
 }
 
-func (sc *codexScan) line(b []byte) {
+func (sc *rolloutScan) line(b []byte) {
 	// List reads into a fresh buffer per file: parse it in place (the
 	// strings kept are cloned in readRollout). Get streams through a
 	// reused buffer: copy.
-	js := bytesString(b, !sc.full)
+	js := scan.BytesString(b, !sc.full)
 	// Only the envelope is taken here; the payload (a tool's whole
 	// output, for function_call_output) is decoded only as far as needed.
 	var tsRaw, typ string
@@ -410,7 +415,7 @@ func (sc *codexScan) line(b []byte) {
 	}
 	sc.t.Valid++
 	if sc.count != nil {
-		countCodex(sc.count, typ, p)
+		countItem(sc.count, typ, p)
 	}
 	ts, _ := time.Parse(time.RFC3339Nano, tsRaw)
 	if !ts.IsZero() {
@@ -465,7 +470,7 @@ func (sc *codexScan) line(b []byte) {
 		case "message":
 			role := p.Get("role").String()
 			if role == "user" {
-				if text, ok := codexHumanText(p); ok {
+				if text, ok := humanText(p); ok {
 					sc.human(ts, text, false)
 				}
 			}
@@ -484,7 +489,7 @@ func (sc *codexScan) line(b []byte) {
 				if name == "" {
 					name = "local_shell"
 				}
-				sc.ev.toolUse(p.Get("call_id").String(), name, input, sc.t.Cwd)
+				sc.ev.ToolUse(p.Get("call_id").String(), name, input, sc.t.Cwd)
 			}
 		case "function_call_output", "custom_tool_call_output":
 			if sc.full {
@@ -493,19 +498,19 @@ func (sc *codexScan) line(b []byte) {
 				if out.IsObject() {
 					text = out.Get("content").String()
 				}
-				sc.ev.toolResult(p.Get("call_id").String(), text)
+				sc.ev.ToolResult(p.Get("call_id").String(), text)
 			}
 		}
 	}
 }
 
-func (sc *codexScan) human(ts time.Time, text string, fromEvent bool) {
+func (sc *rolloutScan) human(ts time.Time, text string, fromEvent bool) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
 	}
 	if sc.t.FirstPrompt == "" {
-		sc.t.FirstPrompt = oneLine(text, 500)
+		sc.t.FirstPrompt = scan.OneLine(text, 500)
 	}
 	if ts.After(sc.t.LastHuman) {
 		sc.t.LastHuman = ts
@@ -519,11 +524,11 @@ func (sc *codexScan) human(ts time.Time, text string, fromEvent bool) {
 	}
 }
 
-// codexHumanText returns the typed text of a user message: newer rollouts
+// humanText returns the typed text of a user message: newer rollouts
 // mark it with content_item_kinds "user.text"; older ones are recognised by
 // not being one of the harness's <tag> wrappers (environment_context,
 // user_instructions, …) or an AGENTS.md injection.
-func codexHumanText(p gjson.Result) (string, bool) {
+func humanText(p gjson.Result) (string, bool) {
 	kinds := p.Get("internal_chat_message_metadata_passthrough.content_item_kinds")
 	var parts []string
 	i := 0
@@ -550,9 +555,9 @@ func codexHumanText(p gjson.Result) (string, bool) {
 	return s, s != ""
 }
 
-func (r *CodexReader) session(row codexRow) Session {
+func (r *Reader) session(row threadRow) agent.Session {
 	var (
-		tail codexTail
+		tail rolloutTail
 		ok   bool
 	)
 	if row.RolloutPath != "" {
@@ -564,35 +569,35 @@ func (r *CodexReader) session(row codexRow) Session {
 
 // sessionFrom is the session of row, with what its rollout's head and
 // tail gave when ok.
-func (r *CodexReader) sessionFrom(row codexRow, t codexTail, ok bool) Session {
-	s := Session{
-		Harness:      Codex,
+func (r *Reader) sessionFrom(row threadRow, t rolloutTail, ok bool) agent.Session {
+	s := agent.Session{
+		Harness:      agent.Codex,
 		ID:           row.ID,
 		Cwd:          row.Cwd,
-		IdentityRoot: r.roots.get(row.Cwd),
+		IdentityRoot: r.roots.Get(row.Cwd),
 		GitBranch:    row.GitBranch,
 		GitSHA:       row.GitSHA,
 		Created:      row.Created,
 		LastActivity: row.Updated,
 		Archived:     row.Archived,
-		State:        StateUnknown,
+		State:        agent.StateUnknown,
 		Source:       row.RolloutPath,
 		CLIVersion:   row.CLIVersion,
 		Origin:       row.Source,
 		Model:        row.Model,
-		Resume:       ResumeSpec{Argv: []string{"codex", "resume", row.ID}, Dir: row.Cwd},
+		Resume:       agent.ResumeSpec{Argv: resumeArgv(row.ID), Dir: row.Cwd},
 	}
 	if row.GitOrigin != "" {
-		s.GitOrigin = RemoteID(row.GitOrigin)
+		s.GitOrigin = evidence.RemoteID(row.GitOrigin)
 	}
-	var tail codexTail
+	var tail rolloutTail
 	if ok {
 		tail = t
 		if t.Size > 0 {
 			// A rollout that exists and has records can be resumed.
 			// Codex leaves no pid file: a thread is running while a
 			// process holds its rollout open (List).
-			s.State = StateResumable
+			s.State = agent.StateResumable
 		}
 		if t.Msgs.Known {
 			n := t.Msgs.Count.N
@@ -618,16 +623,16 @@ func (r *CodexReader) sessionFrom(row codexRow, t codexTail, ok bool) Session {
 	}
 	switch {
 	case row.Name != "":
-		s.Title, s.TitleSource = row.Name, TitleName
+		s.Title, s.TitleSource = row.Name, agent.TitleName
 	case row.Title != "":
-		s.Title, s.TitleSource = row.Title, TitleThread
+		s.Title, s.TitleSource = row.Title, agent.TitleThread
 	case s.FirstPrompt != "":
-		s.Title, s.TitleSource = s.FirstPrompt, TitleFirstUser
+		s.Title, s.TitleSource = s.FirstPrompt, agent.TitleFirstUser
 	default:
-		s.Title, s.TitleSource = cwdTitle(row.Cwd), TitleCwd
+		s.Title, s.TitleSource = agent.CwdTitle(row.Cwd), agent.TitleCwd
 	}
-	s.Title = oneLine(s.Title, 200)
-	s.FirstPrompt = oneLine(s.FirstPrompt, 500)
+	s.Title = scan.OneLine(s.Title, 200)
+	s.FirstPrompt = scan.OneLine(s.FirstPrompt, 500)
 	if tail.HasUsage {
 		w, src := r.Windows.For(s.Model, 0, tail.Window)
 		s.Context = newContext(tail.Tokens, w, agent.Known(src))
@@ -637,10 +642,10 @@ func (r *CodexReader) sessionFrom(row codexRow, t codexTail, ok bool) Session {
 }
 
 // scanRollouts lists rollout files when there is no state DB.
-func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]codexRow, []Diagnostic) {
+func (r *Reader) scanRollouts(ctx context.Context, opts agent.ListOptions) ([]threadRow, []agent.Diagnostic) {
 	var (
-		rows  []codexRow
-		diags []Diagnostic
+		rows  []threadRow
+		diags []agent.Diagnostic
 	)
 	roots := []string{codex.SessionsDir(r.Dir)}
 	if opts.All {
@@ -650,8 +655,8 @@ func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]cod
 		archived := i == 1
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if !isNotExist(err) {
-					diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "unreadable: " + err.Error()})
+				if !scan.IsNotExist(err) {
+					diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: path, Problem: "unreadable: " + err.Error()})
 				}
 				return nil
 			}
@@ -665,16 +670,16 @@ func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]cod
 			t, err := r.readRollout(path)
 			switch {
 			case err != nil:
-				diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "unreadable: " + err.Error()})
+				diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: path, Problem: "unreadable: " + err.Error()})
 				return nil
 			case t.Size == 0:
-				diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "empty rollout"})
+				diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: path, Problem: "empty rollout"})
 				return nil
 			case t.ID == "" || t.Cwd == "":
-				diags = append(diags, Diagnostic{Harness: Codex, Path: path, Problem: "no session_meta record with an id and cwd"})
+				diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: path, Problem: "no session_meta record with an id and cwd"})
 				return nil
 			}
-			rows = append(rows, codexRow{
+			rows = append(rows, threadRow{
 				ID: t.ID, RolloutPath: path, Cwd: t.Cwd, Source: t.Source, GitSHA: t.GitSHA,
 				GitBranch: t.GitBranch, GitOrigin: t.GitOrigin, CLIVersion: t.CLIVersion, Model: t.Model,
 				Created: t.Created, Updated: t.Last, Archived: archived,
@@ -686,7 +691,7 @@ func (r *CodexReader) scanRollouts(ctx context.Context, opts ListOptions) ([]cod
 }
 
 // Get implements Reader: one streaming pass over the whole rollout.
-func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
+func (r *Reader) Get(ctx context.Context, s agent.Session) (agent.Session, error) {
 	if s.Source == "" {
 		return s, fmt.Errorf("codex thread %s has no rollout file", s.ID)
 	}
@@ -695,9 +700,9 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
 	}
 	defer f.Close()
-	sc := &codexScan{full: true, count: &MessageCount{}, ev: newEvidenceCollector(r.WorkRules)}
+	sc := &rolloutScan{full: true, count: &agent.MessageCount{}, ev: evidence.NewCollector(r.WorkRules)}
 	sc.t.Cwd = s.Cwd
-	if err := streamLines(f, sc.line); err != nil {
+	if err := scan.StreamLines(f, sc.line); err != nil {
 		return s, fmt.Errorf("read %s: %w", s.Source, err)
 	}
 	prompts := sc.prompts
@@ -705,7 +710,7 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 		prompts = sc.events
 	}
 	for _, p := range prompts {
-		sc.ev.prompt(p)
+		sc.ev.Prompt(p)
 	}
 	sc.counts.HumanPrompts = len(prompts)
 	sc.counts.Messages = sc.count.N
@@ -720,9 +725,21 @@ func (r *CodexReader) Get(ctx context.Context, s Session) (Session, error) {
 		full.LastActivity = sc.t.Last
 	}
 	full.Counts = &sc.counts
-	full.RecentPrompts = lastN(prompts, 5)
+	full.RecentPrompts = scan.LastN(prompts, 5)
 	full.ContextCurve = sc.curve
-	full.Evidence = sc.ev.finish(ctx, full)
+	full.Evidence = sc.ev.Finish(ctx, full)
 	full.NormalizeTimes()
 	return full, nil
+}
+
+// resumeArgv is Codex's resume command for id: the agent's own Resume,
+// which reads nothing of the agent value (so none is kept).
+func resumeArgv(id string) []string {
+	argv, _ := (*codex.Agent)(nil).Resume(id, "", false)
+	return argv
+}
+
+// newContext is the context in use of tokens in a window.
+func newContext(tokens, window int64, known bool) *agent.ContextUsage {
+	return &agent.ContextUsage{Tokens: tokens, Window: window, WindowKnown: known, Percent: agent.Percent(tokens, window)}
 }

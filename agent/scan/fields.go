@@ -1,9 +1,10 @@
-package catalog
+package scan
 
 import (
 	"encoding/binary"
 	"strings"
 
+	"github.com/tether-dev/tether/agent/evidence"
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tidwall/gjson"
 )
@@ -18,13 +19,14 @@ import (
 // or that has a member name with an escape (gjson matches it
 // unescaped, the scanner raw).
 
-// blockFields are the members of an assistant content block search uses.
-type blockFields struct {
-	typ, text, name string
-	input           gjson.Result
+// BlockFields are the members of an assistant content block search uses.
+type BlockFields struct {
+	Type, Text, Name string
+	Input            gjson.Result
 }
 
-func (f *blockFields) read(b gjson.Result) {
+// Read reads b's members.
+func (f *BlockFields) Read(b gjson.Result) {
 	const typ, text, name, input = 0, 1, 2, 3
 	var raws [4]*string
 	var vals [4]string
@@ -49,23 +51,23 @@ func (f *blockFields) read(b gjson.Result) {
 		return true
 	})
 	if !ok || esc {
-		f.typ, f.text, f.name, f.input = b.Get("type").String(), b.Get("text").String(), b.Get("name").String(), b.Get("input")
+		f.Type, f.Text, f.Name, f.Input = b.Get("type").String(), b.Get("text").String(), b.Get("name").String(), b.Get("input")
 		return
 	}
-	f.typ = parsedString(raws[typ])
-	switch f.typ {
+	f.Type = ParsedString(raws[typ])
+	switch f.Type {
 	case "text":
-		f.text = parsedString(raws[text])
+		f.Text = ParsedString(raws[text])
 	case "tool_use":
-		f.name, f.input = parsedString(raws[name]), parsed(raws[input])
+		f.Name, f.Input = ParsedString(raws[name]), parsed(raws[input])
 	}
 }
 
-// textMember is b.Get("text").String(), the text of a Codex content
-// block, decoded by parsedString (a third of an index build's assistant
+// TextMember is b.Get("text").String(), the text of a Codex content
+// block, decoded by ParsedString (a third of an index build's assistant
 // text is Codex's); gjson's own lookup for what the scanner does not
-// accept or a member name with an escape, as blockFields does.
-func textMember(b gjson.Result) string {
+// accept or a member name with an escape, as BlockFields does.
+func TextMember(b gjson.Result) string {
 	var raw *string
 	var val string
 	esc := false
@@ -80,15 +82,15 @@ func textMember(b gjson.Result) string {
 	if !ok || esc {
 		return b.Get("text").String()
 	}
-	return parsedString(raw)
+	return ParsedString(raw)
 }
 
-// parsedString is parsed(raw).String() for a member that is a JSON
+// ParsedString is parsed(raw).String() for a member that is a JSON
 // string, without gjson's byte-at-a-time copy: the assistant's text is
 // most of what an index build decodes. A string with no escape is a slice
 // of the line; one with \u escapes, or a member of another type, is
 // gjson's.
-func parsedString(raw *string) string {
+func ParsedString(raw *string) string {
 	if raw == nil || len(*raw) < 2 || (*raw)[0] != '"' || (*raw)[len(*raw)-1] != '"' {
 		return parsed(raw).String()
 	}
@@ -114,11 +116,11 @@ func unescapeSimple(s string) string {
 			i = len(s)
 		}
 		if c := firstControl(s[:i]); c >= 0 {
-			return bytesString(append(b, s[:c]...), true)
+			return BytesString(append(b, s[:c]...), true)
 		}
 		b = append(b, s[:i]...)
 		if i+1 >= len(s) || s[i] != '\\' {
-			return bytesString(b, true)
+			return BytesString(b, true)
 		}
 		var c byte
 		switch s[i+1] {
@@ -135,17 +137,17 @@ func unescapeSimple(s string) string {
 		case 't':
 			c = '\t'
 		default:
-			return bytesString(b, true)
+			return BytesString(b, true)
 		}
 		b = append(b, c)
 		s = s[i+2:]
 	}
 }
 
-// toolPathKeys are the input members toolText takes as paths, in order.
+// toolPathKeys are the input members ToolText takes as paths, in order.
 var toolPathKeys = [...]string{"file_path", "notebook_path", "path", "pattern", "workdir", "url"}
 
-// toolInput are the members of a tool input toolText uses.
+// toolInput are the members of a tool input ToolText uses.
 type toolInput struct {
 	paths               [len(toolPathKeys)]gjson.Result
 	command, cmd, input gjson.Result
@@ -231,21 +233,22 @@ func firstControl(s string) int {
 	return -1
 }
 
-// messageFields are the members of an assistant message search and the
+// MessageFields are the members of an assistant message search and the
 // message count use, read in one pass with the envelope scanner: gjson's
 // Get of "content" steps through every byte of the blocks (a Write's
 // whole file, a thinking block), and Gets of "model" and "id" after the
 // content walk it again. Each is what the gjson lookup gives: the first
 // member of the name, and gjson's own lookups for an object the scanner
 // does not accept or a member name with an escape.
-type messageFields struct {
-	model, id string
+type MessageFields struct {
+	Model, ID string
 	content   gjson.Result
 	// gets: the scanner did not read the object; content is gjson's.
 	gets bool
 }
 
-func (f *messageFields) read(msg gjson.Result) {
+// Read reads msg's members.
+func (f *MessageFields) Read(msg gjson.Result) {
 	const model, id, content = 0, 1, 2
 	var raws [3]*string
 	var vals [3]string
@@ -268,16 +271,16 @@ func (f *messageFields) read(msg gjson.Result) {
 		return true
 	})
 	if !ok || esc {
-		f.model, f.id, f.content, f.gets = msg.Get("model").String(), msg.Get("id").String(), msg.Get("content"), true
+		f.Model, f.ID, f.content, f.gets = msg.Get("model").String(), msg.Get("id").String(), msg.Get("content"), true
 		return
 	}
-	f.model, f.id, f.content = parsedString(raws[model]), parsedString(raws[id]), parsed(raws[content])
+	f.Model, f.ID, f.content = ParsedString(raws[model]), ParsedString(raws[id]), parsed(raws[content])
 }
 
-// eachBlock is f's content.ForEach(fn) for an array the scanner accepts
+// EachBlock is f's content.ForEach(fn) for an array the scanner accepts
 // (each element's end found between quotes, not byte by byte); gjson's
 // ForEach for anything else.
-func (f *messageFields) eachBlock(fn func(b gjson.Result)) {
+func (f *MessageFields) EachBlock(fn func(b gjson.Result)) {
 	raw := f.content.Raw
 	var blocks [8]string
 	elems := blocks[:0]
@@ -291,10 +294,48 @@ func (f *messageFields) eachBlock(fn func(b gjson.Result)) {
 	f.content.ForEach(func(_, b gjson.Result) bool { fn(b); return true })
 }
 
-// eachBlock is obj.Get("content").ForEach(fn) over the content blocks of
-// a message (a Codex payload), as messageFields reads them.
-func eachBlock(obj gjson.Result, fn func(b gjson.Result)) {
-	var f messageFields
-	f.read(obj)
-	f.eachBlock(fn)
+// EachBlock is obj.Get("content").ForEach(fn) over the content blocks of
+// a message (a Codex payload), as MessageFields reads them.
+func EachBlock(obj gjson.Result, fn func(b gjson.Result)) {
+	var f MessageFields
+	f.Read(obj)
+	f.EachBlock(fn)
+}
+
+// ToolText is a tool call as search sees it: the tool's name and the
+// paths, patterns and command it was given (a command cut to 500 bytes:
+// heredocs can be long, and what is searched for is the command).
+func ToolText(name string, input gjson.Result) string {
+	var in toolInput
+	in.read(input)
+	parts := []string{name}
+	for _, v := range in.paths {
+		if v.Type == gjson.String && v.Str != "" {
+			parts = append(parts, v.Str)
+		}
+	}
+	cmd := in.command
+	if !cmd.Exists() {
+		cmd = in.cmd
+	}
+	c := cmd.String()
+	if cmd.IsArray() {
+		var words []string
+		cmd.ForEach(func(_, v gjson.Result) bool { words = append(words, v.String()); return true })
+		c = strings.Join(words, " ")
+	}
+	if len(c) > 500 {
+		c = OneLine(c, 500)
+	}
+	if c != "" {
+		parts = append(parts, c)
+	}
+	// apply_patch's input is the patch (the whole input, or its "input"
+	// member): its file names.
+	for _, patch := range [...]gjson.Result{input, in.input} {
+		if patch.Type == gjson.String {
+			parts = append(parts, evidence.PatchFiles(patch.Str)...)
+		}
+	}
+	return strings.Join(parts, " ")
 }

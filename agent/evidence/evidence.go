@@ -1,4 +1,10 @@
-package catalog
+// Package evidence is what a full read of a session learns about what it
+// did — the files it read and changed, the commits it made and named, the
+// work items it referred to — and the repositories a session's
+// directories belong to (their roots and origin ids, resolved once per
+// listing by a RootMemo). It knows no agent's format: the readers feed it
+// the tool calls, results and prompts they parse.
+package evidence
 
 import (
 	"bufio"
@@ -9,12 +15,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/agent"
 )
 
 // GitTimeout bounds all `git cat-file` checks of one show.
@@ -27,23 +32,24 @@ var (
 	patchFile  = regexp.MustCompile(`(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$`)
 )
 
-// evidenceCollector accumulates evidence during a full read.
-type evidenceCollector struct {
-	rules    []WorkRule
+// Collector accumulates evidence during a full read.
+type Collector struct {
+	rules    []agent.WorkRule
 	read     map[string]bool
 	modified map[string]bool
 	dirs     map[string]bool
-	commits  []Commit
+	commits  []agent.Commit
 	pending  map[string]bool // tool call ids of git commit commands
 	hexes    map[string]bool
 	texts    []string // prompts, for work references
 }
 
-func newEvidenceCollector(rules []WorkRule) *evidenceCollector {
+// NewCollector is a collector applying rules (nil: the default rules).
+func NewCollector(rules []agent.WorkRule) *Collector {
 	if rules == nil {
-		rules = DefaultWorkRules()
+		rules = agent.DefaultWorkRules()
 	}
-	return &evidenceCollector{
+	return &Collector{
 		rules: rules, read: map[string]bool{}, modified: map[string]bool{}, dirs: map[string]bool{},
 		pending: map[string]bool{}, hexes: map[string]bool{},
 	}
@@ -62,9 +68,9 @@ func absIn(cwd, p string) string {
 	return filepath.Clean(p)
 }
 
-// toolUse records a tool call (Claude Code names and inputs, plus Codex's
+// ToolUse records a tool call (Claude Code names and inputs, plus Codex's
 // exec_command/shell/apply_patch).
-func (e *evidenceCollector) toolUse(id, name string, input gjson.Result, cwd string) {
+func (e *Collector) ToolUse(id, name string, input gjson.Result, cwd string) {
 	switch name {
 	case "Read", "NotebookRead":
 		if p := absIn(cwd, input.Get("file_path").String()); p != "" {
@@ -105,24 +111,34 @@ func (e *evidenceCollector) toolUse(id, name string, input gjson.Result, cwd str
 	}
 }
 
-func (e *evidenceCollector) patch(text, cwd string) {
-	for _, m := range patchFile.FindAllStringSubmatch(text, -1) {
-		e.modified[absIn(cwd, strings.TrimSpace(m[1]))] = true
+func (e *Collector) patch(text, cwd string) {
+	for _, name := range PatchFiles(text) {
+		e.modified[absIn(cwd, name)] = true
 	}
 }
 
-// toolResult looks for "[branch sha] subject" after a git commit call.
-func (e *evidenceCollector) toolResult(id, text string) {
+// PatchFiles are the files an apply_patch patch names.
+func PatchFiles(text string) []string {
+	var out []string
+	for _, m := range patchFile.FindAllStringSubmatch(text, -1) {
+		out = append(out, strings.TrimSpace(m[1]))
+	}
+	return out
+}
+
+// ToolResult looks for "[branch sha] subject" after a git commit call.
+func (e *Collector) ToolResult(id, text string) {
 	if !e.pending[id] {
 		return
 	}
 	delete(e.pending, id)
 	if m := commitLine.FindStringSubmatch(text); m != nil {
-		e.commits = append(e.commits, Commit{SHA: m[2], Branch: m[1], Subject: strings.TrimSpace(m[3])})
+		e.commits = append(e.commits, agent.Commit{SHA: m[2], Branch: m[1], Subject: strings.TrimSpace(m[3])})
 	}
 }
 
-func (e *evidenceCollector) prompt(text string) {
+// Prompt records a human prompt (for commit ids and work references).
+func (e *Collector) Prompt(text string) {
 	e.texts = append(e.texts, text)
 	for _, h := range hexToken.FindAllString(text, 50) {
 		if len(e.hexes) < 50 {
@@ -131,7 +147,8 @@ func (e *evidenceCollector) prompt(text string) {
 	}
 }
 
-func sortedKeys(m map[string]bool) []string {
+// SortedKeys are m's non-empty keys, sorted.
+func SortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		if k != "" {
@@ -142,15 +159,15 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// finish resolves repositories, validates referenced commits (bounded by
+// Finish resolves repositories, validates referenced commits (bounded by
 // GitTimeout) and applies the work-reference rules.
-func (e *evidenceCollector) finish(ctx context.Context, s Session) *Evidence {
-	ev := &Evidence{
-		FilesRead: sortedKeys(e.read), FilesModified: sortedKeys(e.modified),
-		CommitsCreated: e.commits, CommitsReferenced: []string{}, WorkRefs: []WorkRef{}, Repos: []Repo{},
+func (e *Collector) Finish(ctx context.Context, s agent.Session) *agent.Evidence {
+	ev := &agent.Evidence{
+		FilesRead: SortedKeys(e.read), FilesModified: SortedKeys(e.modified),
+		CommitsCreated: e.commits, CommitsReferenced: []string{}, WorkRefs: []agent.WorkRef{}, Repos: []agent.Repo{},
 	}
 	if ev.CommitsCreated == nil {
-		ev.CommitsCreated = []Commit{}
+		ev.CommitsCreated = []agent.Commit{}
 	}
 	// Repositories: the cwd, every file's directory, every command dir.
 	cands := map[string]bool{s.Cwd: true}
@@ -164,13 +181,13 @@ func (e *evidenceCollector) finish(ctx context.Context, s Session) *Evidence {
 		cands[d] = true
 	}
 	roots := map[string]bool{}
-	for _, d := range sortedKeys(cands) {
+	for _, d := range SortedKeys(cands) {
 		if r := repoRoot(d); r != "" {
 			roots[r] = true
 		}
 	}
-	for _, r := range sortedKeys(roots) {
-		ev.Repos = append(ev.Repos, Repo{Root: r, ID: originID(r)})
+	for _, r := range SortedKeys(roots) {
+		ev.Repos = append(ev.Repos, agent.Repo{Root: r, ID: originID(r)})
 	}
 	created := map[string]bool{}
 	for _, c := range e.commits {
@@ -178,7 +195,7 @@ func (e *evidenceCollector) finish(ctx context.Context, s Session) *Evidence {
 	}
 	if len(e.hexes) > 0 && len(ev.Repos) > 0 {
 		tctx, cancel := context.WithTimeout(ctx, GitTimeout)
-		for _, h := range sortedKeys(e.hexes) {
+		for _, h := range SortedKeys(e.hexes) {
 			if created[h] {
 				continue
 			}
@@ -204,7 +221,7 @@ func (e *evidenceCollector) finish(ctx context.Context, s Session) *Evidence {
 			for _, m := range rule.Pattern.FindAllString(t, -1) {
 				if k := rule.Name + "\x00" + m; !seen[k] {
 					seen[k] = true
-					ev.WorkRefs = append(ev.WorkRefs, WorkRef{Rule: rule.Name, Ref: m})
+					ev.WorkRefs = append(ev.WorkRefs, agent.WorkRef{Rule: rule.Name, Ref: m})
 				}
 			}
 		}
@@ -318,115 +335,6 @@ func gitHasCommit(ctx context.Context, repo, sha string) bool {
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", repo, "cat-file", "-e", sha+"^{commit}")
 	return cmd.Run() == nil
-}
-
-// rootMemo resolves each distinct cwd to its identity root and its
-// repository's origin id once per listing. A Catalog's listing shares one
-// between its readers (shared), so a directory both agents worked in is
-// resolved once. The repository lookup is memoised per directory walked,
-// so cwds under one parent stat that parent's ".git" once, not once each
-// (a warm list of 10,000 sessions spent ~15 ms of CPU in those stats),
-// and the origin is read only for the readers that show it.
-type rootMemo struct {
-	shared *rootMemo
-
-	// mu is read-locked for lookups: the readers' workers look up every
-	// session's cwd, and with a plain mutex they spun on each other
-	// (~5 ms of a warm list at 10,000 sessions).
-	mu      sync.RWMutex
-	ids     identity.Memo     // resolves the cwds: one lstat each under a parent resolved before
-	roots   map[string]string // cwd → identity root
-	repos   map[string]string // directory → repository root holding it ("": none)
-	origins map[string]string // repository root → origin id
-}
-
-func (r *rootMemo) memo() *rootMemo {
-	if r.shared != nil {
-		return r.shared
-	}
-	return r
-}
-
-// cached returns m[k] under the lock.
-func (r *rootMemo) cached(m *map[string]string, k string) (string, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	v, ok := (*m)[k]
-	return v, ok
-}
-
-// keep stores m[k] = v under the lock. The work is done outside it, so
-// readers resolving different directories do not wait on each other's
-// system calls; two resolving the same one get the same answer.
-func (r *rootMemo) keep(m *map[string]string, k, v string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if *m == nil {
-		*m = map[string]string{}
-	}
-	(*m)[k] = v
-}
-
-// get is cwd's identity root.
-func (r *rootMemo) get(cwd string) string {
-	if cwd == "" {
-		return ""
-	}
-	m := r.memo()
-	if v, ok := m.cached(&m.roots, cwd); ok {
-		return v
-	}
-	v := m.ids.Path(cwd) // identity.Resolve(cwd).Path
-	m.keep(&m.roots, cwd, v)
-	return v
-}
-
-// origin is the origin id of the repository holding cwd.
-func (r *rootMemo) origin(cwd string) string {
-	if cwd == "" {
-		return ""
-	}
-	m := r.memo()
-	root := m.repoRoot(cwd)
-	if root == "" {
-		return ""
-	}
-	if v, ok := m.cached(&m.origins, root); ok {
-		return v
-	}
-	v := originID(root)
-	m.keep(&m.origins, root, v)
-	return v
-}
-
-// repoRoot is repoRoot(dir), remembering the answer for every directory
-// it walked through on the way up.
-func (r *rootMemo) repoRoot(dir string) string {
-	if !filepath.IsAbs(dir) {
-		return ""
-	}
-	var walked []string
-	root := ""
-	for d := filepath.Clean(dir); ; {
-		if v, ok := r.cached(&r.repos, d); ok {
-			root = v
-			break
-		}
-		walked = append(walked, d)
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			root = d
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	for _, d := range walked {
-		r.keep(&r.repos, d, root)
-	}
-	return root
 }
 
 // RepoOf returns the repository holding dir and its origin id ("" when

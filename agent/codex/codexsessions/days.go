@@ -1,8 +1,11 @@
-package catalog
+package codexsessions
 
 import (
 	"path/filepath"
 	"time"
+
+	"github.com/tether-dev/tether/agent/filecache"
+	"github.com/tether-dev/tether/agent/scan"
 )
 
 // Day-directory skip. Codex writes each thread's rollout under
@@ -21,77 +24,77 @@ import (
 //
 // Threads listed from rollout files alone (no state database) are stat-ed
 // one by one as before.
-type codexDays struct {
-	r    *CodexReader
+type dayDirs struct {
+	r    *Reader
 	on   bool
 	now  int64
-	dirs map[string]*codexDay
+	dirs map[string]*dayDir
 }
 
 // codexDay is one rollout directory of a listing.
-type codexDay struct {
-	rec     dirRecord // the trusted record, or the fresh one being made
-	old     dirRecord // the record found, if any
+type dayDir struct {
+	rec     filecache.DirRecord // the trusted record, or the fresh one being made
+	old     filecache.DirRecord // the record found, if any
 	hadOld  bool
 	trusted bool
 	stated  bool // its mtime was read
 	newest  int64
 }
 
-func (r *CodexReader) newCodexDays(on bool) *codexDays {
+func (r *Reader) newDayDirs(on bool) *dayDirs {
 	now := time.Now()
 	if r.Now != nil {
 		now = r.Now()
 	}
-	return &codexDays{r: r, on: on && r.Cache != nil, now: now.UnixNano(), dirs: map[string]*codexDay{}}
+	return &dayDirs{r: r, on: on && r.Cache != nil, now: now.UnixNano(), dirs: map[string]*dayDir{}}
 }
 
 // day returns dir's state, stat-ing it the first time.
-func (ds *codexDays) day(dir string) *codexDay {
+func (ds *dayDirs) day(dir string) *dayDir {
 	if d, ok := ds.dirs[dir]; ok {
 		return d
 	}
-	d := &codexDay{}
+	d := &dayDir{}
 	ds.dirs[dir] = d
-	mtime, ok := mtimeOf(dir)
+	mtime, ok := scan.MtimeOf(dir)
 	if !ok {
 		return d
 	}
-	ds.r.stats.put(dir, mtime)
+	ds.r.stats.Put(dir, mtime)
 	d.stated = true
 	d.old, d.hadOld = ds.r.Cache.Dir(dir)
 	rec := d.old
-	if d.hadOld && rec.MTime == mtime && mtime < rec.Checked-int64(dirRacyWindow) &&
-		ds.now-rec.Checked < int64(dirRecheck) && ds.now-rec.Newest > int64(dirHotWindow) {
+	if d.hadOld && rec.MTime == mtime && mtime < rec.Checked-int64(scan.DirRacyWindow) &&
+		ds.now-rec.Checked < int64(scan.DirRecheck) && ds.now-rec.Newest > int64(scan.DirHotWindow) {
 		d.rec, d.trusted = rec, true
 		return d
 	}
-	d.rec = dirRecord{MTime: mtime, Checked: ds.now}
+	d.rec = filecache.DirRecord{MTime: mtime, Checked: ds.now}
 	return d
 }
 
 // tail returns row's rollout head and tail with the rollout's size and
 // mtime (ok false when it cannot be read), from the cache alone when its
 // directory is trusted (then the size and mtime the cache recorded).
-func (ds *codexDays) tail(row codexRow, running bool) (t codexTail, size, mtime int64, ok bool) {
+func (ds *dayDirs) tail(row threadRow, running bool) (t rolloutTail, size, mtime int64, ok bool) {
 	path := row.RolloutPath
 	if !ds.on {
 		t, fi, err := ds.r.readRolloutInfo(path)
 		if err != nil {
-			return codexTail{}, 0, 0, false
+			return rolloutTail{}, 0, 0, false
 		}
 		return t, fi.Size(), fi.ModTime().UnixNano(), true
 	}
 	d := ds.day(filepath.Dir(path))
-	if d.trusted && !running && row.Updated.Before(time.Unix(0, d.rec.Checked-int64(dirRacyWindow))) {
-		if size, mt, ok := ds.r.Cache.lookupAny(path, &t); ok {
+	if d.trusted && !running && row.Updated.Before(time.Unix(0, d.rec.Checked-int64(scan.DirRacyWindow))) {
+		if size, mt, ok := ds.r.Cache.LookupSized(path, &t); ok {
 			d.newest = max(d.newest, mt)
 			return t, size, mt, true
 		}
 	}
 	t, fi, err := ds.r.readRolloutInfo(path)
 	if err != nil {
-		return codexTail{}, 0, 0, false
+		return rolloutTail{}, 0, 0, false
 	}
 	mt := fi.ModTime().UnixNano()
 	d.newest = max(d.newest, mt)
@@ -100,12 +103,12 @@ func (ds *codexDays) tail(row codexRow, running bool) (t codexTail, size, mtime 
 
 // keep marks row's cache entry and directory as still in use, without a
 // stat of the rollout, for a thread this listing does not show.
-func (ds *codexDays) keep(row codexRow) {
+func (ds *dayDirs) keep(row threadRow) {
 	if !ds.on || row.RolloutPath == "" {
 		return
 	}
 	d := ds.day(filepath.Dir(row.RolloutPath))
-	var t codexTail
+	var t rolloutTail
 	if mt, ok := ds.r.Cache.LookupAny(row.RolloutPath, &t); ok {
 		d.newest = max(d.newest, mt)
 	}
@@ -115,7 +118,7 @@ func (ds *codexDays) keep(row codexRow) {
 // written in the last day is not trusted whatever its record, so while it
 // stays so and nothing else changed its record is left as is (the cache
 // is not rewritten for a new check time alone).
-func (ds *codexDays) store() {
+func (ds *dayDirs) store() {
 	if !ds.on {
 		return
 	}
@@ -130,6 +133,6 @@ func (ds *codexDays) store() {
 			// not visit keep their share of the newest mtime.
 			rec.Newest = max(rec.Newest, d.old.Newest)
 		}
-		ds.r.Cache.StoreDir(dir, keepHotRecord(rec, d.old, d.hadOld && !d.trusted, ds.now))
+		ds.r.Cache.StoreDir(dir, scan.KeepHotRecord(rec, d.old, d.hadOld && !d.trusted, ds.now))
 	}
 }
