@@ -47,7 +47,7 @@ type Reader struct {
 	Counts agent.CountIndex
 
 	roots evidence.RootMemo
-	stats *scan.DirStats // set per listing by Catalog.List
+	stats *scan.DirStats // set per listing (ShareStats) by the catalog
 }
 
 // Harness implements Reader.

@@ -51,7 +51,7 @@ type Reader struct {
 	Now func() time.Time
 
 	roots evidence.RootMemo
-	stats *scan.DirStats // set per listing by Catalog.List
+	stats *scan.DirStats // set per listing (ShareStats) by the catalog
 }
 
 // Harness implements Reader.
