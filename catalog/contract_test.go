@@ -3,19 +3,21 @@ package catalog
 import (
 	"context"
 	"errors"
+	"testing"
+
 	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"github.com/tether-dev/tether/agent/codex/codexsessions"
-	"testing"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // TestReaderContract checks the invariants every reader promises, over
 // every fixture layout the other tests build.
 func TestReaderContract(t *testing.T) {
-	cdir := claudeHome(t)
-	xdb, _ := codexHome(t, true)
-	xfiles, _ := codexHome(t, false)
+	cdir := sessiontest.ClaudeHome(t)
+	xdb, _ := sessiontest.CodexHome(t, true)
+	xfiles, _ := sessiontest.CodexHome(t, false)
 	readers := []Reader{
-		&claudesessions.Reader{Dir: cdir, Procs: fakeProcs{}},
+		&claudesessions.Reader{Dir: cdir, Procs: sessiontest.Procs{}},
 		&codexsessions.Reader{Dir: xdb},
 		&codexsessions.Reader{Dir: xfiles},
 	}

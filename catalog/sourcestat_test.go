@@ -2,12 +2,14 @@ package catalog
 
 import (
 	"context"
-	"github.com/tether-dev/tether/agent/claude/claudesessions"
-	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // A Claude Code listing carries each transcript's size and mtime, so the
@@ -32,7 +34,7 @@ func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
 		}
 	}
 	// A cached summary of an untrusted directory (its mtime changed).
-	setMTime(t, proj, old.Add(time.Second))
+	sessiontest.SetMTime(t, proj, old.Add(time.Second))
 	now = time.Now().Add(3 * time.Second)
 	got := listWith(t, r, cachePath)
 	fi, _ := os.Stat(filepath.Join(proj, ids[0]+".jsonl"))
@@ -47,10 +49,10 @@ func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
 // state database.
 func TestCodexListCarriesSourceSizeAndMTime(t *testing.T) {
 	for _, db := range []bool{true, false} {
-		dir, rollout := codexHome(t, db)
+		dir, rollout := sessiontest.CodexHome(t, db)
 		old := time.Now().Add(-72 * time.Hour)
-		setMTime(t, rollout, old)
-		setMTime(t, filepath.Dir(rollout), old)
+		sessiontest.SetMTime(t, rollout, old)
+		sessiontest.SetMTime(t, filepath.Dir(rollout), old)
 		cachePath := filepath.Join(t.TempDir(), "codex.gob")
 		fi, err := os.Stat(rollout)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/evidence"
+
 	"github.com/tidwall/gjson"
 )
 

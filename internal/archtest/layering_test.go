@@ -52,7 +52,7 @@ var ranks = map[string]int{
 	"cmd/tether": 12, "cmd/tether-hot": 12,
 	// test kits and development mains (never shipped)
 	"internal/testkit/fakeapi": 0, "internal/testkit/testutil": 0, "internal/testkit/claudetest": 0,
-	"e2e/harness": 1, "internal/testkit/corpus": 6,
+	"e2e/harness": 1, "internal/testkit/corpus": 6, "internal/testkit/sessiontest": 7,
 	"tools/benchrun": 0, "tools/emptygo": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
 	"tools/gencorpus": 7, "tools/schemagen": 10,
 }

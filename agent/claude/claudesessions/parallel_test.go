@@ -1,11 +1,14 @@
-package catalog
+package claudesessions_test
 
 import (
 	"context"
 	"fmt"
-	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"path/filepath"
 	"testing"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // Enough transcripts for the sessions to be built in parallel, with
@@ -19,17 +22,17 @@ func TestClaudeManySessionsInParallel(t *testing.T) {
 		id := fmt.Sprintf("%08x-0000-4000-8000-%012d", i, i)
 		p := filepath.Join(dir, "projects", fmt.Sprintf("-home-example-p%d", i%7), id+".jsonl")
 		if i%997 == 3 {
-			writeFile(t, p, nil) // empty: a diagnostic
+			sessiontest.WriteFile(t, p, nil) // empty: a diagnostic
 			bad[id] = true
 			continue
 		}
 		cwd := fmt.Sprintf("/home/example/p%d", i%7)
-		writeFile(t, p, jsonLines(userRec(id, cwd, "2026-11-30T10:00:00Z", fmt.Sprintf("prompt %d", i), nil)))
+		sessiontest.WriteFile(t, p, sessiontest.JSONLines(sessiontest.UserRec(id, cwd, "2026-11-30T10:00:00Z", fmt.Sprintf("prompt %d", i), nil)))
 	}
 	cache := claudesessions.OpenCache(filepath.Join(t.TempDir(), "c.gob"))
 	for _, pass := range []string{"cold", "warm"} {
-		r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}, Cache: cache}
-		ss, diags, err := r.List(context.Background(), ListOptions{})
+		r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Cache: cache}
+		ss, diags, err := r.List(context.Background(), agent.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,14 +1,17 @@
-package catalog
+package codexsessions_test
 
 import (
 	"context"
 	"database/sql"
-	"github.com/tether-dev/tether/agent/codex/codexsessions"
-	"github.com/tether-dev/tether/agent/scan"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // codexDaysRig is a Codex home whose one rollout was last written days
@@ -19,12 +22,12 @@ type codexDaysRig struct {
 	rollout string
 	cache   string
 	now     time.Time
-	procs   fakeOpen
+	procs   sessiontest.OpenFiles
 }
 
 func newCodexDaysRig(t *testing.T) *codexDaysRig {
-	dir, rollout := codexHome(t, true)
-	rg := &codexDaysRig{t: t, dir: dir, rollout: rollout, cache: filepath.Join(t.TempDir(), "codex.gob"), now: time.Now(), procs: fakeOpen{}}
+	dir, rollout := sessiontest.CodexHome(t, true)
+	rg := &codexDaysRig{t: t, dir: dir, rollout: rollout, cache: filepath.Join(t.TempDir(), "codex.gob"), now: time.Now(), procs: sessiontest.OpenFiles{}}
 	rg.idle()
 	return rg
 }
@@ -32,14 +35,14 @@ func newCodexDaysRig(t *testing.T) *codexDaysRig {
 // idle puts the rollout's and its directory's mtimes three days back.
 func (rg *codexDaysRig) idle() {
 	old := time.Now().Add(-72 * time.Hour)
-	setMTime(rg.t, rg.rollout, old)
-	setMTime(rg.t, filepath.Dir(rg.rollout), old)
+	sessiontest.SetMTime(rg.t, rg.rollout, old)
+	sessiontest.SetMTime(rg.t, filepath.Dir(rg.rollout), old)
 }
 
-func (rg *codexDaysRig) list() Session {
+func (rg *codexDaysRig) list() agent.Session {
 	rg.t.Helper()
 	r := &codexsessions.Reader{Dir: rg.dir, Procs: rg.procs, Cache: codexsessions.OpenCache(rg.cache), Now: func() time.Time { return rg.now }}
-	ss, diags, err := r.List(context.Background(), ListOptions{})
+	ss, diags, err := r.List(context.Background(), agent.ListOptions{})
 	if err != nil || len(diags) != 0 || len(ss) != 1 {
 		rg.t.Fatalf("list: %v %v %d sessions", err, diags, len(ss))
 	}
@@ -60,7 +63,7 @@ func (rg *codexDaysRig) appendTurn(ts time.Time) {
 	}
 	f.WriteString(`{"timestamp":"` + ts.UTC().Format(time.RFC3339Nano) + `","type":"event_msg","payload":{"type":"user_message","message":"later"}}` + "\n")
 	f.Close()
-	setMTime(rg.t, rg.rollout, fi.ModTime())
+	sessiontest.SetMTime(rg.t, rg.rollout, fi.ModTime())
 }
 
 func (rg *codexDaysRig) setUpdated(ts time.Time) {
@@ -88,8 +91,8 @@ func TestCodexDayDirSkip(t *testing.T) {
 		{"updated in the state database", func(rg *codexDaysRig) { rg.setUpdated(time.Now().Add(time.Minute)) }},
 		{"running", func(rg *codexDaysRig) { rg.procs[rg.rollout] = 4321 }},
 		{"directory changed", func(rg *codexDaysRig) {
-			writeFile(t, filepath.Join(filepath.Dir(rg.rollout), "other.txt"), []byte("x"))
-			setMTime(t, filepath.Dir(rg.rollout), time.Now().Add(-time.Hour))
+			sessiontest.WriteFile(t, filepath.Join(filepath.Dir(rg.rollout), "other.txt"), []byte("x"))
+			sessiontest.SetMTime(t, filepath.Dir(rg.rollout), time.Now().Add(-time.Hour))
 		}},
 		{"record an hour old", func(rg *codexDaysRig) { rg.now = rg.now.Add(scan.DirRecheck + time.Minute) }},
 	}
@@ -114,7 +117,7 @@ func TestCodexDayDirSkip(t *testing.T) {
 // seen at once.
 func TestCodexDayDirSkipHotDir(t *testing.T) {
 	rg := newCodexDaysRig(t)
-	setMTime(t, rg.rollout, time.Now().Add(-time.Hour))
+	sessiontest.SetMTime(t, rg.rollout, time.Now().Add(-time.Hour))
 	rg.list()
 	rg.list()
 	later := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -124,7 +127,7 @@ func TestCodexDayDirSkipHotDir(t *testing.T) {
 	}
 }
 
-func lastHuman(s Session) time.Time {
+func lastHuman(s agent.Session) time.Time {
 	if s.LastHumanActivity == nil {
 		return time.Time{}
 	}

@@ -1,13 +1,15 @@
-package catalog
+package codexsessions_test
 
 import (
 	"database/sql"
-	"github.com/tether-dev/tether/agent/codex/codexsessions"
-	"github.com/tether-dev/tether/agent/scan"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // The state database's rows are taken from the cache while the database
@@ -15,7 +17,7 @@ import (
 // when the record is scan.DirRecheck old, and never trusted when the database
 // was written within scan.DirRacyWindow of the read that made it.
 func TestCodexThreadsCachedWhileDBUnchanged(t *testing.T) {
-	dir, _ := codexHome(t, true)
+	dir, _ := sessiontest.CodexHome(t, true)
 	db := filepath.Join(dir, "state_5.sqlite")
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	old := time.Now().Add(-time.Hour)
@@ -37,8 +39,8 @@ func TestCodexThreadsCachedWhileDBUnchanged(t *testing.T) {
 	list := func(at time.Time) string {
 		t.Helper()
 		r := &codexsessions.Reader{Dir: dir, Cache: codexsessions.OpenCache(cachePath), Now: func() time.Time { return at }}
-		m, _ := listCodex(t, r, false)
-		return m[sampleCodex].Title
+		m, _ := sessiontest.List(t, r, false)
+		return m[sessiontest.SampleCodex].Title
 	}
 	now := time.Now()
 	age()

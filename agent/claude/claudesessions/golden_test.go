@@ -1,12 +1,14 @@
-package catalog
+package claudesessions_test
 
 import (
 	"context"
-	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // TestGoldenTranscripts lists and reads the transcripts the e2e suite
@@ -14,7 +16,7 @@ import (
 // with the recorded cwd, a title and a resume spec, and none is a
 // diagnostic.
 func TestGoldenTranscripts(t *testing.T) {
-	golden, _ := filepath.Glob("../testdata/golden/claude-*.jsonl")
+	golden, _ := filepath.Glob(filepath.Join(sessiontest.Root(), "testdata", "golden", "claude-*.jsonl"))
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "projects", "-home-example-src-project")
 	os.MkdirAll(proj, 0o700)
@@ -34,8 +36,8 @@ func TestGoldenTranscripts(t *testing.T) {
 	if len(ids) < 6 {
 		t.Fatalf("golden transcripts missing: %v", golden)
 	}
-	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}
-	got, diags := listClaude(t, r)
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}}
+	got, diags := sessiontest.List(t, r, false)
 	if len(diags) != 0 {
 		t.Errorf("diagnostics for real transcripts: %+v", diags)
 	}

@@ -1,12 +1,15 @@
-package catalog
+package claudesessions_test
 
 import (
 	"bytes"
-	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // TestClaudeListFollowsSymlinks: a dotfiles setup links transcripts, or
@@ -15,23 +18,23 @@ import (
 // regular files and directories; a link to what the listing reads anyway
 // is not listed twice, and dangling or looping links are skipped.
 func TestClaudeListFollowsSymlinks(t *testing.T) {
-	dir := claudeHome(t)
+	dir := sessiontest.ClaudeHome(t)
 	projects := filepath.Join(dir, "projects")
 	elsewhere := t.TempDir()
-	src := readTestdata(t, "claude-2.1.332-tool-session.jsonl")
-	withID := func(id string) []byte { return bytes.ReplaceAll(src, []byte(sample21332), []byte(id)) }
+	src := sessiontest.Sample(t, "claude-2.1.332-tool-session.jsonl")
+	withID := func(id string) []byte { return bytes.ReplaceAll(src, []byte(sessiontest.Sample21332), []byte(id)) }
 	const fileID, dirID = "11111111-0000-4000-8000-000000000001", "22222222-0000-4000-8000-000000000002"
 
 	// A transcript linked in: projects/-home-example-x/ID.jsonl -> elsewhere/ID.jsonl.
-	writeFile(t, filepath.Join(elsewhere, fileID+".jsonl"), withID(fileID))
+	sessiontest.WriteFile(t, filepath.Join(elsewhere, fileID+".jsonl"), withID(fileID))
 	os.MkdirAll(filepath.Join(projects, "-home-example-x"), 0o700)
 	symlink(t, filepath.Join(elsewhere, fileID+".jsonl"), filepath.Join(projects, "-home-example-x", fileID+".jsonl"))
 	// A whole project directory linked in.
-	writeFile(t, filepath.Join(elsewhere, "proj-y", dirID+".jsonl"), withID(dirID))
+	sessiontest.WriteFile(t, filepath.Join(elsewhere, "proj-y", dirID+".jsonl"), withID(dirID))
 	symlink(t, filepath.Join(elsewhere, "proj-y"), filepath.Join(projects, "-home-example-y"))
 	// A second name for a directory already listed, and one for a file.
 	symlink(t, "-home-example-src-proj", filepath.Join(projects, "-home-example-alias"))
-	symlink(t, filepath.Join("..", "-home-example-src-proj", sample2177+".jsonl"),
+	symlink(t, filepath.Join("..", "-home-example-src-proj", sessiontest.Sample2177+".jsonl"),
 		filepath.Join(projects, "-home-example-x", "33333333-0000-4000-8000-000000000003.jsonl"))
 	// Dangling and looping links, a link to a directory named like a
 	// transcript, and a link to a FIFO: skipped.
@@ -46,7 +49,7 @@ func TestClaudeListFollowsSymlinks(t *testing.T) {
 	}
 	symlink(t, filepath.Join(elsewhere, "fifo"), filepath.Join(projects, "-home-example-x", "66666666-0000-4000-8000-000000000006.jsonl"))
 
-	ss, diags, err := (&claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}).List(t.Context(), ListOptions{})
+	ss, diags, err := (&claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}}).List(t.Context(), agent.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func TestClaudeListFollowsSymlinks(t *testing.T) {
 		count[s.ID]++
 		src2[s.ID] = s.Source
 	}
-	for _, id := range []string{sample2177, sample21332, fileID, dirID} {
+	for _, id := range []string{sessiontest.Sample2177, sessiontest.Sample21332, fileID, dirID} {
 		if count[id] != 1 {
 			t.Errorf("%s listed %d times, want once (sessions %v)", id, count[id], count)
 		}

@@ -1,13 +1,15 @@
-package catalog
+package claudesessions_test
 
 import (
 	"context"
-	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -38,15 +40,15 @@ func TestClaudeGetEvidence(t *testing.T) {
 
 	const id = "33333333-2222-3333-4444-555555555555"
 	toolUse := func(ts, tid, name string, input map[string]any) map[string]any {
-		r := asstRec(id, ts, "claude-sonnet-4-5", 10, 0, 0, nil)
+		r := sessiontest.AsstRec(id, ts, "claude-sonnet-4-5", 10, 0, 0, nil)
 		r["message"].(map[string]any)["content"] = []any{map[string]any{"type": "tool_use", "id": tid, "name": name, "input": input}}
 		return r
 	}
 	result := func(ts, tid, text string) map[string]any {
-		return userRec(id, repo, ts, []any{map[string]any{"type": "tool_result", "tool_use_id": tid, "content": text}}, nil)
+		return sessiontest.UserRec(id, repo, ts, []any{map[string]any{"type": "tool_result", "tool_use_id": tid, "content": text}}, nil)
 	}
 	recs := []map[string]any{
-		userRec(id, repo, "2026-01-01T00:00:00Z", "look at "+sha[:10]+" and deadbeefcafe0 for INIT-AB-123", nil),
+		sessiontest.UserRec(id, repo, "2026-01-01T00:00:00Z", "look at "+sha[:10]+" and deadbeefcafe0 for INIT-AB-123", nil),
 		toolUse("2026-01-01T00:00:01Z", "t1", "Read", map[string]any{"file_path": "a.go"}),
 		result("2026-01-01T00:00:02Z", "t1", "package a"),
 		toolUse("2026-01-01T00:00:03Z", "t2", "Edit", map[string]any{"file_path": filepath.Join(repo, "a.go"), "old_string": "a", "new_string": "b"}),
@@ -59,9 +61,9 @@ func TestClaudeGetEvidence(t *testing.T) {
 		result("2026-01-01T00:00:10Z", "t5", "[main 9999999] not a commit"),
 	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonLines(recs...))
-	r := &claudesessions.Reader{Dir: dir, Procs: fakeProcs{}}
-	got, _ := listClaude(t, r)
+	sessiontest.WriteFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), sessiontest.JSONLines(recs...))
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}}
+	got, _ := sessiontest.List(t, r, false)
 	full, err := r.Get(context.Background(), got[id])
 	if err != nil {
 		t.Fatal(err)
