@@ -1,6 +1,7 @@
 // Package agent is what tether knows about the coding agents it wraps,
 // independent of either one's file formats: their names, the context in
-// use after a turn, and the context window of a model. The formats
+// use after a turn, the context window of a model, and how a session is
+// described (Session and its parts, the Reader the catalog merges). The formats
 // themselves live in agent/claude (Claude Code's config dir) and
 // agent/codex ($CODEX_HOME); nothing outside agent/ parses them.
 package agent

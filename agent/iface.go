@@ -115,6 +115,39 @@ type Capabilities struct {
 	StartNotice bool
 }
 
+// Lister is an Agent whose sessions tether's catalog lists, shows and
+// searches. Its reader is a package of its own beside the agent's
+// (agent/claude/claudesessions, agent/codex/codexsessions): only tether
+// links the readers, so tether-hot's agents stay the plain ones and it
+// still starts in the time of an empty Go program.
+type Lister interface {
+	Agent
+	// Sessions is a reader of the sessions under Home (or, with
+	// cfg.Open set to the archive's opener, of tether's archived copies
+	// of them).
+	Sessions(cfg ReaderConfig) Reader
+}
+
+// ReaderConfig is what a session reader is given.
+type ReaderConfig struct {
+	// CachePath is the reader's cache file ("": no cache).
+	CachePath string
+	// Open opens the transcripts (nil: the file system).
+	Open Opener
+	// Windows gives a model's context window.
+	Windows Windows
+	// WorkRules find work references in a full read (nil: the defaults).
+	WorkRules []WorkRule
+	// Counts gives the message counts a list cannot compute cheaply
+	// (nil: such counts stay unknown).
+	Counts CountIndex
+	// Now is the clock of the directory skip (nil: time.Now).
+	Now func() time.Time
+	// HeadBytes and TailBytes bound what a list reads per transcript (0:
+	// the defaults).
+	HeadBytes, TailBytes int64
+}
+
 // Registry is the agents a binary knows, in the order they are listed.
 type Registry []Agent
 

@@ -10,22 +10,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tether-dev/tether/agent/scan"
 	"github.com/tether-dev/tether/archive"
 )
-
-// StateArchived is a session whose live transcript is gone and that exists
-// only in tether's archive.
-const StateArchived = "archived"
-
-// ArchiveRef says where an archived session's transcript is kept.
-type ArchiveRef struct {
-	// Path is the stored file (a hard link, or a zstd copy).
-	Path string `json:"path"`
-	// Compressed is set for a zstd copy.
-	Compressed bool `json:"compressed"`
-	// Restore is where the transcript goes back to.
-	Restore string `json:"restore"`
-}
 
 // Archive is what the catalog knows of tether's archive: one source per
 // harness, and a callback that archives what a listing found.
@@ -88,8 +75,13 @@ func (a *Archive) resolveRoots() {
 // ArchiveCacheFiles are the caches of what the archive readers learn
 // (Claude Code, Codex) and of Archive.State, in that order.
 func ArchiveCacheFiles(dir string) []string {
-	return []string{filepath.Join(dir, "catalog-archive-claude-code.gob"), filepath.Join(dir, "catalog-archive-codex.gob"),
-		filepath.Join(dir, "catalog-archive-state.gob")}
+	return []string{ArchiveCacheFile(dir, ClaudeCode), ArchiveCacheFile(dir, Codex), filepath.Join(dir, "catalog-archive-state.gob")}
+}
+
+// ArchiveCacheFile is the cache file under dir of harness's archive
+// reader.
+func ArchiveCacheFile(dir, harness string) string {
+	return filepath.Join(dir, "catalog-archive-"+harness+".gob")
 }
 
 // archivePass is the archive's part of one listing. What does not
@@ -103,7 +95,7 @@ type archivePass struct {
 	// found are the archive directories holding files, per source.
 	found [][]archiveDir
 	// stats are the live directories' mtimes the readers read (nil: none).
-	stats *dirStats
+	stats *scan.DirStats
 }
 
 // archiveDir is one archive directory the walk found files in.
@@ -190,7 +182,7 @@ func (a *Archive) listArchived(live []Session, found [][]archiveDir) ([]Session,
 				path := filepath.Join(d.dir, name)
 				s, diag := archivedSession(src.Reader, path)
 				if diag != "" {
-					diags = append(diags, Diagnostic{src.Reader.Harness(), path, "archived: " + diag})
+					diags = append(diags, Diagnostic{Harness: src.Reader.Harness(), Path: path, Problem: "archived: " + diag})
 					continue
 				}
 				s.State, s.Runtime = StateArchived, nil
@@ -198,8 +190,8 @@ func (a *Archive) listArchived(live []Session, found [][]archiveDir) ([]Session,
 				out = append(out, s)
 			}
 		}
-		if sv, ok := src.Reader.(interface{ saveCache() error }); ok {
-			_ = sv.saveCache()
+		if sv, ok := src.Reader.(interface{ SaveCache() error }); ok {
+			_ = sv.SaveCache()
 		}
 	}
 	return out, diags
@@ -215,14 +207,14 @@ func listedNames(live []Session) map[string][]string {
 	var (
 		lastDir string
 		last    []string
-		sp      pathSplitter
+		sp      scan.PathSplitter
 	)
 	for i := range live {
 		s := &live[i]
 		if s.State == StateUnknown {
 			continue
 		}
-		dir, name := sp.split(s.Source)
+		dir, name := sp.Split(s.Source)
 		if last == nil || dir != lastDir {
 			if last != nil {
 				byDir[lastDir] = last
@@ -239,34 +231,11 @@ func listedNames(live []Session) map[string][]string {
 
 // archivedSession describes one stored file with its harness's reader.
 func archivedSession(r Reader, path string) (Session, string) {
-	switch r := r.(type) {
-	case *ClaudeReader:
-		sum, _, err := r.summarize(path)
-		if err != nil {
-			return Session{}, err.Error()
-		}
-		if sum.Problem != "" {
-			return Session{}, sum.Problem
-		}
-		return r.session(path, sum, nil), ""
-	case *CodexReader:
-		t, err := r.readRollout(path)
-		switch {
-		case err != nil:
-			return Session{}, "unreadable: " + err.Error()
-		case t.Size == 0 || t.ID == "" || t.Cwd == "":
-			return Session{}, "no session id and cwd at its head"
-		}
-		s := r.session(codexRow{ID: t.ID, RolloutPath: path, Cwd: t.Cwd, Source: t.Source, GitSHA: t.GitSHA,
-			GitBranch: t.GitBranch, GitOrigin: t.GitOrigin, CLIVersion: t.CLIVersion, Model: t.Model,
-			Created: t.Created, Updated: t.Last})
-		return s, ""
+	if d, ok := r.(describer); ok {
+		return d.Describe(path)
 	}
 	return Session{}, "no archive support for this harness"
 }
-
-func (r *ClaudeReader) saveCache() error { return r.Cache.Save() }
-func (r *CodexReader) saveCache() error  { return r.Cache.Save() }
 
 // mergeArchived adds the archived sessions to the live ones, each session
 // once: a live session whose transcript is gone (a Codex thread the state

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/agent/scan"
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/internal/atomicfile"
 
@@ -30,16 +31,16 @@ import (
 //     sync): nothing was linked, removed or replaced there since;
 //   - the listing found the same transcripts there (names compared by a
 //     hash and a count): a file that only now became listable is synced;
-//   - the record is less than dirRecheck old (a full pass an hour, so a
+//   - the record is less than scan.DirRecheck old (a full pass an hour, so a
 //     change no mtime shows, such as a directory restored from a backup
 //     with its old mtime, is caught within the hour);
 //   - every stored file of the directory is a hard link (an append to a
 //     live file is then already in the archive), or, for copies, the
-//     newest transcript was last written more than dirHotWindow ago and
+//     newest transcript was last written more than scan.DirHotWindow ago and
 //     the session is not running: the catalog's own directory skip (see
 //     ClaudeReader), so a copy is as current as the listing shows.
 //
-// No record is made when a mtime is within dirRacyWindow of the pass (a
+// No record is made when a mtime is within scan.DirRacyWindow of the pass (a
 // change in the same clock tick would look like none), or when a session
 // of the directory failed or was left for later (copy budget).
 //
@@ -188,16 +189,6 @@ func (st *archiveState) save(listed []string) error {
 	return nil
 }
 
-// mtimeOf is path's mtime (UnixNano), or ok false when it cannot be
-// stat-ed.
-func mtimeOf(path string) (int64, bool) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0, false
-	}
-	return fi.ModTime().UnixNano(), true
-}
-
 // syncGroup is the listed sessions of one live directory.
 type syncGroup struct {
 	harness string
@@ -232,14 +223,14 @@ func (a *Archive) groupByDir(live []Session) (groups []*syncGroup, loose []int) 
 	var (
 		lastKey key
 		last    *syncGroup
-		sp      pathSplitter
+		sp      scan.PathSplitter
 	)
 	for i := range live {
 		s := &live[i]
 		if s.State == StateArchived || s.Source == "" {
 			continue
 		}
-		dir, name := sp.split(s.Source)
+		dir, name := sp.Split(s.Source)
 		k := key{s.Harness, dir}
 		// A reader lists a directory's sessions together: the last
 		// group saves most of 10,000 lookups of two-string keys.
@@ -301,18 +292,18 @@ func (st *archiveState) current(g *syncGroup, now int64) bool {
 	st.seen["s\x00"+g.live] = true
 	stored, okStored := st.walkedAt[g.stored]
 	if !okStored {
-		stored, okStored = mtimeOf(g.stored)
+		stored, okStored = scan.MtimeOf(g.stored)
 	}
 	return g.ok && okStored && rec.Live == g.liveMTime && rec.Stored == stored &&
 		rec.Names == g.names && rec.N == len(g.idx) &&
-		now-rec.Checked < int64(dirRecheck) &&
-		(rec.Linked || (now-rec.Newest > int64(dirHotWindow) && !g.running))
+		now-rec.Checked < int64(scan.DirRecheck) &&
+		(rec.Linked || (now-rec.Newest > int64(scan.DirHotWindow) && !g.running))
 }
 
 // sync passes Sync the live sessions whose directory changed since they
 // were last all archived, and records the directories it then reports
 // current.
-func (a *Archive) sync(live []Session, st *archiveState, stats *dirStats) {
+func (a *Archive) sync(live []Session, st *archiveState, stats *scan.DirStats) {
 	if a.Sync == nil {
 		return
 	}
@@ -320,7 +311,7 @@ func (a *Archive) sync(live []Session, st *archiveState, stats *dirStats) {
 	groups, todo := a.groupByDir(live)
 	var changed []*syncGroup
 	for _, g := range groups {
-		g.liveMTime, g.ok = stats.mtime(g.live)
+		g.liveMTime, g.ok = stats.Mtime(g.live)
 		if st.current(g, start.UnixNano()) {
 			continue
 		}
@@ -356,8 +347,8 @@ func (st *archiveState) record(g *syncGroup, res []Synced, pos map[int]int, star
 		rec.Linked = rec.Linked && r.Linked
 		rec.Newest = max(rec.Newest, r.MTime)
 	}
-	stored, ok := mtimeOf(g.stored)
-	racy := int64(dirRacyWindow)
+	stored, ok := scan.MtimeOf(g.stored)
+	racy := int64(scan.DirRacyWindow)
 	if !g.ok || !ok || g.liveMTime >= start.UnixNano()-racy || stored >= time.Now().UnixNano()-racy {
 		return
 	}
@@ -365,7 +356,7 @@ func (st *archiveState) record(g *syncGroup, res []Synced, pos map[int]int, star
 	st.seen["s\x00"+g.live] = true
 	hs := st.harness(g.harness)
 	old, ok := hs.Synced[g.live]
-	if ok && !rec.Linked && start.UnixNano()-rec.Newest <= int64(dirHotWindow) {
+	if ok && !rec.Linked && start.UnixNano()-rec.Newest <= int64(scan.DirHotWindow) {
 		// A directory of copies written in the last day is synced by
 		// every listing whatever its record says: a new Checked alone is
 		// not worth rewriting the file.
@@ -415,8 +406,8 @@ func (st *archiveState) readDir(harness, dir string) []string {
 	st.walkedAt[dir] = mtime
 	hs := st.harness(harness)
 	st.seen["w\x00"+dir] = true
-	if rec, ok := hs.Walked[dir]; ok && rec.MTime == mtime && mtime < rec.Checked-int64(dirRacyWindow) &&
-		now-rec.Checked < int64(dirRecheck) {
+	if rec, ok := hs.Walked[dir]; ok && rec.MTime == mtime && mtime < rec.Checked-int64(scan.DirRacyWindow) &&
+		now-rec.Checked < int64(scan.DirRecheck) {
 		return rec.Entries
 	}
 	des, err := os.ReadDir(dir)

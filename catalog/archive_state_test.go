@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"github.com/tether-dev/tether/archive"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // skipRig is a catalog over one Claude project of three transcripts whose
@@ -32,10 +34,10 @@ func newSkipRig(t *testing.T, mode string, t0 time.Time) *skipRig {
 		store: &archive.Store{Dir: filepath.Join(t.TempDir(), "archive"), Mode: mode}}
 	ac := ArchiveCacheFiles(t.TempDir())
 	rg.c = &Catalog{
-		Readers: []Reader{&ClaudeReader{Dir: home, Procs: fakeProcs{}}},
+		Readers: []Reader{&claudesessions.Reader{Dir: home, Procs: sessiontest.Procs{}}},
 		Archive: &Archive{
 			Sources: []ArchiveSource{{Dir: rg.store.HarnessDir(ClaudeCode), Root: home,
-				Reader: &ClaudeReader{Open: ArchiveOpen, Cache: OpenCache(ac[0])}}},
+				Reader: &claudesessions.Reader{Open: ArchiveOpen, Cache: claudesessions.OpenCache(ac[0])}}},
 			SyncKey: rg.store.Dir + "\x00" + mode,
 			State:   ac[2],
 		},
@@ -83,7 +85,7 @@ func (rg *skipRig) age() {
 	for _, root := range []string{rg.home, rg.store.Dir} {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
-				setMTime(rg.t, p, old)
+				sessiontest.SetMTime(rg.t, p, old)
 			}
 			return nil
 		})
@@ -157,7 +159,7 @@ func TestArchiveSyncSkipsOnlyUnchangedDirs(t *testing.T) {
 	// A new transcript.
 	newID := "99999999-1111-2222-3333-444444444444"
 	rg.ids = append(rg.ids, newID)
-	writeFile(t, rg.live(3), jsonLines(userRec(newID, "/home/example/src/p", time.Now().Format(time.RFC3339Nano), "new", nil)))
+	sessiontest.WriteFile(t, rg.live(3), sessiontest.JSONLines(sessiontest.UserRec(newID, "/home/example/src/p", time.Now().Format(time.RFC3339Nano), "new", nil)))
 	rg.list()
 	rg.wantCurrent(3)
 
@@ -166,7 +168,7 @@ func TestArchiveSyncSkipsOnlyUnchangedDirs(t *testing.T) {
 	rg.age()
 	rg.list()
 	tmp := rg.live(1) + ".tmp"
-	writeFile(t, tmp, jsonLines(userRec(rg.ids[1], "/home/example/src/p", time.Now().Format(time.RFC3339Nano), "trimmed", nil)))
+	sessiontest.WriteFile(t, tmp, sessiontest.JSONLines(sessiontest.UserRec(rg.ids[1], "/home/example/src/p", time.Now().Format(time.RFC3339Nano), "trimmed", nil)))
 	if err := os.Rename(tmp, rg.live(1)); err != nil {
 		t.Fatal(err)
 	}
@@ -205,14 +207,14 @@ func TestArchiveSyncSeesNewlyListableFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, rg.live(2), []byte("not json yet\n"))
+	sessiontest.WriteFile(t, rg.live(2), []byte("not json yet\n"))
 	rg.settle()
 	if _, err := os.Stat(rg.stored(2)); err == nil {
 		t.Fatal("an unlistable transcript was archived")
 	}
 	old, _ := os.Stat(rg.proj)
-	writeFile(t, rg.live(2), good) // in place: same inode
-	setMTime(t, rg.proj, old.ModTime())
+	sessiontest.WriteFile(t, rg.live(2), good) // in place: same inode
+	sessiontest.SetMTime(t, rg.proj, old.ModTime())
 	rg.list()
 	rg.wantCurrent(2)
 }
@@ -236,7 +238,7 @@ func TestArchiveSyncCopyModeAppends(t *testing.T) {
 	// Idle for two days: no listing looks at the files.
 	idle := time.Now().Add(-48 * time.Hour)
 	for i := range rg.ids {
-		setMTime(t, rg.live(i), idle)
+		sessiontest.SetMTime(t, rg.live(i), idle)
 	}
 	rg.list() // a copy records the mtime: the new one is copied again
 	rg.age()
@@ -275,7 +277,7 @@ func TestArchiveWalkSeesNewStoredFiles(t *testing.T) {
 	other := filepath.Join(rg.home, "projects", "-home-example-src-q")
 	id := "88888888-1111-2222-3333-444444444444"
 	live := filepath.Join(other, id+".jsonl")
-	writeFile(t, live, jsonLines(userRec(id, "/home/example/src/q", time.Now().Format(time.RFC3339Nano), "hooked", nil)))
+	sessiontest.WriteFile(t, live, sessiontest.JSONLines(sessiontest.UserRec(id, "/home/example/src/q", time.Now().Format(time.RFC3339Nano), "hooked", nil)))
 	hook := &archive.Store{Dir: rg.store.Dir, LinkOnly: true}
 	if _, err := hook.Archive(archive.Source{Harness: ClaudeCode, ID: id, Root: rg.home, Path: live}); err != nil {
 		t.Fatal(err)

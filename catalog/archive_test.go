@@ -7,23 +7,26 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"github.com/tether-dev/tether/archive"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // archiveCatalog builds a catalog over a Claude home and a Codex home (with
 // its state DB) whose every transcript has been archived in mode.
 func archiveCatalog(t *testing.T, mode string) (*Catalog, string, string, string) {
 	t.Helper()
-	claudeDir := claudeHome(t)
-	codexDir, rollout := codexHome(t, true)
+	claudeDir := sessiontest.ClaudeHome(t)
+	codexDir, rollout := sessiontest.CodexHome(t, true)
 	store := &archive.Store{Dir: filepath.Join(t.TempDir(), "archive"), Mode: mode}
 	cache := t.TempDir()
 	ac := ArchiveCacheFiles(cache)
 	c := &Catalog{
-		Readers: []Reader{&ClaudeReader{Dir: claudeDir}, &CodexReader{Dir: codexDir}},
+		Readers: []Reader{&claudesessions.Reader{Dir: claudeDir}, &codexsessions.Reader{Dir: codexDir}},
 		Archive: &Archive{Sources: []ArchiveSource{
-			{Dir: store.HarnessDir(ClaudeCode), Root: claudeDir, Reader: &ClaudeReader{Open: ArchiveOpen, Cache: OpenCache(ac[0])}},
-			{Dir: store.HarnessDir(Codex), Root: codexDir, Reader: &CodexReader{Open: ArchiveOpen, Cache: OpenCache(ac[1])}},
+			{Dir: store.HarnessDir(ClaudeCode), Root: claudeDir, Reader: &claudesessions.Reader{Open: ArchiveOpen, Cache: claudesessions.OpenCache(ac[0])}},
+			{Dir: store.HarnessDir(Codex), Root: codexDir, Reader: &codexsessions.Reader{Open: ArchiveOpen, Cache: codexsessions.OpenCache(ac[1])}},
 		}},
 	}
 	roots := map[string]string{ClaudeCode: claudeDir, Codex: codexDir}
@@ -71,7 +74,7 @@ func TestCatalogArchivedState(t *testing.T) {
 				}
 			}
 			// The cleanup unlinks both live files.
-			claudeFile := filepath.Join(claudeDir, "projects", "-home-example-src-proj", sample21332+".jsonl")
+			claudeFile := filepath.Join(claudeDir, "projects", "-home-example-src-proj", sessiontest.Sample21332+".jsonl")
 			os.Remove(claudeFile)
 			os.Remove(rollout)
 			all, diags, err = c.List(ctx, ListOptions{})
@@ -82,7 +85,7 @@ func TestCatalogArchivedState(t *testing.T) {
 			if len(after) != 3 {
 				t.Fatalf("after unlink: %d sessions", len(after))
 			}
-			for _, key := range []string{ClaudeCode + ":" + sample21332, Codex + ":" + sampleCodex} {
+			for _, key := range []string{ClaudeCode + ":" + sessiontest.Sample21332, Codex + ":" + sessiontest.SampleCodex} {
 				s, b := after[key], before[key]
 				if s.State != StateArchived || s.Archive == nil {
 					t.Fatalf("%s: state %s archive %+v", key, s.State, s.Archive)
@@ -101,25 +104,25 @@ func TestCatalogArchivedState(t *testing.T) {
 					t.Fatalf("%s: show from the archive: %v %+v", key, err, full.Counts)
 				}
 			}
-			if got := after[ClaudeCode+":"+sample21332].Archive.Restore; got != claudeFile {
+			if got := after[ClaudeCode+":"+sessiontest.Sample21332].Archive.Restore; got != claudeFile {
 				t.Errorf("restore path %s, want %s", got, claudeFile)
 			}
-			if got := after[Codex+":"+sampleCodex].Archive.Restore; got != rollout {
+			if got := after[Codex+":"+sessiontest.SampleCodex].Archive.Restore; got != rollout {
 				t.Errorf("restore path %s, want %s", got, rollout)
 			}
-			if s := after[ClaudeCode+":"+sample2177]; s.State != StateResumable {
+			if s := after[ClaudeCode+":"+sessiontest.Sample2177]; s.State != StateResumable {
 				t.Errorf("live session state %s", s.State)
 			}
 			// Search reads archived transcripts too.
 			res := Search(ctx, all, "tool_bash", SearchOptions{Open: ArchiveOpen})
 			found := false
 			for _, r := range res {
-				found = found || r.Session.Key() == Codex+":"+sampleCodex
+				found = found || r.Session.Key() == Codex+":"+sessiontest.SampleCodex
 			}
 			if !found {
 				t.Errorf("search did not find the archived codex session: %d results", len(res))
 			}
-			if _, err := Resolve(all, sample21332[:8]); err != nil {
+			if _, err := Resolve(all, sessiontest.Sample21332[:8]); err != nil {
 				t.Errorf("resolve archived: %v", err)
 			}
 		})
@@ -131,16 +134,16 @@ func TestCatalogArchivedState(t *testing.T) {
 // refuses to replace the file in the way.
 func TestArchivedCopyOfUnlistableLiveFileIsListed(t *testing.T) {
 	c, claudeDir, _, _ := archiveCatalog(t, archive.ModeCopy)
-	junk := filepath.Join(claudeDir, "projects", "-home-example-src-proj", sample21332+".jsonl")
+	junk := filepath.Join(claudeDir, "projects", "-home-example-src-proj", sessiontest.Sample21332+".jsonl")
 	if _, _, err := c.List(context.Background(), ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, junk, []byte("not json\n"))
+	sessiontest.WriteFile(t, junk, []byte("not json\n"))
 	all, diags, err := c.List(context.Background(), ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := byKey(all)[ClaudeCode+":"+sample21332]
+	s := byKey(all)[ClaudeCode+":"+sessiontest.Sample21332]
 	if s.State != StateArchived || s.Archive == nil || s.Archive.Restore != junk {
 		t.Errorf("state %s archive %+v", s.State, s.Archive)
 	}

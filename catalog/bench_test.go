@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"github.com/tether-dev/tether/internal/testkit/corpus"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // Benchmark size: TETHER_BENCH_SESSIONS Claude Code transcripts (default
@@ -48,21 +50,21 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/sessions=%d", name, n), func(b *testing.B) {
 			cachePath := filepath.Join(b.TempDir(), "cache.json")
 			if warm {
-				r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: OpenCache(cachePath)}
+				r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Cache: claudesessions.OpenCache(cachePath)}
 				if _, _, err := r.List(context.Background(), ListOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			var o countingOpener
+			var o sessiontest.CountingOpener
 			var peak uint64
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				var cache *Cache
+				var cache *claudesessions.Cache
 				if warm {
-					cache = OpenCache(cachePath)
+					cache = claudesessions.OpenCache(cachePath)
 				}
-				r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: cache}
+				r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Open: o.Open, Cache: cache}
 				ss, _, err := r.List(context.Background(), ListOptions{})
 				if err != nil || len(ss) != n {
 					b.Fatalf("%d sessions, %v", len(ss), err)
@@ -72,7 +74,7 @@ func BenchmarkList(b *testing.B) {
 				peak = max(peak, ms.HeapInuse)
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(o.n.Load())/float64(b.N)/float64(n), "bytes-read/session")
+			b.ReportMetric(float64(o.N.Load())/float64(b.N)/float64(n), "bytes-read/session")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		})
 	}

@@ -4,18 +4,22 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // TestReaderContract checks the invariants every reader promises, over
 // every fixture layout the other tests build.
 func TestReaderContract(t *testing.T) {
-	cdir := claudeHome(t)
-	xdb, _ := codexHome(t, true)
-	xfiles, _ := codexHome(t, false)
+	cdir := sessiontest.ClaudeHome(t)
+	xdb, _ := sessiontest.CodexHome(t, true)
+	xfiles, _ := sessiontest.CodexHome(t, false)
 	readers := []Reader{
-		&ClaudeReader{Dir: cdir, Procs: fakeProcs{}},
-		&CodexReader{Dir: xdb},
-		&CodexReader{Dir: xfiles},
+		&claudesessions.Reader{Dir: cdir, Procs: sessiontest.Procs{}},
+		&codexsessions.Reader{Dir: xdb},
+		&codexsessions.Reader{Dir: xfiles},
 	}
 	for _, r := range readers {
 		ss, _, err := r.List(context.Background(), ListOptions{All: true})

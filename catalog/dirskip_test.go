@@ -9,6 +9,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // dirSkipHome is a config dir with one project of three sessions, each
@@ -20,9 +25,9 @@ func idleDirSkipHome(t *testing.T) (old time.Time, dir, proj string, ids []strin
 	old = time.Now().Add(-72 * time.Hour).UTC()
 	dir, proj, ids = dirSkipHome(t, old)
 	for _, id := range ids {
-		setMTime(t, filepath.Join(proj, id+".jsonl"), old)
+		sessiontest.SetMTime(t, filepath.Join(proj, id+".jsonl"), old)
 	}
-	setMTime(t, proj, old)
+	sessiontest.SetMTime(t, proj, old)
 	return old, dir, proj, ids
 }
 
@@ -33,8 +38,8 @@ func dirSkipHome(t *testing.T, t0 time.Time) (dir, proj string, ids []string) {
 	for i := range 3 {
 		id := fmt.Sprintf("%08d-1111-2222-3333-444444444444", i)
 		ids = append(ids, id)
-		writeFile(t, filepath.Join(proj, id+".jsonl"), jsonLines(
-			userRec(id, "/home/example/src/p", t0.Format(time.RFC3339Nano), fmt.Sprintf("first prompt %d", i), nil)))
+		sessiontest.WriteFile(t, filepath.Join(proj, id+".jsonl"), sessiontest.JSONLines(
+			sessiontest.UserRec(id, "/home/example/src/p", t0.Format(time.RFC3339Nano), fmt.Sprintf("first prompt %d", i), nil)))
 	}
 	return dir, proj, ids
 }
@@ -48,23 +53,16 @@ func appendPrompt(t *testing.T, path, id string, ts time.Time) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.Write(jsonLines(userRec(id, "/home/example/src/p", ts.Format(time.RFC3339Nano), "later prompt", nil))); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func setMTime(t *testing.T, path string, mt time.Time) {
-	t.Helper()
-	if err := os.Chtimes(path, mt, mt); err != nil {
+	if _, err := f.Write(sessiontest.JSONLines(sessiontest.UserRec(id, "/home/example/src/p", ts.Format(time.RFC3339Nano), "later prompt", nil))); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // listWith lists with a fresh Cache over cachePath, as a new process would.
-func listWith(t *testing.T, r *ClaudeReader, cachePath string) map[string]Session {
+func listWith(t *testing.T, r *claudesessions.Reader, cachePath string) map[string]Session {
 	t.Helper()
-	r.Cache = OpenCache(cachePath)
-	got, diags := listClaude(t, r)
+	r.Cache = claudesessions.OpenCache(cachePath)
+	got, diags := sessiontest.List(t, r, false)
 	if len(diags) != 0 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
@@ -77,7 +75,7 @@ func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
 	t0 := time.Now().Add(-time.Hour).UTC()
 	dir, proj, ids := dirSkipHome(t, t0)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}}
 	if got := listWith(t, r, cachePath); len(got) != 3 {
 		t.Fatalf("first list: %d sessions", len(got))
 	}
@@ -91,7 +89,7 @@ func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
 	}
 
 	newID := "99999999-1111-2222-3333-444444444444"
-	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonLines(userRec(newID, "/home/example/src/p", later.Format(time.RFC3339Nano), "new", nil)))
+	sessiontest.WriteFile(t, filepath.Join(proj, newID+".jsonl"), sessiontest.JSONLines(sessiontest.UserRec(newID, "/home/example/src/p", later.Format(time.RFC3339Nano), "new", nil)))
 	if err := os.Remove(filepath.Join(proj, ids[1]+".jsonl")); err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +107,12 @@ func TestClaudeListDirSkipSeesChangesInActiveDir(t *testing.T) {
 
 // A directory idle for days is trusted without stat-ing its files; a
 // created or removed file changes its mtime and is seen, an append to a
-// live session is seen, and any append is seen after dirRecheck.
+// live session is seen, and any append is seen after scan.DirRecheck.
 func TestClaudeListDirSkipIdleDir(t *testing.T) {
 	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{4242: true}, Now: func() time.Time { return now }}
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{4242: true}, Now: func() time.Time { return now }}
 	listWith(t, r, cachePath)
 
 	// The skip is real: a file removed behind the directory's back (its
@@ -123,7 +121,7 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}
-	setMTime(t, proj, old)
+	sessiontest.SetMTime(t, proj, old)
 	if got := listWith(t, r, cachePath); len(got) != 3 {
 		t.Fatalf("trusted directory re-listed: %d sessions", len(got))
 	}
@@ -131,10 +129,10 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 	// A new file changes the directory's mtime: listed, and the removed
 	// one is gone with the fresh listing.
 	newID := "99999999-1111-2222-3333-444444444444"
-	writeFile(t, filepath.Join(proj, newID+".jsonl"), jsonLines(userRec(newID, "/home/example/src/p", time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339Nano), "new", nil)))
-	setMTime(t, filepath.Join(proj, newID+".jsonl"), old)
-	setMTime(t, proj, old.Add(time.Second)) // changed, but not racy
-	now = time.Now().Add(3 * time.Second)   // past the racy window of this listing
+	sessiontest.WriteFile(t, filepath.Join(proj, newID+".jsonl"), sessiontest.JSONLines(sessiontest.UserRec(newID, "/home/example/src/p", time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339Nano), "new", nil)))
+	sessiontest.SetMTime(t, filepath.Join(proj, newID+".jsonl"), old)
+	sessiontest.SetMTime(t, proj, old.Add(time.Second)) // changed, but not racy
+	now = time.Now().Add(3 * time.Second)               // past the racy window of this listing
 	got := listWith(t, r, cachePath)
 	if _, ok := got[newID]; !ok {
 		t.Errorf("new transcript not listed: %v", keys(got))
@@ -144,7 +142,7 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 	}
 
 	// A live session's append is seen (the directory is trusted again).
-	writeFile(t, filepath.Join(dir, "sessions", "4242.json"), []byte(fmt.Sprintf(`{"pid":4242,"sessionId":%q}`, ids[0])))
+	sessiontest.WriteFile(t, filepath.Join(dir, "sessions", "4242.json"), []byte(fmt.Sprintf(`{"pid":4242,"sessionId":%q}`, ids[0])))
 	live := time.Now().UTC().Add(-time.Minute)
 	appendPrompt(t, filepath.Join(proj, ids[0]+".jsonl"), ids[0], live)
 	got = listWith(t, r, cachePath)
@@ -155,17 +153,17 @@ func TestClaudeListDirSkipIdleDir(t *testing.T) {
 }
 
 // An append to an idle session by a process that is gone is seen once
-// the directory's record is older than dirRecheck.
+// the directory's record is older than scan.DirRecheck.
 func TestClaudeListDirSkipRecheck(t *testing.T) {
 	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Now: func() time.Time { return now }}
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Now: func() time.Time { return now }}
 	listWith(t, r, cachePath)
 
 	later := old.Add(time.Hour)
 	appendPrompt(t, filepath.Join(proj, ids[1]+".jsonl"), ids[1], later)
-	now = now.Add(dirRecheck + time.Minute)
+	now = now.Add(scan.DirRecheck + time.Minute)
 	if s := listWith(t, r, cachePath)[ids[1]]; !s.LastActivity.Equal(later) {
 		t.Errorf("append not seen after the recheck: %v, want %v", s.LastActivity, later)
 	}
@@ -188,18 +186,18 @@ func TestClaudeListWidensTailWithoutRereading(t *testing.T) {
 		const id = "55555555-1111-2222-3333-444444444444"
 		cwd := "/home/example/src/p"
 		var recs []map[string]any
-		recs = append(recs, userRec(id, cwd, "2026-01-01T00:00:00Z", "first prompt", nil))
+		recs = append(recs, sessiontest.UserRec(id, cwd, "2026-01-01T00:00:00Z", "first prompt", nil))
 		pad := strings.Repeat("p", 1000)
 		for i := range pads {
-			recs = append(recs, userRec(id, cwd, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60, i%60), []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": pad}}, nil))
+			recs = append(recs, sessiontest.UserRec(id, cwd, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60, i%60), []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": pad}}, nil))
 		}
-		recs = append(recs, asstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil))
-		recs = append(recs, userRec(id, cwd, "2026-01-01T01:00:01Z", []any{map[string]any{"type": "tool_result", "tool_use_id": "y", "content": strings.Repeat("z", 150<<10)}}, nil))
-		data := jsonLines(recs...)
-		writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
-		var o countingOpener
-		r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open}
-		got, diags := listClaude(t, r)
+		recs = append(recs, sessiontest.AsstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil))
+		recs = append(recs, sessiontest.UserRec(id, cwd, "2026-01-01T01:00:01Z", []any{map[string]any{"type": "tool_result", "tool_use_id": "y", "content": strings.Repeat("z", 150<<10)}}, nil))
+		data := sessiontest.JSONLines(recs...)
+		sessiontest.WriteFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
+		var o sessiontest.CountingOpener
+		r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Open: o.Open}
+		got, diags := sessiontest.List(t, r, false)
 		s, ok := got[id]
 		if !ok || len(diags) != 0 {
 			t.Fatalf("sessions %v, diagnostics %v", keys(got), diags)
@@ -208,8 +206,8 @@ func TestClaudeListWidensTailWithoutRereading(t *testing.T) {
 			t.Errorf("%d pads: usage, cwd or title lost: %+v %+v", pads, s.Context, s)
 		}
 		// Before: the head and tail again with the Max budgets, 32+96+128+256 KiB.
-		if max := int64(DefaultHeadBytes + MaxTailBytes); o.n.Load() > max {
-			t.Errorf("%d pads: read %d bytes of a %d-byte file, want at most %d", pads, o.n.Load(), len(data), max)
+		if max := int64(scan.DefaultHeadBytes + scan.MaxTailBytes); o.N.Load() > max {
+			t.Errorf("%d pads: read %d bytes of a %d-byte file, want at most %d", pads, o.N.Load(), len(data), max)
 		}
 	}
 }
@@ -223,11 +221,11 @@ func TestClaudeListActiveDirUnchangedKeepsCacheFile(t *testing.T) {
 	dir, proj, ids := dirSkipHome(t, t0)
 	ten := time.Now().Add(-10 * time.Minute)
 	for _, id := range ids {
-		setMTime(t, filepath.Join(proj, id+".jsonl"), ten)
+		sessiontest.SetMTime(t, filepath.Join(proj, id+".jsonl"), ten)
 	}
-	setMTime(t, proj, ten)
+	sessiontest.SetMTime(t, proj, ten)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}}
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}}
 	listWith(t, r, cachePath)
 	listWith(t, r, cachePath)
 	before := inodeOf(t, cachePath)
@@ -262,44 +260,44 @@ func TestClaudeListNoWidenPastCompactBoundary(t *testing.T) {
 	dir := t.TempDir()
 	const id = "55555555-1111-2222-3333-555555555555"
 	cwd := "/home/example/src/p"
-	recs := []map[string]any{userRec(id, cwd, "2026-01-01T00:00:00Z", "first prompt", nil)}
+	recs := []map[string]any{sessiontest.UserRec(id, cwd, "2026-01-01T00:00:00Z", "first prompt", nil)}
 	pad := strings.Repeat("p", 1000)
 	for i := range 300 {
-		recs = append(recs, userRec(id, cwd, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60, i%60), []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": pad}}, nil))
+		recs = append(recs, sessiontest.UserRec(id, cwd, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60, i%60), []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": pad}}, nil))
 	}
-	recs = append(recs, asstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil),
+	recs = append(recs, sessiontest.AsstRec(id, "2026-01-01T01:00:00Z", "claude-sonnet-4-5", 700, 0, 0, nil),
 		map[string]any{"type": "system", "subtype": "compact_boundary", "parentUuid": nil, "timestamp": "2026-01-01T01:00:01Z",
 			"compactMetadata": map[string]any{"trigger": "manual", "preTokens": 150000, "postTokens": 9000}})
-	data := jsonLines(recs...)
-	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
-	var o countingOpener
-	got, _ := listClaude(t, &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open})
+	data := sessiontest.JSONLines(recs...)
+	sessiontest.WriteFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), data)
+	var o sessiontest.CountingOpener
+	got, _ := sessiontest.List(t, &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Open: o.Open}, false)
 	s := got[id]
 	if s.Context != nil || s.Cwd != cwd || s.Title != "first prompt" {
 		t.Errorf("context %+v, cwd %q, title %q", s.Context, s.Cwd, s.Title)
 	}
-	if max := int64(DefaultHeadBytes + DefaultTailBytes); o.n.Load() > max {
-		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.n.Load(), len(data), max)
+	if max := int64(scan.DefaultHeadBytes + scan.DefaultTailBytes); o.N.Load() > max {
+		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.N.Load(), len(data), max)
 	}
 }
 
 // The same for a Codex rollout that ends compacted.
 func TestCodexListNoWidenPastCompacted(t *testing.T) {
-	dir, rollout := codexHome(t, true)
+	dir, rollout := sessiontest.CodexHome(t, true)
 	var b bytes.Buffer
-	b.Write(readTestdata(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"))
+	b.Write(sessiontest.Sample(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"))
 	pad := strings.Repeat("p", 1000)
 	for range 300 {
 		fmt.Fprintf(&b, `{"timestamp":"2026-11-30T11:03:00.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":%q}}`+"\n", pad)
 	}
 	b.WriteString(`{"timestamp":"2026-11-30T11:04:00.000Z","type":"compacted","payload":{"message":""}}` + "\n")
-	writeFile(t, rollout, b.Bytes())
-	var o countingOpener
-	got, _ := listCodex(t, &CodexReader{Dir: dir, Procs: fakeOpen{}, Open: o.open}, false)
-	if s, ok := got[sampleCodex]; !ok || s.Context != nil {
+	sessiontest.WriteFile(t, rollout, b.Bytes())
+	var o sessiontest.CountingOpener
+	got, _ := sessiontest.List(t, &codexsessions.Reader{Dir: dir, Procs: sessiontest.OpenFiles{}, Open: o.Open}, false)
+	if s, ok := got[sessiontest.SampleCodex]; !ok || s.Context != nil {
 		t.Errorf("session %v: context %+v", ok, s.Context)
 	}
-	if max := int64(DefaultHeadBytes + DefaultTailBytes); o.n.Load() > max {
-		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.n.Load(), b.Len(), max)
+	if max := int64(scan.DefaultHeadBytes + scan.DefaultTailBytes); o.N.Load() > max {
+		t.Errorf("read %d bytes of a %d-byte file, want at most %d", o.N.Load(), b.Len(), max)
 	}
 }

@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/scan"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // fakeCounts is a CountIndex that knows the exact counts of some files at
@@ -76,30 +81,30 @@ func msgs(s Session) string {
 // messages do not count; records sharing a message id are one message.
 func claudeCountCases(id, cwd string) []map[string]any {
 	same := func(ts string) map[string]any {
-		r := asstRec(id, ts, "claude-sonnet-4-5", 1, 1, 1, nil)
+		r := sessiontest.AsstRec(id, ts, "claude-sonnet-4-5", 1, 1, 1, nil)
 		r["message"].(map[string]any)["id"] = "msg-shared"
 		return r
 	}
 	return []map[string]any{
-		userRec(id, cwd, "2026-01-01T00:00:00Z", "hello there", nil),
+		sessiontest.UserRec(id, cwd, "2026-01-01T00:00:00Z", "hello there", nil),
 		same("2026-01-01T00:00:01Z"),
 		same("2026-01-01T00:00:02Z"),
-		userRec(id, cwd, "2026-01-01T00:00:03Z", "side", map[string]any{"isSidechain": true}),
-		asstRec(id, "2026-01-01T00:00:04Z", "claude-sonnet-4-5", 1, 1, 1, map[string]any{"isSidechain": true}),
-		asstRec(id, "2026-01-01T00:00:05Z", "<synthetic>", 0, 0, 0, map[string]any{"isApiErrorMessage": true}),
-		asstRec(id, "2026-01-01T00:00:06Z", "<synthetic>", 0, 0, 0, nil),
-		userRec(id, cwd, "2026-01-01T00:00:07Z", "again", nil),
-		asstRec(id, "2026-01-01T00:00:08Z", "claude-sonnet-4-5", 2, 2, 2, nil),
+		sessiontest.UserRec(id, cwd, "2026-01-01T00:00:03Z", "side", map[string]any{"isSidechain": true}),
+		sessiontest.AsstRec(id, "2026-01-01T00:00:04Z", "claude-sonnet-4-5", 1, 1, 1, map[string]any{"isSidechain": true}),
+		sessiontest.AsstRec(id, "2026-01-01T00:00:05Z", "<synthetic>", 0, 0, 0, map[string]any{"isApiErrorMessage": true}),
+		sessiontest.AsstRec(id, "2026-01-01T00:00:06Z", "<synthetic>", 0, 0, 0, nil),
+		sessiontest.UserRec(id, cwd, "2026-01-01T00:00:07Z", "again", nil),
+		sessiontest.AsstRec(id, "2026-01-01T00:00:08Z", "claude-sonnet-4-5", 2, 2, 2, nil),
 	}
 }
 
 func TestListCountsSmallFilesExactly(t *testing.T) {
-	dir := claudeHome(t)
+	dir := sessiontest.ClaudeHome(t)
 	const id = "33333333-2222-3333-4444-555555555555"
-	writeFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), jsonLines(claudeCountCases(id, "/home/example/src/p")...))
-	var o countingOpener
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: OpenCache(filepath.Join(t.TempDir(), "c.gob"))}
-	got, _ := listClaude(t, r)
+	sessiontest.WriteFile(t, filepath.Join(dir, "projects", "p", id+".jsonl"), sessiontest.JSONLines(claudeCountCases(id, "/home/example/src/p")...))
+	var o sessiontest.CountingOpener
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Open: o.Open, Cache: claudesessions.OpenCache(filepath.Join(t.TempDir(), "c.gob"))}
+	got, _ := sessiontest.List(t, r, false)
 	if len(got) != 3 {
 		t.Fatalf("%d sessions", len(got))
 	}
@@ -115,12 +120,12 @@ func TestListCountsSmallFilesExactly(t *testing.T) {
 		size += fi.Size()
 	}
 	// Counting costs no read the list did not do anyway (show read too).
-	if o.n.Load() != 2*size {
-		t.Errorf("read %d bytes, want %d (each file once by list, once by show)", o.n.Load(), 2*size)
+	if o.N.Load() != 2*size {
+		t.Errorf("read %d bytes, want %d (each file once by list, once by show)", o.N.Load(), 2*size)
 	}
 	// Warm: the count comes from the cache.
-	r.Cache = OpenCache(r.Cache.path)
-	got, _ = listClaude(t, r)
+	r.Cache = claudesessions.OpenCache(r.Cache.Path())
+	got, _ = sessiontest.List(t, r, false)
 	if msgs(got[id]) != "4" {
 		t.Errorf("warm: %s", msgs(got[id]))
 	}
@@ -130,7 +135,7 @@ func TestListCountsSmallFilesExactly(t *testing.T) {
 func bigClaude(t *testing.T, dir string) (path string) {
 	t.Helper()
 	path = filepath.Join(dir, "projects", "p", "00000007-0000-0000-0000-000000000000.jsonl")
-	writeFile(t, path, genClaudeTranscript(7, 1<<20))
+	sessiontest.WriteFile(t, path, sessiontest.ClaudeTranscript(7, 1<<20))
 	return path
 }
 
@@ -151,19 +156,19 @@ func TestListCountsFromIndexThenIncrementally(t *testing.T) {
 	path := bigClaude(t, dir)
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
-	var o countingOpener
+	var o sessiontest.CountingOpener
 	ix := &fakeCounts{stamp: "1", m: map[string]fakeCount{}}
-	newReader := func() *ClaudeReader {
-		return &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Open: o.open, Cache: OpenCache(cachePath), Counts: ix}
+	newReader := func() *claudesessions.Reader {
+		return &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Open: o.Open, Cache: claudesessions.OpenCache(cachePath), Counts: ix}
 	}
 	r := newReader()
 	// Cold, no index entry: unknown (the index was asked once).
-	got, _ := listClaude(t, r)
+	got, _ := sessiontest.List(t, r, false)
 	if got[id].Messages != nil || ix.loads != 1 {
 		t.Fatalf("a file not read whole has a count: %s (loads %d)", msgs(got[id]), ix.loads)
 	}
 	// Unchanged index: not asked again.
-	got, _ = listClaude(t, newReader())
+	got, _ = sessiontest.List(t, newReader(), false)
 	if ix.loads != 1 {
 		t.Fatalf("an unchanged index was asked again")
 	}
@@ -171,53 +176,53 @@ func TestListCountsFromIndexThenIncrementally(t *testing.T) {
 	ix.m[path] = exactCount(t, ClaudeCode, path)
 	ix.stamp = "2"
 	r = newReader()
-	got, _ = listClaude(t, r)
+	got, _ = sessiontest.List(t, r, false)
 	want := showCount(t, r, got[id])
 	if msgs(got[id]) != fmt.Sprint(want) || ix.loads != 2 {
 		t.Fatalf("from the index: %s, want %d (loads %d)", msgs(got[id]), want, ix.loads)
 	}
 	// Warm: from the cache, no index load.
 	r = newReader()
-	got, _ = listClaude(t, r)
+	got, _ = sessiontest.List(t, r, false)
 	if msgs(got[id]) != fmt.Sprint(want) || ix.loads != 2 {
 		t.Fatalf("warm: %s, loads %d", msgs(got[id]), ix.loads)
 	}
 	// Appended: a record continuing the last message (same id: not a new
 	// message), then a new turn. Only the new bytes are counted.
-	last := asstRec(id, "2026-01-01T00:00:03Z", "claude-sonnet-4-5", 1, 1, 1, nil)
+	last := sessiontest.AsstRec(id, "2026-01-01T00:00:03Z", "claude-sonnet-4-5", 1, 1, 1, nil)
 	lastID := lastAssistantID(t, path)
 	last["message"].(map[string]any)["id"] = lastID
-	appendFile(t, path, jsonLines(last,
-		userRec(id, "/home/example/src/project-7", "2026-02-01T00:00:00Z", "one more", nil),
-		asstRec(id, "2026-02-01T00:00:01Z", "claude-sonnet-4-5", 1, 1, 1, nil)))
+	appendFile(t, path, sessiontest.JSONLines(last,
+		sessiontest.UserRec(id, "/home/example/src/project-7", "2026-02-01T00:00:00Z", "one more", nil),
+		sessiontest.AsstRec(id, "2026-02-01T00:00:01Z", "claude-sonnet-4-5", 1, 1, 1, nil)))
 	ix.stamp = "3" // even with a changed index, nothing is missing: no load
-	o.n.Store(0)
+	o.N.Store(0)
 	r = newReader()
-	got, _ = listClaude(t, r)
-	read := o.n.Load()
+	got, _ = sessiontest.List(t, r, false)
+	read := o.N.Load()
 	want2 := showCount(t, r, got[id])
 	if want2 != want+2 || msgs(got[id]) != fmt.Sprint(want2) || ix.loads != 2 {
 		t.Errorf("after append: list %s, show %d (before %d), loads %d", msgs(got[id]), want2, want, ix.loads)
 	}
-	if read > DefaultHeadBytes+DefaultTailBytes {
+	if read > scan.DefaultHeadBytes+scan.DefaultTailBytes {
 		t.Errorf("an append read %d bytes, more than head + tail", read)
 	}
 	// Rewritten (a trim: a new file renamed into place): the count is
 	// dropped, not carried over.
 	data, _ := os.ReadFile(path)
 	tmp := path + ".tmp"
-	writeFile(t, tmp, append(data[:len(data)/2:len(data)/2], data...))
+	sessiontest.WriteFile(t, tmp, append(data[:len(data)/2:len(data)/2], data...))
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = listClaude(t, newReader())
+	got, _ = sessiontest.List(t, newReader(), false)
 	if got[id].Messages != nil {
 		t.Errorf("rewritten file kept a count: %s", msgs(got[id]))
 	}
 	// Shrunk in place: dropped too.
 	ix.m[path] = exactCount(t, ClaudeCode, path)
 	ix.stamp = "4"
-	got, _ = listClaude(t, newReader())
+	got, _ = sessiontest.List(t, newReader(), false)
 	if got[id].Messages == nil {
 		t.Fatal("index count not taken")
 	}
@@ -225,7 +230,7 @@ func TestListCountsFromIndexThenIncrementally(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chtimes(path, time.Now(), time.Now().Add(time.Minute))
-	got, _ = listClaude(t, newReader())
+	got, _ = sessiontest.List(t, newReader(), false)
 	if got[id].Messages != nil {
 		t.Errorf("shrunk file kept a count: %s", msgs(got[id]))
 	}
@@ -251,34 +256,36 @@ func TestListCountGrowsPastTheBudget(t *testing.T) {
 	dir := t.TempDir()
 	const id = "44444444-2222-3333-4444-555555555555"
 	path := filepath.Join(dir, "projects", "p", id+".jsonl")
-	writeFile(t, path, jsonLines(claudeCountCases(id, "/home/example/src/p")...))
+	sessiontest.WriteFile(t, path, sessiontest.JSONLines(claudeCountCases(id, "/home/example/src/p")...))
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
-	r := &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: OpenCache(cachePath)}
-	got, _ := listClaude(t, r)
+	r := &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Cache: claudesessions.OpenCache(cachePath)}
+	got, _ := sessiontest.List(t, r, false)
 	if msgs(got[id]) != "4" {
 		t.Fatalf("small: %s", msgs(got[id]))
 	}
 	var more []map[string]any
 	for i := 0; i < 40; i++ {
 		ts := time.Date(2026, 1, 2, 0, 0, i, 0, time.UTC).Format(time.RFC3339Nano)
-		more = append(more, userRec(id, "/home/example/src/p", ts, strings.Repeat("long prompt ", 500), nil))
+		more = append(more, sessiontest.UserRec(id, "/home/example/src/p", ts, strings.Repeat("long prompt ", 500), nil))
 	}
-	appendFile(t, path, jsonLines(more...))
-	r = &ClaudeReader{Dir: dir, Procs: fakeProcs{}, Cache: OpenCache(cachePath)}
-	got, _ = listClaude(t, r)
+	appendFile(t, path, sessiontest.JSONLines(more...))
+	r = &claudesessions.Reader{Dir: dir, Procs: sessiontest.Procs{}, Cache: claudesessions.OpenCache(cachePath)}
+	got, _ = sessiontest.List(t, r, false)
 	if want := showCount(t, r, got[id]); want != 44 || msgs(got[id]) != "44" {
 		t.Errorf("grown past the budget: list %s, show %d, want 44", msgs(got[id]), want)
 	}
 }
 
 func TestCodexListCounts(t *testing.T) {
-	dir, rollout := codexHome(t, true)
+	dir, rollout := sessiontest.CodexHome(t, true)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	ix := &fakeCounts{stamp: "1", m: map[string]fakeCount{}}
-	newReader := func() *CodexReader { return &CodexReader{Dir: dir, Cache: OpenCache(cachePath), Counts: ix} }
+	newReader := func() *codexsessions.Reader {
+		return &codexsessions.Reader{Dir: dir, Cache: codexsessions.OpenCache(cachePath), Counts: ix}
+	}
 	r := newReader()
-	got, _ := listCodex(t, r, false)
-	s := got[sampleCodex]
+	got, _ := sessiontest.List(t, r, false)
+	s := got[sessiontest.SampleCodex]
 	want := showCount(t, r, s)
 	if want == 0 || msgs(s) != fmt.Sprint(want) {
 		t.Fatalf("small rollout: list %s, show %d", msgs(s), want)
@@ -291,21 +298,21 @@ func TestCodexListCounts(t *testing.T) {
 	}
 	appendFile(t, rollout, []byte(b.String()))
 	r = newReader()
-	got, _ = listCodex(t, r, false)
-	if want2 := showCount(t, r, got[sampleCodex]); want2 != want+60 || msgs(got[sampleCodex]) != fmt.Sprint(want2) {
-		t.Errorf("grown: list %s, show %d, want %d", msgs(got[sampleCodex]), want2, want+60)
+	got, _ = sessiontest.List(t, r, false)
+	if want2 := showCount(t, r, got[sessiontest.SampleCodex]); want2 != want+60 || msgs(got[sessiontest.SampleCodex]) != fmt.Sprint(want2) {
+		t.Errorf("grown: list %s, show %d, want %d", msgs(got[sessiontest.SampleCodex]), want2, want+60)
 	}
 	// Without a cache entry (cleared) the file is too big to count: the
 	// index fills it.
 	os.Remove(cachePath)
-	got, _ = listCodex(t, newReader(), false)
-	if got[sampleCodex].Messages != nil {
-		t.Fatalf("big rollout counted cold: %s", msgs(got[sampleCodex]))
+	got, _ = sessiontest.List(t, newReader(), false)
+	if got[sessiontest.SampleCodex].Messages != nil {
+		t.Fatalf("big rollout counted cold: %s", msgs(got[sessiontest.SampleCodex]))
 	}
 	ix.m[rollout] = exactCount(t, Codex, rollout)
 	ix.stamp = "2"
-	got, _ = listCodex(t, newReader(), false)
-	if msgs(got[sampleCodex]) != fmt.Sprint(want+60) {
-		t.Errorf("from the index: %s, want %d", msgs(got[sampleCodex]), want+60)
+	got, _ = sessiontest.List(t, newReader(), false)
+	if msgs(got[sessiontest.SampleCodex]) != fmt.Sprint(want+60) {
+		t.Errorf("from the index: %s, want %d", msgs(got[sessiontest.SampleCodex]), want+60)
 	}
 }

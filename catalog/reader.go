@@ -5,50 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/tether-dev/tether/agent/evidence"
+	"github.com/tether-dev/tether/agent/scan"
 	"github.com/tether-dev/tether/identity"
 )
-
-// Reader reads one harness's sessions.
-type Reader interface {
-	Harness() string
-	// List returns every session cheaply: a bounded number of bytes per
-	// file, cached by (path, size, mtime). Files it cannot understand are
-	// returned as diagnostics. It fails only when the storage root exists
-	// but cannot be read.
-	List(ctx context.Context, opts ListOptions) ([]Session, []Diagnostic, error)
-	// Get fully reads one listed session: counts, recent prompts, context
-	// curve and evidence.
-	Get(ctx context.Context, s Session) (Session, error)
-}
-
-// ListOptions narrow what a reader returns.
-type ListOptions struct {
-	// All includes archived sessions.
-	All bool
-}
-
-// File is what readers need from an open file; tests swap the opener to
-// count bytes.
-type File interface {
-	io.ReaderAt
-	io.Reader
-	io.Closer
-	Stat() (fs.FileInfo, error)
-}
-
-// Opener opens a file for reading.
-type Opener func(name string) (File, error)
-
-// OSOpen opens files on the real file system.
-func OSOpen(name string) (File, error) { return os.Open(name) }
 
 // Catalog merges the readers of every harness.
 type Catalog struct {
@@ -134,55 +99,25 @@ func joinSessions(found [][]Session) []Session {
 	return all
 }
 
-// joinRoom is the capacity a reader gives the slice of its n sessions, so
-// joinSessions can append the other readers' and the archive's to it
-// without copying it.
-func joinRoom(n int) int { return n + n/4 + 64 }
-
-// dirStats are the mtimes of the live directories a listing's readers
-// stat-ed (before listing them), for the archive's pass, which checks the
-// same directories (~300 stats a warm list at 10,000 sessions): a change
-// after the reader's stat shows in the next listing's.
-type dirStats struct {
-	mu sync.Mutex
-	m  map[string]int64
+// sharer is a reader that takes a listing's shared state: the root memo
+// and the directory stats (the agents' readers do).
+type sharer interface {
+	ShareRoots(m *evidence.RootMemo)
+	ShareStats(st *scan.DirStats)
 }
 
-func (d *dirStats) put(dir string, mtime int64) {
-	if d == nil {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil {
-		d.m = map[string]int64{}
-	}
-	d.m[dir] = mtime
+// describer is a reader that describes one transcript file (an archived
+// copy) as a session, or says why it cannot.
+type describer interface {
+	Describe(path string) (Session, string)
 }
 
-// mtime is dir's mtime as a reader read it, or else as a stat reads it
-// now (ok false when it cannot be read).
-func (d *dirStats) mtime(dir string) (int64, bool) {
-	if d != nil {
-		d.mu.Lock()
-		m, ok := d.m[dir]
-		d.mu.Unlock()
-		if ok {
-			return m, true
-		}
-	}
-	return mtimeOf(dir)
-}
-
-// shareStats gives the harness readers one dirStats for this listing.
-func (c *Catalog) shareStats() *dirStats {
-	st := &dirStats{}
+// shareStats gives the harness readers one scan.DirStats for this listing.
+func (c *Catalog) shareStats() *scan.DirStats {
+	st := &scan.DirStats{}
 	for _, r := range c.Readers {
-		switch r := r.(type) {
-		case *ClaudeReader:
-			r.stats = st
-		case *CodexReader:
-			r.stats = st
+		if r, ok := r.(sharer); ok {
+			r.ShareStats(st)
 		}
 	}
 	return st
@@ -191,7 +126,7 @@ func (c *Catalog) shareStats() *dirStats {
 // shareRoots gives the readers (the archive's too) one rootMemo for this
 // listing: the agents often worked in the same directories.
 func (c *Catalog) shareRoots() {
-	m := &rootMemo{}
+	m := &evidence.RootMemo{}
 	readers := slices.Clone(c.Readers)
 	if c.Archive != nil {
 		for _, src := range c.Archive.Sources {
@@ -199,11 +134,8 @@ func (c *Catalog) shareRoots() {
 		}
 	}
 	for _, r := range readers {
-		switch r := r.(type) {
-		case *ClaudeReader:
-			r.roots.shared = m
-		case *CodexReader:
-			r.roots.shared = m
+		if r, ok := r.(sharer); ok {
+			r.ShareRoots(m)
 		}
 	}
 }

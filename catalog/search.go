@@ -8,10 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/agent/jsonl"
-
-	"github.com/tidwall/gjson"
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/scan"
 )
 
 // SearchResult is one session that matched, with the matching texts.
@@ -118,7 +116,7 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 			for i, t := range terms {
 				bterms[i] = []byte(t)
 			}
-			_ = streamLines(f, func(line []byte) {
+			_ = scan.StreamLines(f, func(line []byte) {
 				low = lowerASCII(low[:0], line)
 				any := false
 				for _, t := range bterms {
@@ -157,155 +155,10 @@ func SummaryText(sum *Summary) string {
 // With zeroCopy the texts may alias line. With mc set, the record is
 // also counted (MessageCount's rule) from the same parse.
 func recordTexts(harness string, line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
-	switch harness {
-	case ClaudeCode:
-		return claudeTexts(line, all, zeroCopy, mc)
-	case Codex:
-		return codexTexts(line, all, zeroCopy, mc)
+	if f := agent.FormatOf(harness); f != nil {
+		return f.RecordTexts(line, all, zeroCopy, mc)
 	}
 	return nil
-}
-
-func claudeTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
-	rec, ok := claude.ParseRec(bytesString(line, zeroCopy))
-	if !ok {
-		return nil
-	}
-	var msg messageFields
-	if rec.Type == claude.TypeAssistant && !rec.Sidechain && (all || mc != nil && !rec.APIError) {
-		msg.read(rec.Message)
-	}
-	if mc != nil {
-		mc.claudeMessage(rec, msg.model, msg.id)
-	}
-	switch rec.Type {
-	case claude.TypeUser:
-		if t, ok := claude.HumanPrompt(rec); ok {
-			return []Text{{TextPrompt, t}}
-		}
-	case claude.TypeAssistant:
-		if !all || rec.Sidechain {
-			return nil
-		}
-		var out []Text
-		msg.eachBlock(func(b gjson.Result) {
-			var f blockFields
-			f.read(b)
-			switch f.typ {
-			case "text":
-				out = append(out, Text{TextAssistant, f.text})
-			case "tool_use":
-				out = append(out, Text{TextTool, toolText(f.name, f.input)})
-			}
-		})
-		return out
-	case claude.TypeCustomTitle, claude.TypeAITitle, claude.TypeSummary:
-		return []Text{{TextTitle, rec.CustomTitle + rec.AITitle + rec.Summary}}
-	}
-	return nil
-}
-
-// codexEnvelope is a rollout line's type and payload. Only the envelope is
-// scanned; the payload (a tool's whole output, for function_call_output)
-// is decoded later only as far as needed. ok is false when the line is
-// not a JSON object.
-func codexEnvelope(line string) (typ string, p gjson.Result, ok bool) {
-	ok = jsonl.EachTop(line, func(k, raw string) bool {
-		switch k {
-		case "type":
-			typ = gjson.Parse(raw).Str
-		case "payload":
-			p = gjson.Parse(raw)
-		}
-		return true
-	})
-	return typ, p, ok
-}
-
-func codexTexts(line []byte, all, zeroCopy bool, mc *MessageCount) []Text {
-	typ, p, ok := codexEnvelope(bytesString(line, zeroCopy))
-	if !ok {
-		return nil
-	}
-	if mc != nil {
-		mc.codex(typ, p)
-	}
-	if typ != "event_msg" && typ != "response_item" {
-		return nil
-	}
-	ptyp := p.Get("type").String()
-	switch {
-	case typ == "event_msg" && ptyp == "user_message":
-		return []Text{{TextPrompt, p.Get("message").String()}}
-	case typ == "response_item" && ptyp == "message":
-		switch p.Get("role").String() {
-		case "user":
-			if t, ok := codexHumanText(p); ok {
-				return []Text{{TextPrompt, t}}
-			}
-		case "assistant":
-			if all {
-				var out []Text
-				eachBlock(p, func(b gjson.Result) {
-					out = append(out, Text{TextAssistant, textMember(b)})
-				})
-				return out
-			}
-		}
-	case all && typ == "response_item" && (ptyp == "function_call" || ptyp == "custom_tool_call" || ptyp == "local_shell_call"):
-		input := p.Get("input")
-		if a := p.Get("arguments"); a.Exists() {
-			input = gjson.Parse(a.String())
-		} else if p.Get("action").Exists() {
-			input = p.Get("action")
-		}
-		name := p.Get("name").String()
-		if name == "" {
-			name = "local_shell"
-		}
-		return []Text{{TextTool, toolText(name, input)}}
-	}
-	return nil
-}
-
-// toolText is a tool call as search sees it: the tool's name and the
-// paths, patterns and command it was given (a command cut to 500 bytes:
-// heredocs can be long, and what is searched for is the command).
-func toolText(name string, input gjson.Result) string {
-	var in toolInput
-	in.read(input)
-	parts := []string{name}
-	for _, v := range in.paths {
-		if v.Type == gjson.String && v.Str != "" {
-			parts = append(parts, v.Str)
-		}
-	}
-	cmd := in.command
-	if !cmd.Exists() {
-		cmd = in.cmd
-	}
-	c := cmd.String()
-	if cmd.IsArray() {
-		var words []string
-		cmd.ForEach(func(_, v gjson.Result) bool { words = append(words, v.String()); return true })
-		c = strings.Join(words, " ")
-	}
-	if len(c) > 500 {
-		c = oneLine(c, 500)
-	}
-	if c != "" {
-		parts = append(parts, c)
-	}
-	// apply_patch's input is the patch (the whole input, or its "input"
-	// member): its file names.
-	for _, patch := range [...]gjson.Result{input, in.input} {
-		if patch.Type == gjson.String {
-			for _, m := range patchFile.FindAllStringSubmatch(patch.Str, -1) {
-				parts = append(parts, strings.TrimSpace(m[1]))
-			}
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 func lowerASCII(dst, b []byte) []byte {
@@ -331,7 +184,7 @@ func snippet(text, lower string, terms []string) string {
 		start--
 	}
 	s := text[start:]
-	out := oneLine(s, 120)
+	out := scan.OneLine(s, 120)
 	if start > 0 {
 		out = "…" + out
 	}

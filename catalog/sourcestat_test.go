@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // A Claude Code listing carries each transcript's size and mtime, so the
@@ -16,7 +20,7 @@ func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
 	old, dir, proj, ids := idleDirSkipHome(t)
 	cachePath := filepath.Join(t.TempDir(), "c.gob")
 	now := time.Now()
-	r := &ClaudeReader{Dir: dir, Now: func() time.Time { return now }}
+	r := &claudesessions.Reader{Dir: dir, Now: func() time.Time { return now }}
 	for _, pass := range []string{"fresh read", "trusted directory"} {
 		got := listWith(t, r, cachePath)
 		for _, id := range ids {
@@ -30,7 +34,7 @@ func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
 		}
 	}
 	// A cached summary of an untrusted directory (its mtime changed).
-	setMTime(t, proj, old.Add(time.Second))
+	sessiontest.SetMTime(t, proj, old.Add(time.Second))
 	now = time.Now().Add(3 * time.Second)
 	got := listWith(t, r, cachePath)
 	fi, _ := os.Stat(filepath.Join(proj, ids[0]+".jsonl"))
@@ -45,17 +49,17 @@ func TestClaudeListCarriesSourceSizeAndMTime(t *testing.T) {
 // state database.
 func TestCodexListCarriesSourceSizeAndMTime(t *testing.T) {
 	for _, db := range []bool{true, false} {
-		dir, rollout := codexHome(t, db)
+		dir, rollout := sessiontest.CodexHome(t, db)
 		old := time.Now().Add(-72 * time.Hour)
-		setMTime(t, rollout, old)
-		setMTime(t, filepath.Dir(rollout), old)
+		sessiontest.SetMTime(t, rollout, old)
+		sessiontest.SetMTime(t, filepath.Dir(rollout), old)
 		cachePath := filepath.Join(t.TempDir(), "codex.gob")
 		fi, err := os.Stat(rollout)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, pass := range []string{"fresh read", "cached", "trusted directory"} {
-			r := &CodexReader{Dir: dir, Cache: OpenCache(cachePath)}
+			r := &codexsessions.Reader{Dir: dir, Cache: codexsessions.OpenCache(cachePath)}
 			ss, _, err := r.List(context.Background(), ListOptions{})
 			if err != nil || len(ss) != 1 {
 				t.Fatalf("db %v, %s: %v, %d sessions", db, pass, err, len(ss))

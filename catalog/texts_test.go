@@ -25,9 +25,9 @@ func TestTextsStopsAtTheLastCompleteLine(t *testing.T) {
 		}
 		b = append(b, []byte(`{"type":"user","message":{"role":"user","content":"unfinished`)...)
 		var a, c []Text
-		n, err := Texts(h, bytes.NewReader(b), func(x Text) { a = append(a, Text{x.Kind, string(bytes.Clone([]byte(x.Text)))}) })
+		n, err := Texts(h, bytes.NewReader(b), func(x Text) { a = append(a, Text{Kind: x.Kind, Text: string(bytes.Clone([]byte(x.Text)))}) })
 		// One byte per Read: lines cross every buffer boundary.
-		m, err2 := Texts(h, iotest.OneByteReader(bytes.NewReader(b)), func(x Text) { c = append(c, Text{x.Kind, string(bytes.Clone([]byte(x.Text)))}) })
+		m, err2 := Texts(h, iotest.OneByteReader(bytes.NewReader(b)), func(x Text) { c = append(c, Text{Kind: x.Kind, Text: string(bytes.Clone([]byte(x.Text)))}) })
 		if err != nil || err2 != nil || n != m || n != int64(bytes.LastIndexByte(b, '\n')+1) || !slices.Equal(a, c) || len(a) == 0 {
 			t.Errorf("%s: %d texts %d bytes (%v), one-byte reads %d texts %d bytes (%v)", name, len(a), n, err, len(c), m, err2)
 		}

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/app"
 	"github.com/tether-dev/tether/internal/hot"
@@ -150,7 +150,7 @@ func TestCatalogRealCLIs(t *testing.T) {
 	}
 
 	// Codex 0.171.0 keeps a state DB: the list must come from it.
-	if catalog.StateDB(env.CodexHome) == "" {
+	if codex.StateDB(env.CodexHome) == "" {
 		t.Errorf("no state_<N>.sqlite under %s", env.CodexHome)
 	}
 

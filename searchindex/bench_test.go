@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
@@ -36,8 +38,8 @@ func benchSessions(b *testing.B, n int) []catalog.Session {
 		b.Fatal(err)
 	}
 	c := &catalog.Catalog{Readers: []catalog.Reader{
-		&catalog.ClaudeReader{Dir: filepath.Join(dir, ".claude")},
-		&catalog.CodexReader{Dir: filepath.Join(dir, ".codex")},
+		&claudesessions.Reader{Dir: filepath.Join(dir, ".claude")},
+		&codexsessions.Reader{Dir: filepath.Join(dir, ".codex")},
 	}}
 	ss, _, err := c.List(context.Background(), catalog.ListOptions{All: true})
 	if err != nil {

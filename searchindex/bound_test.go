@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/testkit/corpus"
 )
@@ -24,8 +26,8 @@ func corpusIx(t *testing.T) *Index {
 	if _, err := corpus.Generate(corpus.Options{Dir: dir, Sessions: 60, Projects: 2, Seed: 1, MaxSize: 8 << 20}); err != nil {
 		t.Fatal(err)
 	}
-	c := &catalog.Catalog{Readers: []catalog.Reader{&catalog.ClaudeReader{Dir: filepath.Join(dir, ".claude")},
-		&catalog.CodexReader{Dir: filepath.Join(dir, ".codex")}}}
+	c := &catalog.Catalog{Readers: []catalog.Reader{&claudesessions.Reader{Dir: filepath.Join(dir, ".claude")},
+		&codexsessions.Reader{Dir: filepath.Join(dir, ".codex")}}}
 	ss, _, err := c.List(ctx, catalog.ListOptions{All: true})
 	if err != nil {
 		t.Fatal(err)

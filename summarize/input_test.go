@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
@@ -30,10 +32,10 @@ func goldenEvidence(t *testing.T, name string) Evidence {
 	var path string
 	if strings.HasPrefix(name, "codex") {
 		path = filepath.Join(dir, "sessions", "2026", "01", "01", "rollout-2026-01-01T00-00-00-00000000-0000-4000-8000-000000000001.jsonl")
-		c = &catalog.Catalog{Readers: []catalog.Reader{&catalog.CodexReader{Dir: dir}}}
+		c = &catalog.Catalog{Readers: []catalog.Reader{&codexsessions.Reader{Dir: dir}}}
 	} else {
 		path = filepath.Join(dir, "projects", "-home-example-src-project", "s1.jsonl")
-		c = &catalog.Catalog{Readers: []catalog.Reader{&catalog.ClaudeReader{Dir: dir}}}
+		c = &catalog.Catalog{Readers: []catalog.Reader{&claudesessions.Reader{Dir: dir}}}
 	}
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	if err := os.WriteFile(path, data, 0o600); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -52,13 +53,13 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 	cache := catalog.ArchiveCacheFiles(a.Loc.CacheDir)
 	roots := hot.HarnessRoots(a.Loc)
 	ca := &catalog.Archive{}
-	if harness == "" || harness == catalog.ClaudeCode {
-		ca.Sources = append(ca.Sources, catalog.ArchiveSource{Dir: st.HarnessDir(catalog.ClaudeCode), Root: roots[catalog.ClaudeCode],
-			Reader: &catalog.ClaudeReader{Open: catalog.ArchiveOpen, Cache: catalog.OpenCache(cache[0]), WorkRules: rules}})
-	}
-	if harness == "" || harness == catalog.Codex {
-		ca.Sources = append(ca.Sources, catalog.ArchiveSource{Dir: st.HarnessDir(catalog.Codex), Root: roots[catalog.Codex],
-			Reader: &catalog.CodexReader{Open: catalog.ArchiveOpen, Cache: catalog.OpenCache(cache[1]), WorkRules: rules}})
+	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir) {
+		if h := ag.Name(); harness == "" || harness == h {
+			// The archive's reader reads the stored copies (decoding
+			// compressed ones); it lists nothing live.
+			r := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, h), WorkRules: rules})
+			ca.Sources = append(ca.Sources, catalog.ArchiveSource{Dir: st.HarnessDir(h), Root: roots[h], Reader: r})
+		}
 	}
 	ca.State = cache[2]
 	if enabled && a.Getenv("TETHER_ARCHIVE_SCAN") != "0" {

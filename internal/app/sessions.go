@@ -21,6 +21,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -78,26 +81,27 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 		}
 		rules = append(rules, catalog.WorkRule{Name: r.Name, Pattern: re})
 	}
-	cache := catalog.CacheFiles(a.Loc.CacheDir)
 	// The search index counts the messages of transcripts a list reads
 	// only the ends of (opened only when a count is missing and the index
 	// changed since it was last asked).
 	counts := searchindex.Counts(searchIndexPath(a.Loc))
 	c := &catalog.Catalog{}
-	if harness == "" || harness == catalog.ClaudeCode {
-		c.Readers = append(c.Readers, &catalog.ClaudeReader{
-			Dir: claudeDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[0]), WorkRules: rules, Windows: a.Windows(),
-			Counts: counts,
-		})
-	}
-	if harness == "" || harness == catalog.Codex {
-		c.Readers = append(c.Readers, &catalog.CodexReader{
-			Dir: codexDir, Procs: catalog.OSProcesses{}, Cache: catalog.OpenCache(cache[1]), WorkRules: rules, Windows: a.Windows(),
-			Counts: counts,
-		})
+	for _, ag := range sessionAgents(claudeDir, codexDir) {
+		if harness == "" || harness == ag.Name() {
+			c.Readers = append(c.Readers, ag.Sessions(agent.ReaderConfig{
+				CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), WorkRules: rules, Windows: a.Windows(), Counts: counts,
+			}))
+		}
 	}
 	c.Archive = a.catalogArchive(harness, rules)
 	return c, nil
+}
+
+// sessionAgents are the agents whose sessions the catalog lists, reading
+// these directories: the agents with their session readers, which only
+// tether links (tether-hot's agents are the plain ones).
+func sessionAgents(claudeDir, codexDir string) []agent.Lister {
+	return []agent.Lister{claudesessions.New(claudeDir), codexsessions.New(codexDir)}
 }
 
 // withoutCounts makes c's listing leave the search index's message counts
@@ -106,9 +110,9 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 func withoutCounts(c *catalog.Catalog) {
 	for _, r := range c.Readers {
 		switch r := r.(type) {
-		case *catalog.ClaudeReader:
+		case *claudesessions.Reader:
 			r.Counts = nil
-		case *catalog.CodexReader:
+		case *codexsessions.Reader:
 			r.Counts = nil
 		}
 	}
@@ -408,11 +412,8 @@ func countsHint(opts sessionsListOptions, out []catalog.Session) {
 func storageDirs(c *catalog.Catalog) []string {
 	var dirs []string
 	for _, r := range c.Readers {
-		switch r := r.(type) {
-		case *catalog.ClaudeReader:
-			dirs = append(dirs, r.Dir+"/projects")
-		case *catalog.CodexReader:
-			dirs = append(dirs, r.Dir)
+		if r, ok := r.(interface{ StorageDir() string }); ok {
+			dirs = append(dirs, r.StorageDir())
 		}
 	}
 	return dirs

@@ -37,6 +37,10 @@ var ranks = map[string]int{
 	// the agents: the only code that knows their files and formats
 	"agent/jsonl": 3, "agent": 4,
 	"agent/claude": 5, "agent/codex": 5,
+	// what the agents' session readers share, and the readers (only
+	// tether links them: agent.Lister)
+	"agent/filecache": 5, "agent/evidence": 5, "agent/scan": 6,
+	"agent/claude/claudesessions": 7, "agent/codex/codexsessions": 7,
 	"internal/eventlog": 5, // pending: takes the harness names from agent
 	// features
 	"state": 6, "archive": 6, "trim": 6, "shellinit": 6,
@@ -48,7 +52,7 @@ var ranks = map[string]int{
 	"cmd/tether": 12, "cmd/tether-hot": 12,
 	// test kits and development mains (never shipped)
 	"internal/testkit/fakeapi": 0, "internal/testkit/testutil": 0, "internal/testkit/claudetest": 0,
-	"e2e/harness": 1, "internal/testkit/corpus": 6,
+	"e2e/harness": 1, "internal/testkit/corpus": 6, "internal/testkit/sessiontest": 7,
 	"tools/benchrun": 0, "tools/emptygo": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
 	"tools/gencorpus": 7, "tools/schemagen": 10,
 }

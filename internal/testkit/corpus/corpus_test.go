@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"github.com/tether-dev/tether/catalog"
 )
 
@@ -71,12 +73,12 @@ func TestGenerateDeterministicAndReadable(t *testing.T) {
 	})
 	// The catalog reads every session without a diagnostic.
 	ctx := context.Background()
-	cl := &catalog.ClaudeReader{Dir: filepath.Join(dirA, ".claude")}
+	cl := &claudesessions.Reader{Dir: filepath.Join(dirA, ".claude")}
 	ss, diags, err := cl.List(ctx, catalog.ListOptions{})
 	if err != nil || len(diags) > 0 || len(ss) != st.Claude {
 		t.Fatalf("claude: %d sessions (want %d), %v, %v", len(ss), st.Claude, diags, err)
 	}
-	cx := &catalog.CodexReader{Dir: filepath.Join(dirA, ".codex")}
+	cx := &codexsessions.Reader{Dir: filepath.Join(dirA, ".codex")}
 	cs, diags, err := cx.List(ctx, catalog.ListOptions{All: true})
 	if err != nil || len(diags) > 0 || len(cs) != st.Codex {
 		t.Fatalf("codex: %d sessions (want %d), %v, %v", len(cs), st.Codex, diags, err)
