@@ -14,7 +14,7 @@ package main
 import (
 	"os"
 
-	"github.com/tether-dev/tether/internal/hot"
+	"github.com/tether-dev/tether/cmd/internal/hot"
 )
 
 // version is set at build time by install.sh, like tether's

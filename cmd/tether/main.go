@@ -5,8 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/tether-dev/tether/internal/app"
-	"github.com/tether-dev/tether/internal/hot"
+	"github.com/tether-dev/tether/cmd/internal/hot"
 )
 
 // version is set at build time by install.sh (-ldflags "-X main.version=…").
@@ -16,5 +15,5 @@ func main() {
 	if version == "" {
 		version = hot.DefaultVersion()
 	}
-	os.Exit(app.Main(version, os.Args))
+	os.Exit(Main(version, os.Args))
 }

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/cmd/internal/hot"
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/hooks/codextrust"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/state"
+)
+
+// hooksChecks report whether tether's hooks are installed (in any Claude
+// Code scope or for Codex), whether they run a tether that exists — this
+// one, ideally — and whether Claude's statusLine is tether's. A hook
+// pointing at a binary that no longer exists is fixed by --fix, which
+// installs the hooks of that scope again.
+func hooksChecks(opts doctorOptions, add func(status, name string, fix func() error, format string, args ...any)) {
+	self, _ := opts.Executable()
+	installed := 0
+	statusLine, ownStatusLine := "", false
+	for _, o := range []hooksOptions{
+		{Harness: eventlog.ClaudeCode, Scope: "user", ClaudeDir: opts.Loc.ClaudeDir},
+		{Harness: eventlog.ClaudeCode, Scope: "project", RootDir: opts.Root.Dir},
+		{Harness: eventlog.ClaudeCode, Scope: "local", RootDir: opts.Root.Dir},
+		{Harness: eventlog.Codex, Scope: "user", CodexDir: opts.Loc.CodexDir},
+	} {
+		t := o.target()
+		// Names fit doctor's 10-column name field.
+		name := map[string]string{"user": "hooks", "project": "hooks:proj", "local": "hooks:loc"}[t.scope]
+		if t.harness == eventlog.Codex {
+			name = "codex hook"
+		}
+		data, err := os.ReadFile(t.path)
+		if errors.Is(err, fs.ErrNotExist) || (o.Scope != "user" && o.RootDir == "") {
+			continue
+		}
+		if err != nil {
+			add("warn", name, nil, "cannot read %s: %v", t.path, err)
+			continue
+		}
+		owner := ownerFor(opts.Loc.StateDir, t, self)
+		entries, err := hooks.Installed(data, owner)
+		if err != nil {
+			add("warn", name, nil, "%s: %v", t.path, err)
+			continue
+		}
+		if t.harness == eventlog.ClaudeCode && statusLine == "" {
+			statusLine = gjson.GetBytes(data, "statusLine.command").String()
+			ownStatusLine = owner.Owns(statusLine, "statusline")
+		}
+		if len(entries) == 0 {
+			continue
+		}
+		installed++
+		progs := map[string]bool{}
+		for _, e := range entries {
+			progs[hooks.Program(e.Command)] = true
+		}
+		var list []string
+		for p := range progs {
+			list = append(list, p)
+		}
+		sort.Strings(list)
+		status, detail := "ok", fmt.Sprintf("%d %s in %s, running %s", len(entries), plural(len(entries), "hook", "hooks"), t.path, list[0])
+		var fix func() error
+		for _, p := range list {
+			path := p
+			if !filepath.IsAbs(p) {
+				if found, err := opts.LookPath(p); err == nil {
+					path = found
+				} else {
+					path = ""
+				}
+			}
+			switch {
+			case path == "" || !exists(path):
+				status, detail = "fail", fmt.Sprintf("%s runs %s, which does not exist — 'tether hooks install --scope %s%s' points them at this tether", t.path, p, t.scope, harnessFlag(t.harness))
+				if opts.ReinstallHooks != nil {
+					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && state.CodexInstalledWithTrust(opts.Loc.StateDir, t.path)
+					fix = func() error { return opts.ReinstallHooks(h, s, false, trust) }
+				}
+			case self != "" && !sameFile(path, self) && !sameFile(path, hot.Sibling(self)) && status == "ok":
+				status, detail = "warn", fmt.Sprintf("%s runs %s, another tether than this one (%s)", t.path, p, self)
+			}
+		}
+		if t.harness == eventlog.Codex && status != "fail" {
+			status, detail, fix = codexTrustCheck(opts, t.path, data, owner, status, detail)
+		}
+		add(status, name, fix, "%s", detail)
+	}
+	if installed == 0 {
+		add("warn", "hooks", nil, "not installed — 'tether hooks install' (or ./install.sh --hooks) logs sessions and feeds the context gauge in the prompt")
+	}
+	switch {
+	case ownStatusLine:
+		prog := hooks.Program(statusLine)
+		if _, err := opts.LookPath(prog); err == nil || filepath.IsAbs(prog) && exists(prog) {
+			add("ok", "statusLine", nil, "%s", statusLine)
+			break
+		}
+		var fix func() error
+		if opts.ReinstallHooks != nil {
+			fix = func() error { return opts.ReinstallHooks(eventlog.ClaudeCode, "user", true, false) }
+		}
+		add("fail", "statusLine", fix, "%s: %s does not exist — 'tether hooks install --statusline' points it at this tether", statusLine, prog)
+	case statusLine != "":
+		add("ok", "statusLine", nil, "yours (%s); tether takes context windows from its model table", statusLine)
+	default:
+		add("warn", "statusLine", nil, "not set — 'tether hooks install --statusline' shows context use in Claude Code and records the real context window")
+	}
+}
+
+// codexTrustCheck adds to the codex hook line whether Codex will run the
+// hooks: each needs a trust record in config.toml whose hash is the one
+// Codex computes for it now. A hook changed after it was trusted (a moved
+// binary re-pointed by --fix) is skipped by Codex without a word.
+func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner hooks.Owner, status, detail string) (string, string, func() error) {
+	want, err := codextrust.CodexTrust(hooksPath, data, owner)
+	if err != nil {
+		return "warn", fmt.Sprintf("%s; cannot compute Codex's trust hashes: %v", detail, err), nil
+	}
+	cfgPath := filepath.Join(opts.Loc.CodexDir, "config.toml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "warn", fmt.Sprintf("%s; cannot read %s: %v", detail, cfgPath, err), nil
+	}
+	ts, err := codextrust.CheckCodexTrust(cfg, want)
+	if err != nil {
+		return "warn", fmt.Sprintf("%s; %s: %v", detail, cfgPath, err), nil
+	}
+	if ts.Trusted() {
+		return status, detail + ", trusted", nil
+	}
+	var fix func() error
+	retrust := state.CodexInstalledWithTrust(opts.Loc.StateDir, hooksPath)
+	if retrust && opts.ReinstallHooks != nil {
+		fix = func() error { return opts.ReinstallHooks(eventlog.Codex, "user", false, true) }
+	}
+	how := "review them in the Codex TUI (\"Hooks need review\") or 'tether hooks install --harness codex --trust'"
+	if retrust {
+		how = "'tether doctor --fix' trusts them again (tether installed them with --trust)"
+	}
+	if ts.Stale == 0 && ts.Missing == ts.Want {
+		return "warn", fmt.Sprintf("%s; not trusted by Codex yet — Codex skips them until then ('codex exec' silently): %s", detail, how), fix
+	}
+	return "fail", fmt.Sprintf("%s; %d of %d not trusted by Codex (trust hash in %s does not match the hook) — Codex skips them: %s",
+		detail, ts.Stale+ts.Missing, ts.Want, cfgPath, how), fix
+}
+
+func harnessFlag(h string) string {
+	if h == eventlog.Codex {
+		return " --harness codex"
+	}
+	return ""
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

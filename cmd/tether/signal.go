@@ -1,0 +1,14 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// signalContext is cancelled by SIGINT or SIGTERM, so long-running commands
+// (log --follow) stop cleanly.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
