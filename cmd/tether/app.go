@@ -1,8 +1,3 @@
-// Package app is tether's command line: the command tree over the one
-// dependency container both binaries share (hot.Deps), and the mapping
-// from errors to exit statuses. Each command has an options struct and a
-// runX function that takes it, so commands are tested without a process
-// or a terminal.
 package main
 
 import (

@@ -8,7 +8,7 @@ import (
 	"github.com/tether-dev/tether/cmd/internal/hot"
 )
 
-// The hook itself lives in internal/hot, shared with tether-hot.
+// The hook itself lives in cmd/internal/hot, shared with tether-hot.
 func (a *App) hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "hook",

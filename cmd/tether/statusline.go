@@ -9,7 +9,7 @@ import (
 	"github.com/tether-dev/tether/cmd/internal/hot"
 )
 
-// The statusLine itself lives in internal/hot, shared with tether-hot.
+// The statusLine itself lives in cmd/internal/hot, shared with tether-hot.
 func (a *App) statuslineCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "statusline",

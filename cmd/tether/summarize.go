@@ -353,7 +353,7 @@ var startBackground = func(args []string) (pid int, err error) {
 }
 
 // autoSummarize starts `tether sessions summarize --auto HARNESS:ID` in
-// the background after SessionEnd (internal/hot decides when).
+// the background after SessionEnd (cmd/internal/hot decides when).
 func (a *App) autoSummarize(harness, id string) {
 	hot.AutoSummarize(a.Deps, func(args []string) (int, error) { return startBackground(args) })(harness, id)
 }

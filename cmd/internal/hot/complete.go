@@ -48,7 +48,7 @@ type CompleteOptions struct {
 
 // CompleteAgent completes the session id after `claude --resume`/`-r` or
 // `codex resume`. handled is false when the line is not claude's or
-// codex's (tether's own command line is internal/app's to complete).
+// codex's (tether's own command line is cmd/tether's to complete).
 func CompleteAgent(opts CompleteOptions) (handled bool, err error) { return agentCompletion(&opts) }
 
 // agentCompletion is CompleteAgent. The options come by pointer down to
