@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -25,6 +26,19 @@ func TestCellFastPathsMatch(t *testing.T) {
 			if got, want := cell(s, max), slow(s, max); got != want {
 				t.Errorf("cell(%q, %d) = %q, want %q", s, max, got, want)
 			}
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for s, want := range map[string]time.Duration{"90m": 90 * time.Minute, "7d": 7 * 24 * time.Hour, "1.5d": 36 * time.Hour} {
+		if got, err := parseDuration(s); err != nil || got != want {
+			t.Errorf("%s: %v %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "x", "-1h", "-2d", "d"} {
+		if _, err := parseDuration(s); err == nil {
+			t.Errorf("%q: want error", s)
 		}
 	}
 }

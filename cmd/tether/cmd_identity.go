@@ -160,10 +160,3 @@ func printIdentity(io *iostreams.IOStreams, r identityReport) {
 		fmt.Fprintln(w, ")")
 	}
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

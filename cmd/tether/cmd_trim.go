@@ -362,18 +362,6 @@ func orDash(s string) string {
 	return s
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // trimGC bounds a trim's heap. A trim's live heap is its plan (under a
 // hundred bytes per record, without pointers, plus each uuid once: ~20 MB
 // for the 87,000 records of a 1 GB transcript) and one buffer of the

@@ -363,3 +363,35 @@ func TestWarmSearchAnswersAsAFirstBuild(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionsSearch(t *testing.T) {
+	ta := newTestApp(t)
+	withSessions(t, ta, "")
+	if code := ta.run("sessions", "search", "--json", "run", "ECHO"); code != 0 {
+		t.Fatalf("exit %d %s", code, ta.err)
+	}
+	m := validate(t, "search", ta.out.Bytes())
+	res := m["results"].([]any)
+	if len(res) != 1 || res[0].(map[string]any)["session"].(map[string]any)["id"] != claudeNew {
+		t.Errorf("search: %s", ta.out)
+	}
+	ta.out.Reset()
+	ta.run("sessions", "search", "--json", "again")
+	if res := validate(t, "search", ta.out.Bytes())["results"].([]any); len(res) != 1 {
+		t.Errorf("codex prompt search: %s", ta.out)
+	}
+	// Assistant text only with --all-text.
+	ta.out.Reset()
+	ta.run("sessions", "search", "--json", "tool said")
+	if res := validate(t, "search", ta.out.Bytes())["results"].([]any); len(res) != 0 {
+		t.Errorf("assistant text without --all-text: %s", ta.out)
+	}
+	ta.out.Reset()
+	ta.run("sessions", "search", "--json", "--all-text", "tool said")
+	if res := validate(t, "search", ta.out.Bytes())["results"].([]any); len(res) != 3 {
+		t.Errorf("--all-text: %s", ta.out)
+	}
+	if code := ta.run("sessions", "search", "nothing-matches-this"); code != 3 {
+		t.Errorf("no match: exit %d", code)
+	}
+}

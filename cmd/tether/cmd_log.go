@@ -73,22 +73,6 @@ func (a *App) logCommand() *cli.Command {
 	}
 }
 
-// parseDuration accepts Go durations plus a "d" suffix for days.
-func parseDuration(s string) (time.Duration, error) {
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(n, 64)
-		if err != nil || days < 0 {
-			return 0, fmt.Errorf("invalid duration %q", s)
-		}
-		return time.Duration(days * float64(24*time.Hour)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("invalid duration %q (use e.g. 30m, 24h, 7d)", s)
-	}
-	return d, nil
-}
-
 func runLog(ctx context.Context, opts logOptions) error {
 	var cutoff time.Time
 	if opts.Since > 0 {

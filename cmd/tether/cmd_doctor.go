@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/safeio"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/searchindex"
 	"github.com/tether-dev/tether/trim"
 )
 
@@ -359,4 +360,18 @@ func trimLeftoversCheck(projects string, add func(status, name string, fix func(
 		return nil
 	}
 	add("warn", "trim", fix, "%d files left by killed trims (e.g. %s) — --fix removes them", len(found), filepath.Base(found[0]))
+}
+
+// searchIndexCheck is doctor's line about the search index.
+func searchIndexCheck(add func(status, name, format string, args ...any), loc locations.Locations) {
+	path := searchIndexPath(loc)
+	n, err := searchindex.Size(path)
+	switch {
+	case err != nil:
+		add("warn", "search", "index %s: %v", path, err)
+	case n == 0:
+		add("ok", "search", "no index yet (the first 'tether sessions search' or 'tether sessions index' builds %s)", path)
+	default:
+		add("ok", "search", "index %s, %s", path, humanBytes(n))
+	}
 }
