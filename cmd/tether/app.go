@@ -12,7 +12,7 @@ import (
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/termsafe"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -29,7 +29,7 @@ type App struct {
 
 	// indexSource lists the sessions for the completion index; nil means
 	// the catalog. Tests replace it.
-	indexSource func(context.Context) ([]shellinit.IndexEntry, error)
+	indexSource func(context.Context) ([]compindex.IndexEntry, error)
 }
 
 // New returns an App for this process.

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/cmd/internal/hot"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 )
 
 // sessionArgCommands take a session id as their first argument, and
@@ -60,7 +60,7 @@ func (a *App) completeCommand() *cli.Command {
 			}
 			return runComplete(a.Command(), hot.CompleteOptions{
 				Out: a.IO.Out, Shell: shell, Words: words,
-				IndexPath: shellinit.IndexPath(a.Loc.CacheDir), Root: a.Root().Path, Now: a.Now(),
+				IndexPath: compindex.IndexPath(a.Loc.CacheDir), Root: a.Root().Path, Now: a.Now(),
 				Refresh: a.spawnIndexRefresh,
 			})
 		},
@@ -85,7 +85,7 @@ func runComplete(tree *cli.Command, opts hot.CompleteOptions) error {
 // completeTether completes tether's own command line: subcommands, flags,
 // and session ids where a command or flag takes one. ok is false where it
 // has nothing to offer (a file argument, a flag's free-form value).
-func completeTether(root *cli.Command, before []string, cur string) (cands []shellinit.Candidate, harnesses []string, valuePfx string, ok bool) {
+func completeTether(root *cli.Command, before []string, cur string) (cands []compindex.Candidate, harnesses []string, valuePfx string, ok bool) {
 	cmd, path := root, ""
 	positional := 0
 	var pending cli.Flag
@@ -146,7 +146,7 @@ func completeTether(root *cli.Command, before []string, cur string) (cands []she
 					spelled = "-" + n
 				}
 				if strings.HasPrefix(spelled, cur) {
-					cands = append(cands, shellinit.Candidate{Value: spelled, Desc: flagUsage(f)})
+					cands = append(cands, compindex.Candidate{Value: spelled, Desc: flagUsage(f)})
 				}
 			}
 		}
@@ -157,7 +157,7 @@ func completeTether(root *cli.Command, before []string, cur string) (cands []she
 			if sub.Hidden || !strings.HasPrefix(sub.Name, cur) {
 				continue
 			}
-			cands = append(cands, shellinit.Candidate{Value: sub.Name, Desc: sub.Usage})
+			cands = append(cands, compindex.Candidate{Value: sub.Name, Desc: sub.Usage})
 		}
 		if sessionArgCommands[path] {
 			return cands, all, "", true
@@ -170,11 +170,11 @@ func completeTether(root *cli.Command, before []string, cur string) (cands []she
 }
 
 // choiceCandidates are the values of a choice flag that start with cur.
-func choiceCandidates(vals []string, cur string) []shellinit.Candidate {
-	var out []shellinit.Candidate
+func choiceCandidates(vals []string, cur string) []compindex.Candidate {
+	var out []compindex.Candidate
 	for _, v := range vals {
 		if strings.HasPrefix(v, cur) {
-			out = append(out, shellinit.Candidate{Value: v})
+			out = append(out, compindex.Candidate{Value: v})
 		}
 	}
 	return out
@@ -239,7 +239,7 @@ func (a *App) spawnIndexRefresh() {
 // refreshCompletionIndex rebuilds the completion index, unless another
 // refresh holds the lock.
 func (a *App) refreshCompletionIndex(ctx context.Context) error {
-	path := shellinit.IndexPath(a.Loc.CacheDir)
+	path := compindex.IndexPath(a.Loc.CacheDir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}

@@ -1,4 +1,8 @@
-package shellinit
+// Package compindex is the completion index: the file of every session
+// (harness, id, last activity, identity root, title) that `tether complete`
+// and tether-hot read on each TAB, written by whatever lists the sessions,
+// and the session-id candidates drawn from it, formatted for each shell.
+package compindex
 
 import (
 	"bytes"
@@ -18,6 +22,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/atomicfile"
 	"github.com/tether-dev/tether/internal/safeio"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // The completion index is a small tab-separated file in the cache
@@ -411,7 +416,7 @@ func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
 	}
 	out := make([]Candidate, 0, n)
 	q.describe(groups, func(e *IndexEntry, desc []byte) {
-		out = append(out, Candidate{Value: e.ID, Desc: printable(string(desc))})
+		out = append(out, Candidate{Value: e.ID, Desc: termsafe.Printable(string(desc))})
 	})
 	return out
 }
@@ -736,7 +741,7 @@ func FormatCandidates(w io.Writer, shell string, cands []Candidate) error {
 // appendCandidate appends the line FormatCandidates writes for the
 // candidate v (value) and d (description).
 func appendCandidate(b []byte, shell, v, d string) []byte {
-	v, d = printable(v), printable(d)
+	v, d = termsafe.Printable(v), termsafe.Printable(d)
 	sep := byte(0)
 	switch shell {
 	case "zsh":
@@ -767,7 +772,7 @@ func AppendSessionCandidates(b []byte, shell, path string, q *SessionQuery, valu
 			return err
 		}
 		q.describe(groups, func(e *IndexEntry, desc []byte) {
-			// printable(printable(d)) is printable(d): the description
+			// Printable(Printable(d)) is Printable(d): the description
 			// is made printable here only.
 			out = appendCandidate(out, shell, valuePfx+e.ID, unsafe.String(unsafe.SliceData(desc), len(desc)))
 		})

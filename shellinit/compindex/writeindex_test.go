@@ -1,4 +1,4 @@
-package shellinit
+package compindex
 
 import (
 	"maps"
