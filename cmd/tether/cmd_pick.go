@@ -26,6 +26,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/picker"
+	"github.com/tether-dev/tether/picker/snapshot"
 	"github.com/tether-dev/tether/summarize"
 )
 
@@ -153,8 +154,8 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 	if err != nil {
 		return pickOptions{}, err
 	}
-	snap := picker.SnapshotPath(a.Loc.CacheDir)
-	po.Sessions, po.Short = picker.LoadSnapshot(snap)
+	snap := snapshot.Path(a.Loc.CacheDir)
+	po.Sessions, po.Short = snapshot.Load(snap)
 	po.Refresh = func() ([]catalog.Session, error) {
 		c, err := catalogOnce()
 		if err != nil {
@@ -167,7 +168,7 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		// Stale as list and show say it: the row and the preview must
 		// not offer a session whose last resume failed as resumable.
 		markStale(ss, a.staleMarks())
-		_ = picker.SaveSnapshot(snap, ss) // only an optimisation
+		_ = snapshot.Save(snap, ss) // only an optimisation
 		if err == nil {
 			a.writeCompletionIndex(ss)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/picker"
+	"github.com/tether-dev/tether/picker/snapshot"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -137,11 +138,11 @@ echo "rc=$rc" > "$1/rc"
 // is put back as it was.
 func TestPickHeadlessPaintsFromTheSnapshot(t *testing.T) {
 	ta := newTestApp(t)
-	snap := picker.SnapshotPath(ta.Loc.CacheDir)
+	snap := snapshot.Path(ta.Loc.CacheDir)
 	s := catalog.Session{Harness: catalog.ClaudeCode, ID: "aaaa1111-0000-4000-8000-000000000001", Cwd: "/home/example/proj",
 		Title: "from the snapshot", State: catalog.StateResumable, LastActivity: time.Now().Add(-time.Hour),
 		Resume: catalog.ResumeSpec{Argv: []string{"claude", "--resume", "aaaa1111-0000-4000-8000-000000000001"}, Dir: "/home/example/proj"}}
-	if err := picker.SaveSnapshot(snap, []catalog.Session{s}); err != nil {
+	if err := snapshot.Save(snap, []catalog.Session{s}); err != nil {
 		t.Fatal(err)
 	}
 	gc := debug.SetGCPercent(77)
@@ -202,7 +203,7 @@ func TestPickShowsStaleSessions(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, ta.err)
 	}
 	// What the picker listed (it saved it as the next first paint).
-	listed, _ := picker.LoadSnapshot(picker.SnapshotPath(ta.Loc.CacheDir))
+	listed, _ := snapshot.Load(snapshot.Path(ta.Loc.CacheDir))
 	marked := 0
 	for _, s := range listed {
 		if s.Stale != nil {

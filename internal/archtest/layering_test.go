@@ -39,15 +39,15 @@ var ranks = map[string]int{
 	"agent/claude": 5, "agent/codex": 5,
 	"internal/eventlog": 5, // pending: takes the harness names from agent
 	// features
-	"state": 6, "archive": 6, "trim": 6, "shellinit": 6,
+	"state": 6, "archive": 6, "trim": 6, "shellinit": 6, "shellinit/compindex": 6,
 	"archive/zstdcodec": 7, "hooks": 7, "wrap": 7,
 	"hooks/codextrust": 8, "catalog": 8,
-	"picker": 9, "searchindex": 9, "summarize": 9, "catalog/schemagen": 9,
+	"picker": 9, "picker/snapshot": 9, "searchindex": 9, "summarize": 9, "catalog/schemagen": 9,
 	// the command layer: the shared hot commands, the binaries
 	"cmd/internal/hot": 10, "cmd/tether": 11, "cmd/tether-hot": 11,
 	// test kits and development mains (never shipped)
 	"internal/testkit/fakeapi": 0, "internal/testkit/testutil": 0, "internal/testkit/claudetest": 0,
-	"e2e/harness": 1, "internal/testkit/corpus": 6,
+	"e2e/harness": 1, "internal/testkit/corpus": 6, "internal/testkit/sessiontest": 9,
 	"tools/benchrun": 0, "tools/emptygo": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
 	"tools/gencorpus": 7, "tools/schemagen": 10,
 }

@@ -1,4 +1,4 @@
-package picker
+package snapshot
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/bincodec"
+	"github.com/tether-dev/tether/internal/testkit/sessiontest"
 )
 
 // fillAll sets every field reachable from v to a value that is not its
@@ -62,6 +63,11 @@ func fillAll(t *testing.T, v reflect.Value, seed *int) {
 	default:
 		t.Fatalf("fillAll: no value for a %s: teach the snapshot codec and this test about it", v.Type())
 	}
+}
+
+// synthetic makes n sessions with realistic titles, prompts and paths.
+func synthetic(n int) []catalog.Session {
+	return sessiontest.Synthetic(n, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 }
 
 func fullSessions(t *testing.T, n int) []catalog.Session {
@@ -137,10 +143,10 @@ func sameSession(a, b catalog.Session) bool {
 func TestSnapshotFileRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache", "picker-sessions.gob")
 	ss := synthetic(50)
-	if err := SaveSnapshot(path, ss); err != nil {
+	if err := Save(path, ss); err != nil {
 		t.Fatal(err)
 	}
-	got, short := LoadSnapshot(path)
+	got, short := Load(path)
 	if len(got) != 50 || !reflect.DeepEqual(short, catalog.ShortIDs(ss)) {
 		t.Fatalf("loaded %d sessions, short ids %q", len(got), short)
 	}
@@ -150,10 +156,10 @@ func TestSnapshotFileRoundTrip(t *testing.T) {
 		}
 	}
 	// No sessions: nothing to paint from (the picker lists), as before.
-	if err := SaveSnapshot(path, nil); err != nil {
+	if err := Save(path, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := LoadSnapshot(path); got != nil {
+	if got, _ := Load(path); got != nil {
 		t.Errorf("an empty snapshot gave %d sessions", len(got))
 	}
 }
@@ -170,7 +176,7 @@ func TestSnapshotOtherVersionsAndDamageAreIgnored(t *testing.T) {
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := LoadSnapshot(p)
+		got, _ := Load(p)
 		return got
 	}
 	if load(data) == nil {
