@@ -29,7 +29,7 @@ type App struct {
 
 	// indexSource lists the sessions for the completion index; nil means
 	// the catalog. Tests replace it.
-	indexSource func(context.Context) ([]compindex.IndexEntry, error)
+	indexSource func(context.Context) ([]compindex.Entry, error)
 }
 
 // New returns an App for this process.

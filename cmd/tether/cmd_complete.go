@@ -60,7 +60,7 @@ func (a *App) completeCommand() *cli.Command {
 			}
 			return runComplete(a.Command(), hot.CompleteOptions{
 				Out: a.IO.Out, Shell: shell, Words: words,
-				IndexPath: compindex.IndexPath(a.Loc.CacheDir), Root: a.Root().Path, Now: a.Now(),
+				IndexPath: compindex.Path(a.Loc.CacheDir), Root: a.Root().Path, Now: a.Now(),
 				Refresh: a.spawnIndexRefresh,
 			})
 		},
@@ -239,7 +239,7 @@ func (a *App) spawnIndexRefresh() {
 // refreshCompletionIndex rebuilds the completion index, unless another
 // refresh holds the lock.
 func (a *App) refreshCompletionIndex(ctx context.Context) error {
-	path := compindex.IndexPath(a.Loc.CacheDir)
+	path := compindex.Path(a.Loc.CacheDir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}

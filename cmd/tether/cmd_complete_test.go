@@ -17,7 +17,7 @@ import (
 func completeApp(t *testing.T) (*testApp, string) {
 	ta, root := promptApp(t)
 	now := time.Now()
-	err := compindex.WriteIndex(compindex.IndexPath(ta.Loc.CacheDir), []compindex.IndexEntry{
+	err := compindex.Write(compindex.Path(ta.Loc.CacheDir), []compindex.Entry{
 		{Harness: "codex", ID: "0199aaaa-codex", LastActivity: now.Add(-time.Minute), Root: root, Title: "codex work"},
 		{Harness: "claude-code", ID: "bbbb-elsewhere", LastActivity: now.Add(-2 * time.Minute), Root: "/home/example/src/other", Title: "other\tproject"},
 		{Harness: "claude-code", ID: "aaaa-here", LastActivity: now.Add(-3 * time.Hour), Root: root, Title: "fix: the login bug"},
@@ -135,14 +135,14 @@ func containsStr(ss []string, s string) bool {
 func TestCompleteRefreshesStaleOrMissingIndex(t *testing.T) {
 	ta, _ := promptApp(t)
 	ran := 0
-	ta.indexSource = func(context.Context) ([]compindex.IndexEntry, error) {
+	ta.indexSource = func(context.Context) ([]compindex.Entry, error) {
 		ran++
-		return []compindex.IndexEntry{{Harness: "claude-code", ID: "fresh-id", LastActivity: time.Now(), Title: "t"}}, nil
+		return []compindex.Entry{{Harness: "claude-code", ID: "fresh-id", LastActivity: time.Now(), Title: "t"}}, nil
 	}
 	spawned := 0
 	opts := hot.CompleteOptions{
 		Out: ta.out, Shell: "bash", Words: []string{"claude", "-r", ""},
-		IndexPath: compindex.IndexPath(ta.Loc.CacheDir), Now: time.Now(), Refresh: func() { spawned++ },
+		IndexPath: compindex.Path(ta.Loc.CacheDir), Now: time.Now(), Refresh: func() { spawned++ },
 	}
 	if err := runComplete(ta.Command(), opts); err != nil || ta.out.Len() != 0 || spawned != 1 {
 		t.Fatalf("missing index: err %v out %q spawned %d", err, ta.out, spawned)
@@ -159,11 +159,11 @@ func TestCompleteRefreshesStaleOrMissingIndex(t *testing.T) {
 		t.Fatalf("stale index answers and refreshes: err %v out %q spawned %d", err, ta.out, spawned)
 	}
 	// A refresh already running (fresh lock) is not doubled.
-	os.WriteFile(compindex.IndexPath(ta.Loc.CacheDir)+".lock", nil, 0o600)
+	os.WriteFile(compindex.Path(ta.Loc.CacheDir)+".lock", nil, 0o600)
 	if code := ta.run("complete", "--refresh-index"); code != 0 || ran != 1 {
 		t.Errorf("refresh under a live lock ran: %d", ran)
 	}
-	st, _ := os.Stat(compindex.IndexPath(ta.Loc.CacheDir))
+	st, _ := os.Stat(compindex.Path(ta.Loc.CacheDir))
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("index mode %v, want 0600 (titles come from prompts)", st.Mode().Perm())
 	}

@@ -78,7 +78,7 @@ func shellChecks(opts doctorOptions, add func(status, name string, fix func() er
 		zshCompletionCheck(env.ProbeZsh, add)
 	}
 
-	index := compindex.IndexPath(opts.Loc.CacheDir)
+	index := compindex.Path(opts.Loc.CacheDir)
 	st, err := os.Stat(index)
 	switch {
 	case err != nil:

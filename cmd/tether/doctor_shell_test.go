@@ -60,14 +60,14 @@ func TestDoctorShellChecks(t *testing.T) {
 		t.Errorf("shim:\n%s", out)
 	}
 	// --fix builds the completion index.
-	ta.indexSource = func(context.Context) ([]compindex.IndexEntry, error) {
-		return []compindex.IndexEntry{{Harness: "codex", ID: "x", LastActivity: time.Now()}}, nil
+	ta.indexSource = func(context.Context) ([]compindex.Entry, error) {
+		return []compindex.Entry{{Harness: "codex", ID: "x", LastActivity: time.Now()}}, nil
 	}
 	out = run(nil, realClaude, true)
 	if !strings.Contains(out, "ok    completion no session index") || !strings.Contains(out, "fixed completion") {
 		t.Errorf("--fix:\n%s", out)
 	}
-	if _, err := os.Stat(compindex.IndexPath(ta.Loc.CacheDir)); err != nil {
+	if _, err := os.Stat(compindex.Path(ta.Loc.CacheDir)); err != nil {
 		t.Errorf("--fix built no index: %v", err)
 	}
 }

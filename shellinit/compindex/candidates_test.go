@@ -11,21 +11,21 @@ import (
 )
 
 func TestIndexRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c", IndexFile)
+	path := filepath.Join(t.TempDir(), "c", File)
 	at := time.Unix(1764500000, 0)
-	in := []IndexEntry{
+	in := []Entry{
 		{Harness: "claude-code", ID: "a", LastActivity: at, Root: "/odd\\dir\\n/new\nline\tx", Title: "tab\there\nnewline"},
 		{Harness: "", ID: "skipped"},
 	}
-	if err := WriteIndex(path, in); err != nil {
+	if err := Write(path, in); err != nil {
 		t.Fatal(err)
 	}
-	out, err := ReadIndex(path)
+	out, err := Read(path)
 	if err != nil || len(out) != 1 || out[0] != in[0] {
 		t.Fatalf("%v %+v", err, out)
 	}
 	os.WriteFile(path, []byte("something else\n"), 0o600)
-	if _, err := ReadIndex(path); err == nil {
+	if _, err := Read(path); err == nil {
 		t.Error("a file without the header was read as an index")
 	}
 }
@@ -47,7 +47,7 @@ func TestRelTime(t *testing.T) {
 // fish's completion menus).
 func TestCandidatesAreTerminalSafe(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	entries := []IndexEntry{{Harness: "claude-code", ID: "abc12345", LastActivity: now, Root: "/home/example/\x1b]0;x\x07",
+	entries := []Entry{{Harness: "claude-code", ID: "abc12345", LastActivity: now, Root: "/home/example/\x1b]0;x\x07",
 		Title: "evil\u202etxt.exe \x1b]52;c;cHduZWQ=\x07 \x9b2J \u2066iso\u2069"}}
 	cands := SessionCandidates(entries, SessionQuery{Harnesses: []string{"claude-code"}, Root: "/elsewhere", Now: now})
 	for _, sh := range []string{"bash", "zsh", "fish"} {
@@ -59,21 +59,21 @@ func TestCandidatesAreTerminalSafe(t *testing.T) {
 	}
 }
 
-// ReadIndexMatching returns exactly the entries of ReadIndex that keep
+// ReadMatching returns exactly the entries of Read that keep
 // accepts, decoded the same way.
 func TestReadIndexMatching(t *testing.T) {
-	path := filepath.Join(t.TempDir(), IndexFile)
+	path := filepath.Join(t.TempDir(), File)
 	at := time.Unix(1764500000, 0)
-	in := []IndexEntry{
+	in := []Entry{
 		{Harness: "claude-code", ID: "ab1", LastActivity: at, Root: "/r\\oot", Title: "t\tone"},
 		{Harness: "codex", ID: "ab2", LastActivity: at.Add(-time.Hour), Root: "/r", Title: "two"},
 		{Harness: "claude-code", ID: "cd3", LastActivity: at.Add(-2 * time.Hour), Root: "/r", Title: "three"},
 	}
-	if err := WriteIndex(path, in); err != nil {
+	if err := Write(path, in); err != nil {
 		t.Fatal(err)
 	}
-	all, _ := ReadIndex(path)
-	got, err := ReadIndexMatching(path, func(h, id string) bool { return h == "claude-code" && strings.HasPrefix(id, "ab") })
+	all, _ := Read(path)
+	got, err := ReadMatching(path, func(h, id string) bool { return h == "claude-code" && strings.HasPrefix(id, "ab") })
 	if err != nil || len(all) != 3 || len(got) != 1 || got[0] != all[0] || got[0] != in[0] {
 		t.Fatalf("got %+v %v (all %+v)", got, err, all)
 	}
@@ -82,9 +82,9 @@ func TestReadIndexMatching(t *testing.T) {
 // Rewriting an unchanged index only refreshes its mtime (complete's age
 // check); a changed one is rewritten.
 func TestWriteIndexUnchangedRefreshesMTime(t *testing.T) {
-	path := filepath.Join(t.TempDir(), IndexFile)
-	in := []IndexEntry{{Harness: "claude-code", ID: "a", LastActivity: time.Unix(1764500000, 0), Root: "/r", Title: "t"}}
-	if err := WriteIndex(path, in); err != nil {
+	path := filepath.Join(t.TempDir(), File)
+	in := []Entry{{Harness: "claude-code", ID: "a", LastActivity: time.Unix(1764500000, 0), Root: "/r", Title: "t"}}
+	if err := Write(path, in); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
@@ -92,7 +92,7 @@ func TestWriteIndexUnchangedRefreshesMTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
-	if err := WriteIndex(path, in); err != nil {
+	if err := Write(path, in); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(path)
@@ -100,10 +100,10 @@ func TestWriteIndexUnchangedRefreshesMTime(t *testing.T) {
 		t.Errorf("unchanged index: mtime %v (was %v), content changed: %v", st.ModTime(), old, string(after) != string(before))
 	}
 	in[0].Title = "new title"
-	if err := WriteIndex(path, in); err != nil {
+	if err := Write(path, in); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := ReadIndex(path); err != nil || len(out) != 1 || out[0].Title != "new title" {
+	if out, err := Read(path); err != nil || len(out) != 1 || out[0].Title != "new title" {
 		t.Errorf("changed index not rewritten: %+v %v", out, err)
 	}
 }
@@ -113,7 +113,7 @@ func TestWriteIndexUnchangedRefreshesMTime(t *testing.T) {
 // other directory's base name, zsh's escaped colon, fish's tab.
 func TestFormatCandidatesLines(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	entries := []IndexEntry{
+	entries := []Entry{
 		{Harness: "claude-code", ID: "ab:1", LastActivity: now.Add(-5 * time.Minute), Root: "/home/example/src/here", Title: "fix the bug"},
 		{Harness: "codex", ID: "cd2", LastActivity: now.Add(-400 * 24 * time.Hour), Root: "/home/example/src/there", Title: "tab\there"},
 	}

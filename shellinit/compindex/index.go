@@ -48,14 +48,14 @@ const (
 	rootLine    = "\t#root\t"
 )
 
-// IndexFile is the index's name under the cache directory.
-const IndexFile = "complete.tsv"
+// File is the index's name under the cache directory.
+const File = "complete.tsv"
 
-// IndexPath is the completion index under cacheDir.
-func IndexPath(cacheDir string) string { return filepath.Join(cacheDir, IndexFile) }
+// Path is the completion index under cacheDir.
+func Path(cacheDir string) string { return filepath.Join(cacheDir, File) }
 
-// IndexEntry is one session in the completion index.
-type IndexEntry struct {
+// Entry is one session in the completion index.
+type Entry struct {
 	Harness      string
 	ID           string
 	LastActivity time.Time
@@ -65,13 +65,13 @@ type IndexEntry struct {
 	Title string
 }
 
-// WriteIndex replaces the index at path with entries, newest first,
+// Write replaces the index at path with entries, newest first,
 // atomically and mode 0600 (titles come from prompts). A listing calls it
 // with 10,000 entries already in order on every run: the lines are
 // appended to one buffer (not concatenated), and entries in order are not
 // copied and sorted again.
-func WriteIndex(path string, entries []IndexEntry) error {
-	return WriteIndexDigest(path, entries, "")
+func Write(path string, entries []Entry) error {
+	return WriteDigest(path, entries, "")
 }
 
 // A listing rewrites the index on every run, and nearly always with the
@@ -85,14 +85,14 @@ func WriteIndex(path string, entries []IndexEntry) error {
 //	<TAB>#listing<TAB>1<TAB>3f9c…<TAB>0000000001372004
 //
 // An index whose first two lines are the header and that line, for the
-// same digest and the file's own size, holds what WriteIndex would write
+// same digest and the file's own size, holds what Write would write
 // for those entries: it is marked fresh instead of being built. The
 // index is only ever replaced whole (by rename), so a file that is not
 // what was recorded (an older tether's, one cut short or grown) fails the
 // check and is rewritten.
 const listingTag = "\t#listing\t"
 
-// listingLayout changes whenever WriteIndex writes other bytes for the
+// listingLayout changes whenever Write writes other bytes for the
 // same entries, so that no index of an older layout passes for current.
 const listingLayout = "1"
 
@@ -120,10 +120,10 @@ func indexRecords(path, digest string) bool {
 	return n == len(want) && (err == nil || err == io.EOF) && string(got) == want
 }
 
-// FreshenIndex marks the index at path fresh (complete's age check) when
+// Freshen marks the index at path fresh (complete's age check) when
 // it records digest, and reports whether it did: a writer that knows the
 // digest of what it would write then need not even build the entries.
-func FreshenIndex(path, digest string) (bool, error) {
+func Freshen(path, digest string) (bool, error) {
 	if digest == "" || strings.ContainsAny(digest, "\t\n\r\\") || !indexRecords(path, digest) {
 		return false, nil
 	}
@@ -131,15 +131,15 @@ func FreshenIndex(path, digest string) (bool, error) {
 	return true, os.Chtimes(path, now, now)
 }
 
-// WriteIndexDigest is WriteIndex for entries of the given digest (see
+// WriteDigest is Write for entries of the given digest (see
 // listingTag; "" records none): when the index already records it, the
 // file is only marked fresh for complete's age check.
-func WriteIndexDigest(path string, entries []IndexEntry, digest string) error {
+func WriteDigest(path string, entries []Entry, digest string) error {
 	if strings.ContainsAny(digest, "\t\n\r\\") {
 		digest = "" // not a digest a line can hold: record none
 	}
 	if digest != "" {
-		if fresh, err := FreshenIndex(path, digest); fresh {
+		if fresh, err := Freshen(path, digest); fresh {
 			return err
 		}
 	}
@@ -193,9 +193,9 @@ func WriteIndexDigest(path string, entries []IndexEntry, digest string) error {
 	return atomicfile.WriteBytes(path, buf, atomicfile.Options{Perm: 0o600})
 }
 
-// newestFirst reports whether entries are in WriteIndex's order already
+// newestFirst reports whether entries are in Write's order already
 // (a stable sort would leave them as they are).
-func newestFirst(entries []IndexEntry) bool {
+func newestFirst(entries []Entry) bool {
 	for i := 1; i < len(entries); i++ {
 		if entries[i].LastActivity.After(entries[i-1].LastActivity) {
 			return false
@@ -247,16 +247,16 @@ func unfield(s string) string {
 	return fieldUnescaper.Replace(s)
 }
 
-// ReadIndex reads the index at path. Lines it does not understand are
+// Read reads the index at path. Lines it does not understand are
 // skipped; a file without the header is an error (it is not an index).
-func ReadIndex(path string) ([]IndexEntry, error) { return ReadIndexMatching(path, nil) }
+func Read(path string) ([]Entry, error) { return ReadMatching(path, nil) }
 
-// ReadIndexMatching is ReadIndex keeping only the entries for which keep
+// ReadMatching is Read keeping only the entries for which keep
 // (nil: all) says yes, asked before the rest of the line is decoded. It
 // runs on every TAB, over up to tens of thousands of lines: one read, no
 // copy of the file, fields that are substrings of it, and nothing built
 // for the lines keep turns down.
-func ReadIndexMatching(path string, keep func(harness, id string) bool) ([]IndexEntry, error) {
+func ReadMatching(path string, keep func(harness, id string) bool) ([]Entry, error) {
 	data, err := safeio.ReadOwn(path)
 	if err != nil {
 		return nil, err
@@ -265,13 +265,13 @@ func ReadIndexMatching(path string, keep func(harness, id string) bool) ([]Index
 	return parseIndex(path, unsafe.String(unsafe.SliceData(data), len(data)), keep)
 }
 
-// mapIndexMatching calls use with what ReadIndexMatching returns, read
+// mapIndexMatching calls use with what ReadMatching returns, read
 // from a mapping of the file (see mapIndex) instead of a copy of it: a
 // TAB then faults in a few pages of the page cache instead of copying the
 // whole index (1.7 MB at 10,000 sessions). The entries' strings point
 // into the mapping: they are valid only during the call, under mapIndex's
 // guard against a file truncated meanwhile.
-func mapIndexMatching(path string, keep func(harness, id string) bool, use func([]IndexEntry)) error {
+func mapIndexMatching(path string, keep func(harness, id string) bool, use func([]Entry)) error {
 	return mapIndex(path, func(text string) error {
 		entries, err := parseIndex(path, text, keep)
 		if err == nil {
@@ -315,14 +315,14 @@ func mapIndex(path string, use func(text string) error) (err error) {
 	return use(unsafe.String(unsafe.SliceData(data), len(data)))
 }
 
-func parseIndex(path, text string, keep func(harness, id string) bool) ([]IndexEntry, error) {
+func parseIndex(path, text string, keep func(harness, id string) bool) ([]Entry, error) {
 	head, rest, _ := strings.Cut(text, "\n")
 	if head != indexHeader {
 		return nil, fmt.Errorf("%s: not a tether completion index", path)
 	}
 	// Room for every line: pages a filtered read leaves unused are never
 	// touched, so they cost nothing.
-	entries := make([]IndexEntry, 0, strings.Count(rest, "\n"))
+	entries := make([]Entry, 0, strings.Count(rest, "\n"))
 	for len(rest) > 0 {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
@@ -346,7 +346,7 @@ func parseIndex(path, text string, keep func(harness, id string) bool) ([]IndexE
 		if err != nil {
 			continue
 		}
-		entries = append(entries, IndexEntry{Harness: harness, ID: id, LastActivity: time.Unix(sec, 0), Root: unfield(f[3]), Title: unfield(f[4])})
+		entries = append(entries, Entry{Harness: harness, ID: id, LastActivity: time.Unix(sec, 0), Root: unfield(f[3]), Title: unfield(f[4])})
 	}
 	return entries, nil
 }
@@ -376,9 +376,9 @@ type SessionQuery struct {
 // in q's order, the current root's sessions first, newest first within
 // each group. It runs on every TAB, so it partitions instead of sorting
 // the whole index: entries are kept in the index's order (newest first,
-// as WriteIndex writes them) and each group is sorted only if it is not.
-func SessionCandidates(entries []IndexEntry, q SessionQuery) []Candidate {
-	groups := make([][]*IndexEntry, 2*len(q.Harnesses))
+// as Write writes them) and each group is sorted only if it is not.
+func SessionCandidates(entries []Entry, q SessionQuery) []Candidate {
+	groups := make([][]*Entry, 2*len(q.Harnesses))
 	for i := range entries {
 		e := &entries[i]
 		if !strings.HasPrefix(e.ID, q.Prefix) {
@@ -406,7 +406,7 @@ func (q SessionQuery) group(harness string, inRoot bool) int {
 }
 
 // candidates formats groups in order, each newest first, up to q.Limit.
-func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
+func (q SessionQuery) candidates(groups [][]*Entry) []Candidate {
 	n := 0
 	for _, g := range groups {
 		n += len(g)
@@ -415,7 +415,7 @@ func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
 		n = min(n, q.Limit)
 	}
 	out := make([]Candidate, 0, n)
-	q.describe(groups, func(e *IndexEntry, desc []byte) {
+	q.describe(groups, func(e *Entry, desc []byte) {
 		out = append(out, Candidate{Value: e.ID, Desc: termsafe.Printable(string(desc))})
 	})
 	return out
@@ -424,7 +424,7 @@ func (q SessionQuery) candidates(groups [][]*IndexEntry) []Candidate {
 // describe calls f with the entries of groups in order, each newest
 // first, up to q.Limit, and each one's description (not yet printable;
 // valid only during the call).
-func (q SessionQuery) describe(groups [][]*IndexEntry, f func(e *IndexEntry, desc []byte)) {
+func (q SessionQuery) describe(groups [][]*Entry, f func(e *Entry, desc []byte)) {
 	n := 0
 	// One buffer for every description: a TAB formats up to q.Limit of
 	// them.
@@ -455,7 +455,7 @@ func (q SessionQuery) describe(groups [][]*IndexEntry, f func(e *IndexEntry, des
 // MapSessionCandidates is SessionCandidates over the index at path
 // (mapped, as MapIndexMatching), decoding only what can be offered: each
 // group keeps its first q.Limit entries, and lines past that are only
-// checked to be in order (newest first, as WriteIndex writes them). A TAB
+// checked to be in order (newest first, as Write writes them). A TAB
 // with nothing typed then decodes at most a few hundred of the ~10,000
 // lines. An index out of order is read in full, so the result is always
 // SessionCandidates's.
@@ -487,7 +487,7 @@ func allSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 	var cands []Candidate
 	err := mapIndexMatching(path, func(harness, id string) bool {
 		return strings.HasPrefix(id, q.Prefix) && slices.Contains(q.Harnesses, harness)
-	}, func(entries []IndexEntry) {
+	}, func(entries []Entry) {
 		cands = SessionCandidates(entries, q)
 		for i := range cands {
 			cands[i].Value = strings.Clone(cands[i].Value)
@@ -504,24 +504,24 @@ func allSessionCandidates(path string, q SessionQuery) ([]Candidate, error) {
 // order (the caller then reads every line). Once every other-directory
 // group is full, only the current root's lines can still be offered: the
 // rest of the text is searched for its root column instead of being
-// split into lines, trusting the order WriteIndex wrote (the lines read
+// split into lines, trusting the order Write wrote (the lines read
 // line by line are still checked).
-func boundedGroups(path, text string, q *SessionQuery) (groups [][]*IndexEntry, ok bool, err error) {
+func boundedGroups(path, text string, q *SessionQuery) (groups [][]*Entry, ok bool, err error) {
 	head, rest, _ := strings.Cut(text, "\n")
 	if head != indexHeader {
 		return nil, false, fmt.Errorf("%s: not a tether completion index", path)
 	}
-	b := boundedReader{q: q, rawRoot: field(q.Root), groups: make([][]*IndexEntry, 2*len(q.Harnesses))}
+	b := boundedReader{q: q, rawRoot: field(q.Root), groups: make([][]*Entry, 2*len(q.Harnesses))}
 	if q.Limit > 0 {
 		for g := range b.groups {
-			b.groups[g] = make([]*IndexEntry, 0, min(q.Limit, 512))
+			b.groups[g] = make([]*Entry, 0, min(q.Limit, 512))
 		}
 	}
 	if q.Limit > 0 {
 		// Room for every entry that can be kept, reserved at once: pages
 		// left unused are never touched, and line then allocates nothing
 		// (a TAB decodes it on a young stack).
-		b.slab = make([]IndexEntry, 0, min(q.Limit, 512)*len(b.groups))
+		b.slab = make([]Entry, 0, min(q.Limit, 512)*len(b.groups))
 	}
 	b.last = make([]int64, len(b.groups))
 	b.overflow = make([]bool, len(b.groups))
@@ -624,7 +624,7 @@ func indexAt(s, needle string, p int) int {
 type boundedReader struct {
 	q                  *SessionQuery
 	rawRoot            string
-	groups             [][]*IndexEntry
+	groups             [][]*Entry
 	last               []int64
 	overflow, unsorted []bool
 	// rootLines counts the lines of the current root seen, whatever
@@ -632,7 +632,7 @@ type boundedReader struct {
 	rootLines int
 	// slab holds the decoded entries, allocated 64 at a time rather than
 	// one by one (a TAB decodes up to q.Limit per group).
-	slab []IndexEntry
+	slab []Entry
 }
 
 // othersFull: every harness's other-directory group has q.Limit entries.
@@ -695,9 +695,9 @@ func (b *boundedReader) line(line string) {
 		root = unfield(root)
 	}
 	if len(b.slab) == cap(b.slab) {
-		b.slab = make([]IndexEntry, 0, 64)
+		b.slab = make([]Entry, 0, 64)
 	}
-	b.slab = append(b.slab, IndexEntry{Harness: harness, ID: id, LastActivity: time.Unix(sec, 0), Root: root, Title: unfield(line)})
+	b.slab = append(b.slab, Entry{Harness: harness, ID: id, LastActivity: time.Unix(sec, 0), Root: root, Title: unfield(line)})
 	b.groups[g] = append(b.groups[g], &b.slab[len(b.slab)-1])
 }
 
@@ -771,7 +771,7 @@ func AppendSessionCandidates(b []byte, shell, path string, q *SessionQuery, valu
 			full = err == nil
 			return err
 		}
-		q.describe(groups, func(e *IndexEntry, desc []byte) {
+		q.describe(groups, func(e *Entry, desc []byte) {
 			// Printable(Printable(d)) is Printable(d): the description
 			// is made printable here only.
 			out = appendCandidate(out, shell, valuePfx+e.ID, unsafe.String(unsafe.SliceData(desc), len(desc)))

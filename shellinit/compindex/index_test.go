@@ -11,26 +11,26 @@ import (
 	"time"
 )
 
-// mapIndexMatching reads what ReadIndexMatching reads, from a mapping:
+// mapIndexMatching reads what ReadMatching reads, from a mapping:
 // the same entries (hostile fields included), the same refusals.
 func TestMapIndexMatchingAgrees(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, IndexFile)
+	path := filepath.Join(dir, File)
 	now := time.Unix(1764500000, 0)
-	var entries []IndexEntry
+	var entries []Entry
 	for i := range 300 {
-		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex"}[i%2], ID: strings.Repeat(string(rune('a'+i%26)), 8) + "-" + time.Duration(i).String(),
+		entries = append(entries, Entry{Harness: []string{"claude-code", "codex"}[i%2], ID: strings.Repeat(string(rune('a'+i%26)), 8) + "-" + time.Duration(i).String(),
 			LastActivity: now.Add(-time.Duration(i) * time.Minute), Root: "/home/example/src/p\t" + string(rune('0'+i%10)), Title: "fix\nthe \\ bug " + strings.Repeat("é", i%5)})
 	}
-	if err := WriteIndex(path, entries); err != nil {
+	if err := Write(path, entries); err != nil {
 		t.Fatal(err)
 	}
 	for _, keep := range []func(h, id string) bool{nil, func(h, id string) bool { return h == "codex" && strings.HasPrefix(id, "b") }} {
-		want, err := ReadIndexMatching(path, keep)
+		want, err := ReadMatching(path, keep)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := mapIndexMatching(path, keep, func(got []IndexEntry) {
+		if err := mapIndexMatching(path, keep, func(got []Entry) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("mapped read differs: %d entries, want %d", len(got), len(want))
 			}
@@ -40,35 +40,35 @@ func TestMapIndexMatchingAgrees(t *testing.T) {
 	}
 	empty := filepath.Join(dir, "empty.tsv")
 	os.WriteFile(empty, nil, 0o600)
-	if err := mapIndexMatching(empty, nil, func([]IndexEntry) {}); err == nil {
+	if err := mapIndexMatching(empty, nil, func([]Entry) {}); err == nil {
 		t.Error("an empty file is not an index")
 	}
 	other := filepath.Join(dir, "other.tsv")
 	os.WriteFile(other, []byte("claude-code\tid\t1\t/r\tt\n"), 0o600)
-	if err := mapIndexMatching(other, nil, func([]IndexEntry) {}); err == nil {
+	if err := mapIndexMatching(other, nil, func([]Entry) {}); err == nil {
 		t.Error("a file without the header is not an index")
 	}
-	if err := mapIndexMatching(filepath.Join(dir, "missing.tsv"), nil, func([]IndexEntry) {}); !os.IsNotExist(err) {
+	if err := mapIndexMatching(filepath.Join(dir, "missing.tsv"), nil, func([]Entry) {}); !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 // MapSessionCandidates decodes at most Limit entries per group, yet offers
 // exactly what SessionCandidates over the whole index offers for an index
-// as WriteIndex writes it (newest first), with and without a prefix, a
+// as Write writes it (newest first), with and without a prefix, a
 // cap, the current root, one or two harnesses. Lines out of order (a
 // hand-edited index) are sorted as SessionCandidates sorts them when
-// nothing caps the groups; past a cap only WriteIndex's order is trusted.
+// nothing caps the groups; past a cap only Write's order is trusted.
 func TestMapSessionCandidatesAgrees(t *testing.T) {
 	dir := t.TempDir()
-	sorted := filepath.Join(dir, IndexFile)
+	sorted := filepath.Join(dir, File)
 	now := time.Unix(1764500000, 0)
-	var entries []IndexEntry
+	var entries []Entry
 	for i := range 400 {
-		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex", "claude-code"}[i%3], ID: strings.Repeat(string(rune('a'+i%7)), 8) + "-" + time.Duration(i).String(),
+		entries = append(entries, Entry{Harness: []string{"claude-code", "codex", "claude-code"}[i%3], ID: strings.Repeat(string(rune('a'+i%7)), 8) + "-" + time.Duration(i).String(),
 			LastActivity: now.Add(-time.Duration(i*i%97) * time.Minute), Root: "/home/example/src/p\t" + string(rune('0'+i%4)), Title: "fix\nthe \\ bug " + strings.Repeat("é", i%5)})
 	}
-	if err := WriteIndex(sorted, entries); err != nil {
+	if err := Write(sorted, entries); err != nil {
 		t.Fatal(err)
 	}
 	// The same lines in the order given (not newest first).
@@ -80,7 +80,7 @@ func TestMapSessionCandidatesAgrees(t *testing.T) {
 	text += "bad line\ncodex\tzz\tnot-a-time\t/r\tt\n"
 	os.WriteFile(unsorted, []byte(text), 0o600)
 	for _, path := range []string{sorted, unsorted} {
-		all, err := ReadIndex(path)
+		all, err := Read(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,18 +144,18 @@ func TestIndexAtAsStringsIndex(t *testing.T) {
 // the same candidates as a full read.
 func TestIndexFooterBoundsTheRootSearch(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, IndexFile)
+	path := filepath.Join(dir, File)
 	now := time.Unix(1764500000, 0)
-	var entries []IndexEntry
+	var entries []Entry
 	for i := range 2000 {
 		root := "/home/example/src/other" + strconv.Itoa(i%50)
 		if i == 10 || i == 1500 || i == 1999 {
 			root = "/home/example/src/rare"
 		}
-		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex"}[i%2], ID: "id" + strconv.Itoa(i),
+		entries = append(entries, Entry{Harness: []string{"claude-code", "codex"}[i%2], ID: "id" + strconv.Itoa(i),
 			LastActivity: now.Add(-time.Duration(i) * time.Minute), Root: root, Title: "t" + strconv.Itoa(i)})
 	}
-	if err := WriteIndex(path, entries); err != nil {
+	if err := Write(path, entries); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -163,9 +163,9 @@ func TestIndexFooterBoundsTheRootSearch(t *testing.T) {
 		!strings.Contains(string(data), "\t#root\t40\t/home/example/src/other7\t\n") {
 		t.Fatalf("footer missing or wrong:\n%s", data[len(data)-300:])
 	}
-	all, err := ReadIndex(path)
+	all, err := Read(path)
 	if err != nil || len(all) != 2000 {
-		t.Fatalf("ReadIndex: %d entries, %v", len(all), err)
+		t.Fatalf("Read: %d entries, %v", len(all), err)
 	}
 	for _, q := range []SessionQuery{
 		{Harnesses: []string{"claude-code"}, Root: "/home/example/src/rare", Now: now, Limit: 5},
@@ -188,17 +188,17 @@ func TestIndexFooterBoundsTheRootSearch(t *testing.T) {
 // index out of order, read in full; on error it leaves b as it was.
 func TestAppendSessionCandidatesAsFormatted(t *testing.T) {
 	dir := t.TempDir()
-	sorted := filepath.Join(dir, IndexFile)
+	sorted := filepath.Join(dir, File)
 	now := time.Unix(1764500000, 0)
-	var entries []IndexEntry
+	var entries []Entry
 	for i := range 300 {
-		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex", "claude-code"}[i%3],
+		entries = append(entries, Entry{Harness: []string{"claude-code", "codex", "claude-code"}[i%3],
 			ID:           strings.Repeat(string(rune('a'+i%5)), 6) + []string{"", ":x", `\y`, "\x1b[2J"}[i%4] + "-" + strconv.Itoa(i),
 			LastActivity: now.Add(-time.Duration(i) * time.Hour),
 			Root:         "/home/example/src/p\t" + string(rune('0'+i%4)),
 			Title:        "fix\nthe \\ bug\x07 \u202e" + string([]byte{0xff, 'z'}) + strings.Repeat("é", i%5)})
 	}
-	if err := WriteIndex(sorted, entries); err != nil {
+	if err := Write(sorted, entries); err != nil {
 		t.Fatal(err)
 	}
 	unsorted := filepath.Join(dir, "unsorted.tsv")

@@ -13,18 +13,18 @@ import (
 	"time"
 )
 
-// WriteIndex writes the lines a stable sort, newest first, gives, each
+// Write writes the lines a stable sort, newest first, gives, each
 // field escaped, entries without id or harness left out, whether or not
 // the entries come in that order (the caller's slice is left as it was).
 func TestWriteIndexBytes(t *testing.T) {
 	now := time.Unix(1764500000, 0)
-	var entries []IndexEntry
+	var entries []Entry
 	for i := range 500 {
-		entries = append(entries, IndexEntry{Harness: []string{"claude-code", "codex", ""}[i%3], ID: strconv.Itoa(i) + "\\x",
+		entries = append(entries, Entry{Harness: []string{"claude-code", "codex", ""}[i%3], ID: strconv.Itoa(i) + "\\x",
 			LastActivity: now.Add(-time.Duration(i/3) * time.Second), Root: "/home/example/p\t" + strconv.Itoa(i%4), Title: "a\r\nb " + strconv.Itoa(i)})
 	}
 	entries[7].ID = ""
-	reference := func(es []IndexEntry) string {
+	reference := func(es []Entry) string {
 		es = slices.Clone(es)
 		sort.SliceStable(es, func(i, j int) bool { return es[i].LastActivity.After(es[j].LastActivity) })
 		text := indexHeader + "\n"
@@ -46,9 +46,9 @@ func TestWriteIndexBytes(t *testing.T) {
 	shuffled := slices.Clone(entries)
 	slices.Reverse(shuffled[100:300])
 	keep := slices.Clone(shuffled)
-	for name, es := range map[string][]IndexEntry{"in order": entries, "out of order": shuffled} {
-		path := filepath.Join(t.TempDir(), IndexFile)
-		if err := WriteIndex(path, es); err != nil {
+	for name, es := range map[string][]Entry{"in order": entries, "out of order": shuffled} {
+		path := filepath.Join(t.TempDir(), File)
+		if err := Write(path, es); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(path)
@@ -69,17 +69,17 @@ func TestWriteIndexBytes(t *testing.T) {
 // index of no digest), is rewritten.
 func TestWriteIndexDigest(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, IndexFile)
+	path := filepath.Join(dir, File)
 	day := time.Unix(1764500000, 0)
-	in := []IndexEntry{
+	in := []Entry{
 		{Harness: "claude-code", ID: "abc1", LastActivity: day, Root: "/home/example/p", Title: "fix the bug"},
 		{Harness: "codex", ID: "abc2", LastActivity: day.Add(-time.Hour), Root: "/home/example/q", Title: "tab\there"},
 	}
 	plain := filepath.Join(dir, "plain.tsv")
-	if err := WriteIndex(plain, in); err != nil {
+	if err := Write(plain, in); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteIndexDigest(path, in, "d1"); err != nil {
+	if err := WriteDigest(path, in, "d1"); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(plain)
@@ -88,10 +88,10 @@ func TestWriteIndexDigest(t *testing.T) {
 	if string(got) != indexHeader+"\n"+line+string(want[len(indexHeader)+1:]) {
 		t.Fatalf("index with digest:\n%s\nwant the plain index with %q after its header", got, line)
 	}
-	if es, err := ReadIndex(path); err != nil || !slices.Equal(es, in) {
+	if es, err := Read(path); err != nil || !slices.Equal(es, in) {
 		t.Errorf("read: %+v %v, want %+v", es, err, in)
 	}
-	if err := mapIndexMatching(path, nil, func(es []IndexEntry) {
+	if err := mapIndexMatching(path, nil, func(es []Entry) {
 		if !slices.Equal(es, in) {
 			t.Errorf("mapped: %+v, want %+v", es, in)
 		}
@@ -117,7 +117,7 @@ func TestWriteIndexDigest(t *testing.T) {
 	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteIndexDigest(path, other, "d1"); err != nil {
+	if err := WriteDigest(path, other, "d1"); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(path)
@@ -125,12 +125,12 @@ func TestWriteIndexDigest(t *testing.T) {
 		t.Errorf("same digest: rewritten (%v) or not refreshed (mtime %v)", string(again) != string(got), st.ModTime())
 	}
 
-	check := func(name string, digest string, entries []IndexEntry) {
+	check := func(name string, digest string, entries []Entry) {
 		t.Helper()
-		if err := WriteIndexDigest(path, entries, digest); err != nil {
+		if err := WriteDigest(path, entries, digest); err != nil {
 			t.Fatal(err)
 		}
-		es, err := ReadIndex(path)
+		es, err := Read(path)
 		data, _ := os.ReadFile(path)
 		if err != nil || !slices.Equal(es, entries) || !strings.Contains(string(data), listingLine(digest, len(data))) {
 			t.Errorf("%s: not rewritten: %+v %v", name, es, err)
@@ -160,27 +160,27 @@ func TestWriteIndexDigest(t *testing.T) {
 	}
 }
 
-// FreshenIndex refreshes only an index that records the digest asked.
+// Freshen refreshes only an index that records the digest asked.
 func TestFreshenIndex(t *testing.T) {
-	path := filepath.Join(t.TempDir(), IndexFile)
-	in := []IndexEntry{{Harness: "codex", ID: "abc", LastActivity: time.Unix(1764500000, 0), Root: "/r", Title: "t"}}
-	if fresh, err := FreshenIndex(path, "d1"); fresh || err != nil {
+	path := filepath.Join(t.TempDir(), File)
+	in := []Entry{{Harness: "codex", ID: "abc", LastActivity: time.Unix(1764500000, 0), Root: "/r", Title: "t"}}
+	if fresh, err := Freshen(path, "d1"); fresh || err != nil {
 		t.Errorf("no index: %v %v", fresh, err)
 	}
-	if err := WriteIndexDigest(path, in, "d1"); err != nil {
+	if err := WriteDigest(path, in, "d1"); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
 	for _, d := range []string{"d2", "", "d\t1", "d"} {
-		if fresh, err := FreshenIndex(path, d); fresh || err != nil {
+		if fresh, err := Freshen(path, d); fresh || err != nil {
 			t.Errorf("digest %q: %v %v", d, fresh, err)
 		}
 	}
 	if st, _ := os.Stat(path); st.ModTime().After(old.Add(time.Minute)) {
 		t.Error("refreshed for another digest")
 	}
-	if fresh, err := FreshenIndex(path, "d1"); !fresh || err != nil {
+	if fresh, err := Freshen(path, "d1"); !fresh || err != nil {
 		t.Errorf("same digest: %v %v", fresh, err)
 	}
 	if st, _ := os.Stat(path); !st.ModTime().After(old.Add(time.Minute)) {

@@ -205,7 +205,7 @@ func SplitLine(line string) []string {
 // no terminal, and does not wait for it. A lock file keeps TABs pressed
 // while it runs from starting more.
 func SpawnIndexRefresh(cacheDir string, now time.Time, tether string) {
-	lock := compindex.IndexPath(cacheDir) + ".lock"
+	lock := compindex.Path(cacheDir) + ".lock"
 	if st, err := os.Stat(lock); err == nil && now.Sub(st.ModTime()) < RefreshLockMaxAge {
 		return
 	}
