@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -45,31 +43,6 @@ func (a *App) refuseUnsafe() error {
 		return nil
 	}
 	return exitcode.With(exitcode.Refused, fmt.Errorf("%w; tether uses none of its directories until that is fixed (see 'tether doctor')", err))
-}
-
-// Main runs tether with args (os.Args) and returns the process exit status.
-func Main(version string, args []string) int {
-	ctx, stop := signalContext()
-	defer stop()
-	if path := os.Getenv("TETHER_CPUPROFILE"); path != "" {
-		// For profiling a whole command: go tool pprof tether PATH.
-		if f, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
-			} else {
-				f.Close()
-			}
-		}
-	}
-	code := New(version).Run(ctx, hot.MultiCall(args))
-	if os.Getenv("TETHER_DEBUG_IO") == "1" {
-		// For scripts/bench.sh: what this process read, page cache
-		// included (rchar), as the kernel counts it.
-		if b, err := os.ReadFile("/proc/self/io"); err == nil {
-			fmt.Fprintf(os.Stderr, "tether: io %s\n", strings.Join(strings.Fields(string(b)), " "))
-		}
-	}
-	return code
 }
 
 // Run executes one command line and prints its error, once, as
