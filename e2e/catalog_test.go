@@ -21,27 +21,18 @@ import (
 
 	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/e2e/harness"
-	"github.com/tether-dev/tether/internal/app"
-	"github.com/tether-dev/tether/internal/hot"
-	"github.com/tether-dev/tether/internal/iostreams"
-	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
-// tether runs one tether command line in env's HOME, in process.
+// tether runs one tether command line in env's HOME: the binary the
+// harness built from this checkout, in env's environment.
 func tether(t *testing.T, env *harness.Env, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	vars := map[string]string{}
-	for _, kv := range env.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
+	r := env.Run(context.Background(), "tether", harness.Tether(t), "", args...)
+	if r.Err != nil && r.ExitCode < 0 {
+		t.Fatalf("tether %v: %v", args, r.Err)
 	}
-	getenv := func(k string) string { return vars[k] }
-	a := &app.App{Deps: &hot.Deps{IO: ios, Getenv: getenv, Now: time.Now, Loc: locations.FromEnv(getenv)}, Version: "e2e"}
-	code := a.Run(context.Background(), append([]string{"tether"}, args...))
-	return code, out.String(), errOut.String()
+	return r.ExitCode, r.Stdout, r.Stderr
 }
 
 type listed struct {

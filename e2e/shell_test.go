@@ -15,7 +15,7 @@ import (
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -199,7 +199,7 @@ func TestShellIntegration(t *testing.T) {
 			// first (claude cannot resume a Codex thread). The two ids share
 			// no prefix, so the first TAB lists them instead of inserting one.
 			now := time.Now()
-			if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), []shellinit.IndexEntry{
+			if err := compindex.Write(compindex.Path(cacheDir), []compindex.Entry{
 				{Harness: "codex", ID: "0199c0de-codex-id", LastActivity: now, Root: root, Title: "codex thread"},
 				{Harness: "claude-code", ID: "b7e1de01-elsewhere", LastActivity: now, Root: "/home/example/other", Title: "other"},
 				{Harness: "claude-code", ID: "c1a0de02-in-hostile", LastActivity: now.Add(-time.Hour), Root: identity.Resolve(hostile).Path, Title: "fix the bug"},
@@ -315,7 +315,7 @@ func TestZshCompletionFreshRC(t *testing.T) {
 	project := env.ProjectDir("project")
 	cacheDir := filepath.Join(env.Home, ".cache", "tether")
 	now := time.Now()
-	if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), []shellinit.IndexEntry{
+	if err := compindex.Write(compindex.Path(cacheDir), []compindex.Entry{
 		{Harness: "claude-code", ID: "c1a0de01-fresh-zshrc", LastActivity: now, Root: "/home/example/other", Title: "other"},
 		{Harness: "claude-code", ID: "c1a0de02-fresh-zshrc", LastActivity: now, Root: "/home/example/other", Title: "another"},
 	}); err != nil {

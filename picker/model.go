@@ -17,7 +17,7 @@ type Options struct {
 	// Sessions paint the first screen (the last listing, from the cache).
 	Sessions []catalog.Session
 	// Short are the sessions' short ids, catalog.ShortIDs(Sessions), when
-	// the caller has them (LoadSnapshot does); nil: computed.
+	// the caller has them (snapshot.Load does); nil: computed.
 	Short []string
 	// Root is the identity root of the directory the picker was opened in
 	// (or --cwd): the scope starts there when it has sessions.

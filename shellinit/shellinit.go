@@ -1,7 +1,7 @@
 // Package shellinit renders the shell integration `tether init` prints —
 // wrapper functions, a prompt segment hook and completion — for bash, zsh
-// and fish, and holds the pieces the hidden `tether prompt` and
-// `tether complete` commands share with those scripts.
+// and fish, and holds the pieces the hidden `tether prompt` command shares
+// with those scripts (the completion index is shellinit/compindex's).
 //
 // Each script is a real file embedded in the binary. It is a template whose
 // directives sit in shell comments (#{{ … }}), so the file itself stays

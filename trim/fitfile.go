@@ -5,7 +5,7 @@ import "github.com/tether-dev/tether/internal/eventlog"
 // FitFile trims the transcript at path in place to percent of window with
 // the fit policy, keeping a backup, and returns what the log records of
 // the trim (its Source and Percent are the caller's to fill in). It is the
-// pre-resume trim internal/hot gives the wrapper: wrap does not import
+// pre-resume trim cmd/internal/hot gives the wrapper: wrap does not import
 // trim, so the trimmer can change without the wrapper's tests.
 func FitFile(path string, percent float64, window int64) (eventlog.TrimDone, error) {
 	rep, err := File(path, Options{Policy: PolicyFit, FitPercent: percent, Window: int(window)}, false)

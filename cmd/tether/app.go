@@ -1,15 +1,8 @@
-// Package app is tether's command line: the command tree over the one
-// dependency container both binaries share (hot.Deps), and the mapping
-// from errors to exit statuses. Each command has an options struct and a
-// runX function that takes it, so commands are tested without a process
-// or a terminal.
 package main
 
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -17,7 +10,7 @@ import (
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/termsafe"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -34,7 +27,7 @@ type App struct {
 
 	// indexSource lists the sessions for the completion index; nil means
 	// the catalog. Tests replace it.
-	indexSource func(context.Context) ([]shellinit.IndexEntry, error)
+	indexSource func(context.Context) ([]compindex.Entry, error)
 }
 
 // New returns an App for this process.
@@ -50,31 +43,6 @@ func (a *App) refuseUnsafe() error {
 		return nil
 	}
 	return exitcode.With(exitcode.Refused, fmt.Errorf("%w; tether uses none of its directories until that is fixed (see 'tether doctor')", err))
-}
-
-// Main runs tether with args (os.Args) and returns the process exit status.
-func Main(version string, args []string) int {
-	ctx, stop := signalContext()
-	defer stop()
-	if path := os.Getenv("TETHER_CPUPROFILE"); path != "" {
-		// For profiling a whole command: go tool pprof tether PATH.
-		if f, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
-			} else {
-				f.Close()
-			}
-		}
-	}
-	code := New(version).Run(ctx, hot.MultiCall(args))
-	if os.Getenv("TETHER_DEBUG_IO") == "1" {
-		// For scripts/bench.sh: what this process read, page cache
-		// included (rchar), as the kernel counts it.
-		if b, err := os.ReadFile("/proc/self/io"); err == nil {
-			fmt.Fprintf(os.Stderr, "tether: io %s\n", strings.Join(strings.Fields(string(b)), " "))
-		}
-	}
-	return code
 }
 
 // Run executes one command line and prints its error, once, as

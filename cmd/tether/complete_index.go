@@ -8,14 +8,14 @@ import (
 	"hash"
 
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 )
 
 // catalogIndexEntries lists every session (archived Codex threads aside)
 // for the completion index. It is the one place completion depends on the
 // session catalog; the catalog's per-file cache keeps a warm refresh to a
 // stat per file.
-func (a *App) catalogIndexEntries(ctx context.Context) ([]shellinit.IndexEntry, error) {
+func (a *App) catalogIndexEntries(ctx context.Context) ([]compindex.Entry, error) {
 	c, err := a.catalogFor("")
 	if err != nil {
 		return nil, err
@@ -27,13 +27,13 @@ func (a *App) catalogIndexEntries(ctx context.Context) ([]shellinit.IndexEntry, 
 	return indexEntriesOf(ss), nil
 }
 
-func indexEntriesOf(ss []catalog.Session) []shellinit.IndexEntry {
-	out := make([]shellinit.IndexEntry, 0, len(ss))
+func indexEntriesOf(ss []catalog.Session) []compindex.Entry {
+	out := make([]compindex.Entry, 0, len(ss))
 	for _, s := range ss {
 		if s.Archived {
 			continue
 		}
-		out = append(out, shellinit.IndexEntry{
+		out = append(out, compindex.Entry{
 			Harness: s.Harness, ID: s.ID, LastActivity: s.LastActivity, Root: s.IdentityRoot, Title: s.Title,
 		})
 	}
@@ -45,26 +45,26 @@ func indexEntriesOf(ss []catalog.Session) []shellinit.IndexEntry {
 // is best effort: a listing never fails because the index could not be
 // written.
 func (a *App) writeCompletionIndex(ss []catalog.Session) {
-	path := shellinit.IndexPath(a.Loc.CacheDir)
+	path := compindex.Path(a.Loc.CacheDir)
 	// The digest straight from the sessions: the entries (~1 MB at
 	// 10,000 sessions) are built only when the index is to be written.
 	d := sessionsDigest(ss)
-	if fresh, _ := shellinit.FreshenIndex(path, d); fresh {
+	if fresh, _ := compindex.Freshen(path, d); fresh {
 		return
 	}
-	_ = shellinit.WriteIndexDigest(path, indexEntriesOf(ss), d)
+	_ = compindex.WriteDigest(path, indexEntriesOf(ss), d)
 }
 
 // writeIndex writes the completion index with the digest of its entries,
 // so that an index already holding them is not built again (most
-// listings: see shellinit.WriteIndexDigest).
-func writeIndex(path string, entries []shellinit.IndexEntry) error {
-	return shellinit.WriteIndexDigest(path, entries, indexDigest(entries))
+// listings: see compindex.WriteDigest).
+func writeIndex(path string, entries []compindex.Entry) error {
+	return compindex.WriteDigest(path, entries, indexDigest(entries))
 }
 
 // indexDigest is the SHA-256 of every field of entries, in order: each
-// string length-prefixed, the time as WriteIndex writes it (seconds).
-func indexDigest(entries []shellinit.IndexEntry) string {
+// string length-prefixed, the time as compindex.Write writes it (seconds).
+func indexDigest(entries []compindex.Entry) string {
 	var d entryDigest
 	for i := range entries {
 		e := &entries[i]

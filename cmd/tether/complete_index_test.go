@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 )
 
 // TestCompletionIndexFromCatalog: the background refresh and `tether
@@ -30,18 +30,18 @@ func TestCompletionIndexFromCatalog(t *testing.T) {
 		t.Errorf("sessions show: %q", out)
 	}
 
-	os.Remove(shellinit.IndexPath(ta.Loc.CacheDir))
+	os.Remove(compindex.Path(ta.Loc.CacheDir))
 	ta.out.Reset()
 	if code := ta.run("sessions", "list", "--limit", "1"); code != 0 {
 		t.Fatalf("sessions list: %s", ta.err)
 	}
-	entries, err := shellinit.ReadIndex(shellinit.IndexPath(ta.Loc.CacheDir))
+	entries, err := compindex.Read(compindex.Path(ta.Loc.CacheDir))
 	if err != nil || len(entries) != 3 {
 		t.Errorf("index after sessions list (--limit does not shrink it): %v %d", err, len(entries))
 	}
-	os.Remove(shellinit.IndexPath(ta.Loc.CacheDir))
+	os.Remove(compindex.Path(ta.Loc.CacheDir))
 	ta.run("sessions", "list", "--harness", "codex")
-	if _, err := os.Stat(shellinit.IndexPath(ta.Loc.CacheDir)); err == nil {
+	if _, err := os.Stat(compindex.Path(ta.Loc.CacheDir)); err == nil {
 		t.Error("a one-harness listing replaced the index")
 	}
 }
@@ -50,7 +50,7 @@ func TestCompletionIndexFromCatalog(t *testing.T) {
 // equal entries give equal digests, any change another.
 func TestIndexDigest(t *testing.T) {
 	day := time.Unix(1764500000, 0)
-	base := []shellinit.IndexEntry{
+	base := []compindex.Entry{
 		{Harness: "claude-code", ID: "a1", LastActivity: day, Root: "/home/example/p", Title: "t1"},
 		{Harness: "codex", ID: "b2", LastActivity: day.Add(-time.Hour), Root: "/home/example/q", Title: "t2"},
 	}
@@ -59,14 +59,14 @@ func TestIndexDigest(t *testing.T) {
 		t.Fatalf("digest %q not stable", d)
 	}
 	seen := map[string]string{d: "base"}
-	for name, change := range map[string]func(e []shellinit.IndexEntry){
-		"harness":       func(e []shellinit.IndexEntry) { e[0].Harness = "codex" },
-		"id":            func(e []shellinit.IndexEntry) { e[1].ID = "b3" },
-		"time":          func(e []shellinit.IndexEntry) { e[0].LastActivity = day.Add(time.Second) },
-		"root":          func(e []shellinit.IndexEntry) { e[1].Root = "/home/example/r" },
-		"title":         func(e []shellinit.IndexEntry) { e[0].Title = "t1 " },
-		"field borders": func(e []shellinit.IndexEntry) { e[0].Root, e[0].Title = "/home/example/pt", "1" },
-		"order":         func(e []shellinit.IndexEntry) { e[0], e[1] = e[1], e[0] },
+	for name, change := range map[string]func(e []compindex.Entry){
+		"harness":       func(e []compindex.Entry) { e[0].Harness = "codex" },
+		"id":            func(e []compindex.Entry) { e[1].ID = "b3" },
+		"time":          func(e []compindex.Entry) { e[0].LastActivity = day.Add(time.Second) },
+		"root":          func(e []compindex.Entry) { e[1].Root = "/home/example/r" },
+		"title":         func(e []compindex.Entry) { e[0].Title = "t1 " },
+		"field borders": func(e []compindex.Entry) { e[0].Root, e[0].Title = "/home/example/pt", "1" },
+		"order":         func(e []compindex.Entry) { e[0], e[1] = e[1], e[0] },
 	} {
 		es := slices.Clone(base)
 		change(es)
@@ -102,7 +102,7 @@ func TestIndexDigest(t *testing.T) {
 func TestCompletionIndexKeptWhenUnchanged(t *testing.T) {
 	ta := newTestApp(t)
 	withSessions(t, ta, "")
-	path := shellinit.IndexPath(ta.Loc.CacheDir)
+	path := compindex.Path(ta.Loc.CacheDir)
 	if code := ta.run("sessions", "list"); code != 0 {
 		t.Fatalf("sessions list: %s", ta.err)
 	}
@@ -121,7 +121,7 @@ func TestCompletionIndexKeptWhenUnchanged(t *testing.T) {
 	if string(again) != string(first) || !os.SameFile(st0, st1) || !st1.ModTime().After(old.Add(time.Minute)) {
 		t.Errorf("unchanged listing: rewritten %v, mtime %v", !os.SameFile(st0, st1), st1.ModTime())
 	}
-	entries, _ := shellinit.ReadIndex(path)
+	entries, _ := compindex.Read(path)
 	if len(entries) == 0 {
 		t.Fatal("empty index")
 	}
@@ -131,13 +131,13 @@ func TestCompletionIndexKeptWhenUnchanged(t *testing.T) {
 	if err := writeIndex(path, other); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := shellinit.ReadIndex(path); len(got) == 0 || got[0].Title != "changed" {
+	if got, _ := compindex.Read(path); len(got) == 0 || got[0].Title != "changed" {
 		t.Errorf("changed entries not written: %+v", got)
 	}
 	if code := ta.run("sessions", "list"); code != 0 {
 		t.Fatalf("sessions list: %s", ta.err)
 	}
-	if got, _ := shellinit.ReadIndex(path); !slices.Equal(got, entries) {
+	if got, _ := compindex.Read(path); !slices.Equal(got, entries) {
 		t.Errorf("the listing did not restore its entries: %+v", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 )
 
 // shellEnv is what the doctor's shell checks see of the shell that started
@@ -77,7 +78,7 @@ func shellChecks(opts doctorOptions, add func(status, name string, fix func() er
 		zshCompletionCheck(env.ProbeZsh, add)
 	}
 
-	index := shellinit.IndexPath(opts.Loc.CacheDir)
+	index := compindex.Path(opts.Loc.CacheDir)
 	st, err := os.Stat(index)
 	switch {
 	case err != nil:

@@ -19,6 +19,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/table"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 // tableStyle is how a table meets the terminal: Width 0 means not a
@@ -285,4 +286,17 @@ func paintState(state string) string {
 		return "\x1b[33m" + state + "\x1b[0m"
 	}
 	return state
+}
+
+// summaryCell is the summary's title, starred when the session changed
+// after it was made.
+func summaryCell(sum *catalog.Summary) string {
+	if sum == nil {
+		return "-"
+	}
+	t := cell(termsafe.Text(sum.Title), 60)
+	if !sum.Current {
+		t += " *"
+	}
+	return t
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 )
 
 // benchIndex writes a completion index of n sessions, a tenth of them in
@@ -20,7 +20,7 @@ import (
 func benchIndex(b *testing.B, cacheDir, root string, n int) {
 	b.Helper()
 	now := time.Now()
-	entries := make([]shellinit.IndexEntry, n)
+	entries := make([]compindex.Entry, n)
 	for i := range entries {
 		h, r := "claude-code", "/home/example/src/project-"+fmt.Sprint(i%97)
 		if i%2 == 1 {
@@ -29,13 +29,13 @@ func benchIndex(b *testing.B, cacheDir, root string, n int) {
 		if i%10 == 0 {
 			r = root
 		}
-		entries[i] = shellinit.IndexEntry{
+		entries[i] = compindex.Entry{
 			Harness: h, ID: fmt.Sprintf("%08x-0000-4000-8000-%012x", i*2654435761%(1<<32), i),
 			LastActivity: now.Add(-time.Duration(i) * time.Minute), Root: r,
 			Title: fmt.Sprintf("session %d: refactor the request pipeline and add retries", i),
 		}
 	}
-	if err := shellinit.WriteIndex(shellinit.IndexPath(cacheDir), entries); err != nil {
+	if err := compindex.Write(compindex.Path(cacheDir), entries); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -50,7 +50,7 @@ func BenchmarkCompleteInProcess(b *testing.B) {
 			for b.Loop() {
 				err := runComplete(nil, hot.CompleteOptions{
 					Out: io.Discard, Shell: "zsh", Words: []string{"claude", "--resume", prefix},
-					IndexPath: shellinit.IndexPath(dir), Root: "/home/example/src/project", Now: time.Now(),
+					IndexPath: compindex.Path(dir), Root: "/home/example/src/project", Now: time.Now(),
 				})
 				if err != nil {
 					b.Fatal(err)

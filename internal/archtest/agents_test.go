@@ -71,7 +71,7 @@ func TestAgentGuardCatchesLeaks(t *testing.T) {
 		"wrap":           {"agent/claude", "agent", "agent/jsonl"},
 		"catalog/newsub": {"agent/opencode"},
 		"trim":           {"agent/claude"}, // trim is Claude Code's transcript surgery, not a feature over all agents
-		"internal/app":   {"agent/codex"},  // the command layer builds the registry
+		"cmd/tether":     {"agent/codex"},  // the command layer builds the registry
 	}
 	got := agentLeaks(planted)
 	want := []string{"catalog/newsub -> agent/opencode", "wrap -> agent/claude"}

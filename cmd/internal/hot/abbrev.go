@@ -2,14 +2,14 @@ package hot
 
 import (
 	"github.com/tether-dev/tether/internal/eventlog"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 	"github.com/tether-dev/tether/wrap"
 )
 
 // IndexIDs are the ids of the sessions in the completion index under
 // cacheDir: what the last listing saw, read from one small file.
 func IndexIDs(cacheDir string) []string {
-	entries, err := shellinit.ReadIndex(shellinit.IndexPath(cacheDir))
+	entries, err := compindex.Read(compindex.Path(cacheDir))
 	if err != nil {
 		return nil
 	}
@@ -31,7 +31,7 @@ func Abbrev(cacheDir string) func(id, dir string) string {
 // `--resume TITLE`: read only when a --resume value is not an id.
 func IndexNames(cacheDir string) func(h wrap.Harness) []wrap.Named {
 	return func(h wrap.Harness) []wrap.Named {
-		entries, err := shellinit.ReadIndex(shellinit.IndexPath(cacheDir))
+		entries, err := compindex.Read(compindex.Path(cacheDir))
 		if err != nil {
 			return nil
 		}

@@ -2,7 +2,7 @@
 // id completion and the wrapper — without the catalog, SQLite or the
 // command-line framework. cmd/tether-hot links only this package, so the
 // programs that run on every hook event, statusLine render, prompt and TAB
-// start almost as fast as an empty Go program; internal/app runs the very
+// start almost as fast as an empty Go program; cmd/tether runs the very
 // same functions for `tether hook`, `tether prompt` and the others.
 package hot
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/exitcode"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 )
 
 // Harness names as the catalog and the completion index spell them.
@@ -48,7 +48,7 @@ type CompleteOptions struct {
 
 // CompleteAgent completes the session id after `claude --resume`/`-r` or
 // `codex resume`. handled is false when the line is not claude's or
-// codex's (tether's own command line is internal/app's to complete).
+// codex's (tether's own command line is cmd/tether's to complete).
 func CompleteAgent(opts CompleteOptions) (handled bool, err error) { return agentCompletion(&opts) }
 
 // agentCompletion is CompleteAgent. The options come by pointer down to
@@ -90,11 +90,11 @@ func agentCompletion(opts *CompleteOptions) (handled bool, err error) {
 // FinishComplete adds the session ids of harnesses starting with cur to
 // cands and prints them for the shell; valuePfx is the "--flag=" part of
 // the word, which fish wants back.
-func FinishComplete(opts CompleteOptions, cands []shellinit.Candidate, harnesses []string, cur, valuePfx string) error {
+func FinishComplete(opts CompleteOptions, cands []compindex.Candidate, harnesses []string, cur, valuePfx string) error {
 	return finishCompletion(&opts, cands, harnesses, cur, valuePfx)
 }
 
-func finishCompletion(opts *CompleteOptions, cands []shellinit.Candidate, harnesses []string, cur, valuePfx string) error {
+func finishCompletion(opts *CompleteOptions, cands []compindex.Candidate, harnesses []string, cur, valuePfx string) error {
 	if len(cands) == 0 && harnesses != nil {
 		return writeSessionCandidates(opts, harnesses, cur, valuePfx)
 	}
@@ -107,16 +107,16 @@ func finishCompletion(opts *CompleteOptions, cands []shellinit.Candidate, harnes
 			cands[i].Value = valuePfx + cands[i].Value
 		}
 	}
-	return shellinit.FormatCandidates(opts.Out, opts.Shell, cands)
+	return compindex.FormatCandidates(opts.Out, opts.Shell, cands)
 }
 
-func sessionCandidates(opts *CompleteOptions, harnesses []string, prefix string) []shellinit.Candidate {
+func sessionCandidates(opts *CompleteOptions, harnesses []string, prefix string) []compindex.Candidate {
 	if !indexReady(opts) {
 		return nil
 	}
 	// Only the entries that can be offered are decoded: the mapped index
 	// is filtered by id prefix and at most completeLimit per group.
-	cands, err := shellinit.MapSessionCandidates(opts.IndexPath, *sessionQuery(opts, harnesses, prefix))
+	cands, err := compindex.MapSessionCandidates(opts.IndexPath, *sessionQuery(opts, harnesses, prefix))
 	if err != nil {
 		return nil
 	}
@@ -137,7 +137,7 @@ func writeSessionCandidates(opts *CompleteOptions, harnesses []string, prefix, v
 	}
 	// Room for a full answer (~100 bytes a line): one allocation, whose
 	// pages are touched only as far as the lines go.
-	b, err := shellinit.AppendSessionCandidates(make([]byte, 0, completeLimit*128), opts.Shell, opts.IndexPath,
+	b, err := compindex.AppendSessionCandidates(make([]byte, 0, completeLimit*128), opts.Shell, opts.IndexPath,
 		sessionQuery(opts, harnesses, prefix), valuePfx)
 	if err != nil || len(b) == 0 {
 		return nil
@@ -156,8 +156,8 @@ func indexReady(opts *CompleteOptions) bool {
 	return statErr == nil
 }
 
-func sessionQuery(opts *CompleteOptions, harnesses []string, prefix string) *shellinit.SessionQuery {
-	return &shellinit.SessionQuery{Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit}
+func sessionQuery(opts *CompleteOptions, harnesses []string, prefix string) *compindex.SessionQuery {
+	return &compindex.SessionQuery{Harnesses: harnesses, Root: opts.Root, Prefix: prefix, Now: opts.Now, Limit: completeLimit}
 }
 
 // SplitLine splits a command line as the shell would for completion: on
@@ -205,7 +205,7 @@ func SplitLine(line string) []string {
 // no terminal, and does not wait for it. A lock file keeps TABs pressed
 // while it runs from starting more.
 func SpawnIndexRefresh(cacheDir string, now time.Time, tether string) {
-	lock := shellinit.IndexPath(cacheDir) + ".lock"
+	lock := compindex.Path(cacheDir) + ".lock"
 	if st, err := os.Stat(lock); err == nil && now.Sub(st.ModTime()) < RefreshLockMaxAge {
 		return
 	}

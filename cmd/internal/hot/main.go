@@ -14,7 +14,7 @@ import (
 
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/internal/exitcode"
-	"github.com/tether-dev/tether/shellinit"
+	"github.com/tether-dev/tether/shellinit/compindex"
 	"github.com/tether-dev/tether/wrap"
 )
 
@@ -136,7 +136,7 @@ func mainComplete(d *Deps, rest []string) (code int, handled bool) {
 //
 //go:noinline
 func completeOptions(d *Deps, shell string, words []string, root string) *CompleteOptions {
-	return &CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: shellinit.IndexPath(d.Loc.CacheDir),
+	return &CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: compindex.Path(d.Loc.CacheDir),
 		Root: root, Now: d.Now(), Refresh: func() {
 			if t, err := FullTether(); err == nil {
 				SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)

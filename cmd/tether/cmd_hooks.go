@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/cmd/internal/hot"
+	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/hooks/codextrust"
+	"github.com/tether-dev/tether/internal/atomicfile"
+	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/shquote"
+	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/state"
+)
+
+// envClaudeBin names the claude binary whose version decides the events
+// installed (tests and unusual installs set it).
+const envClaudeBin = "TETHER_CLAUDE_BIN"
+
+type hooksOptions struct {
+	IO         *iostreams.IOStreams
+	Action     string // install, uninstall, status
+	Scope      string // user, project, local
+	Harness    string // claude-code, codex
+	DryRun     bool
+	StatusLine bool
+	Force      bool
+	Trust      bool
+
+	ClaudeDir string
+	CodexDir  string
+	RootDir   string // the identity root, for project and local scope
+	// StateDir is where the record of what install wrote lives (the
+	// commands, the replaced statusLine, the Codex hooks trusted).
+	StateDir string
+
+	// ClaudeVersion, when set, is used instead of running ClaudeBin.
+	ClaudeVersion string
+	ClaudeBin     string
+	// Tether is the tether binary the hook commands run.
+	Tether string
+	// OnPath is the tether found on PATH ("" when none), for status.
+	OnPath string
+}
+
+func (a *App) hooksCommand() *cli.Command {
+	scope := choice(&cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"},
+		"user", "project", "local")
+	harness := choice(&cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` (alias claude) or codex ($CODEX_HOME/hooks.json)"},
+		hot.HarnessClaude, hot.HarnessCodex)
+	dry := &cli.BoolFlag{Name: "dry-run", Usage: "print what would change and the resulting file; write nothing"}
+	action := func(name string) cli.ActionFunc {
+		return func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usageErr(fmt.Errorf("hooks %s takes no arguments, got %q", name, cmd.Args().First()))
+			}
+			opts := hooksOptions{
+				IO: a.IO, Action: name, Scope: cmd.String("scope"), Harness: hot.NormalizeHarness(cmd.String("harness")),
+				DryRun: cmd.Bool("dry-run"), StatusLine: cmd.Bool("statusline"), Force: cmd.Bool("force"), Trust: cmd.Bool("trust"),
+				ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
+				ClaudeVersion: cmd.String("claude-version"), ClaudeBin: a.Getenv(envClaudeBin),
+			}
+			if name == "status" {
+				opts.OnPath, opts.Tether = tetherBinary(a.Getenv("PATH"))
+				return runHooks(ctx, opts)
+			}
+			if opts.Harness == "" {
+				return usageErr(fmt.Errorf("--harness: want claude-code or codex, got %q", cmd.String("harness")))
+			}
+			switch opts.Scope {
+			case "user", "project", "local":
+			default:
+				return usageErr(fmt.Errorf("--scope: want user, project or local, got %q", opts.Scope))
+			}
+			if opts.Harness == eventlog.Codex && opts.Scope != "user" {
+				return usageErr(fmt.Errorf("--scope %s: Codex hooks live only in $CODEX_HOME/hooks.json (use --scope user)", opts.Scope))
+			}
+			if opts.ClaudeBin == "" {
+				opts.ClaudeBin = "claude"
+			}
+			opts.OnPath, opts.Tether = tetherBinary(a.Getenv("PATH"))
+			return runHooks(ctx, opts)
+		}
+	}
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install, remove or show tether's hooks in Claude Code and Codex settings",
+		Description: "Adds hook entries that run 'tether hook' for the lifecycle events (session start,\n" +
+			"turn end, failures, compaction, subagents, session end), so they are logged and the\n" +
+			"context usage is tracked. Only tether's entries are touched: other hooks, keys and\n" +
+			"formatting stay, the previous file is kept as <file>.bak, and uninstall removes\n" +
+			"exactly what install added.",
+		Commands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "add tether's hooks (idempotent)",
+				Description: "For Claude Code, the events installed depend on 'claude --version' ($" + envClaudeBin + "\n" +
+					"names another binary): Claude Code 2.0.x silently ignores every hook when one\n" +
+					"event name is unknown to it, so versions before " + hooks.FullEventsSince + " get only SessionStart,\n" +
+					"Stop, SubagentStop and SessionEnd.",
+				Flags: []cli.Flag{scope, harness, dry,
+					&cli.BoolFlag{Name: "statusline", Usage: "also set Claude Code's statusLine to 'tether statusline'"},
+					&cli.BoolFlag{Name: "force", Usage: "with --statusline: replace a statusLine that is not tether's"},
+					&cli.BoolFlag{Name: "trust", Usage: "Codex: also mark the hooks trusted in config.toml (skips Codex's own review)"},
+					&cli.StringFlag{Name: "claude-version", Usage: "install for this Claude Code `VERSION` instead of asking claude"},
+				},
+				Action: action("install"),
+			},
+			{
+				Name:   "uninstall",
+				Usage:  "remove exactly the entries tether added",
+				Flags:  []cli.Flag{scope, harness, dry},
+				Action: action("uninstall"),
+			},
+			{
+				Name:   "status",
+				Usage:  "show where tether's hooks are installed and whether they run this tether",
+				Action: action("status"),
+			},
+		},
+	}
+}
+
+// tetherBinary returns the tether on PATH (resolved) and the binary hook
+// commands should run: that one, else this executable.
+func tetherBinary(path string) (onPath, use string) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, "tether")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			if abs, err := filepath.Abs(p); err == nil {
+				onPath = abs
+			}
+			break
+		}
+	}
+	if onPath != "" {
+		return onPath, onPath
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", "tether"
+	}
+	return "", exe
+}
+
+// tetherCommand is the one place the command lines tether writes into
+// agent settings are made: the hot binary next to tether (tether-hot,
+// which starts in a fraction of tether's time) when there is one, quoted,
+// then args.
+func tetherCommand(tether, args string) string {
+	return shquote.Quote(hot.Sibling(tether)) + " " + args
+}
+
+type hookTarget struct {
+	harness, scope, path string
+}
+
+func (o hooksOptions) target() hookTarget {
+	if o.Harness == eventlog.Codex {
+		return hookTarget{eventlog.Codex, "user", filepath.Join(o.CodexDir, "hooks.json")}
+	}
+	switch o.Scope {
+	case "project":
+		return hookTarget{eventlog.ClaudeCode, "project", filepath.Join(o.RootDir, ".claude", "settings.json")}
+	case "local":
+		return hookTarget{eventlog.ClaudeCode, "local", filepath.Join(o.RootDir, ".claude", "settings.local.json")}
+	}
+	return hookTarget{eventlog.ClaudeCode, "user", filepath.Join(o.ClaudeDir, "settings.json")}
+}
+
+func runHooks(ctx context.Context, opts hooksOptions) error {
+	if opts.Action == "status" {
+		return runHooksStatus(opts)
+	}
+	t := opts.target()
+	old, err := os.ReadFile(t.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", t.path, err)
+	}
+	rec, err := state.LoadHooksRecord(opts.StateDir)
+	if err != nil {
+		return fmt.Errorf("read the record of installed hooks: %w", err)
+	}
+	key := state.HooksRecordKey(t.path)
+	hookCmd, slCmd := ownCommands(opts.Tether, t.harness)
+	owner := hooks.Owner{Recorded: rec.Commands(key), Current: ownedCommands(opts.Tether, t.harness)}
+	var out []byte
+	var plan hooks.Plan
+	var notes []string
+	if opts.Action == "install" {
+		io := hooks.InstallOptions{Timeout: hooks.HookTimeout, Force: opts.Force, Owner: owner, Command: hookCmd}
+		if t.harness == eventlog.Codex {
+			io.Events = hooks.CodexEvents
+			io.Timeouts = hooks.CodexTimeouts
+		} else {
+			version := opts.ClaudeVersion
+			if version == "" {
+				version = claudeVersion(ctx, opts.ClaudeBin)
+			}
+			io.Events = hooks.EventsForClaude(version)
+			switch {
+			case version == "":
+				notes = append(notes, fmt.Sprintf("could not run '%s --version': installed only the events every Claude Code version knows (%s); rerun with --claude-version to choose",
+					opts.ClaudeBin, strings.Join(io.Events, ", ")))
+			case len(io.Events) < len(hooks.ClaudeEvents):
+				notes = append(notes, fmt.Sprintf("Claude Code %s: installed only %s (versions before %s ignore every hook when one event is unknown to them)",
+					strings.TrimSpace(version), strings.Join(io.Events, ", "), hooks.FullEventsSince))
+			}
+			if opts.StatusLine {
+				io.StatusLine = slCmd
+			}
+		}
+		out, plan, err = hooks.Install(old, io)
+	} else {
+		restore := ""
+		if fr := rec.Files[key]; fr != nil {
+			restore = fr.UserStatusLine
+		}
+		out, plan, err = hooks.Uninstall(old, owner, restore)
+	}
+	if err != nil {
+		return exitcode.With(exitcode.Refused, fmt.Errorf("%s: %w; file left untouched", t.path, err))
+	}
+	w := opts.IO.Out
+	fmt.Fprintf(w, "%s %s settings: %s\n", t.harness, t.scope, termsafe.String(t.path))
+	printPlan(opts.IO, plan)
+	for _, n := range notes {
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: %s\n", n)
+	}
+	if plan.Replaced != "" && !opts.DryRun {
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: replaced your statusLine (%s): 'tether hooks uninstall' puts it back; [statusline] chain = true in the config shows it beside tether's\n",
+			termsafe.String(gjson.Get(plan.Replaced, "command").String()))
+	}
+	if plan.StatusLine == "kept-user" {
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: kept your statusLine (%s); --force replaces it\n", termsafe.String(gjson.GetBytes(old, "statusLine.command").String()))
+	}
+	if opts.DryRun {
+		if plan.Changed() {
+			fmt.Fprintf(w, "--- %s would become:\n%s", termsafe.String(t.path), termsafe.Text(string(out)))
+			if len(out) > 0 && out[len(out)-1] != '\n' {
+				fmt.Fprintln(w)
+			}
+		}
+	} else if plan.Changed() {
+		if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(t.path), err)
+		}
+		if err := atomicfile.WriteBytes(t.path, out, atomicfile.Options{Perm: 0o600, Backup: ".bak"}); err != nil {
+			return fmt.Errorf("write %s: %w", t.path, err)
+		}
+	}
+	if t.harness == eventlog.Codex {
+		if err := codexExtras(opts, t, owner, old, out); err != nil {
+			return err
+		}
+	}
+	if opts.DryRun {
+		return nil
+	}
+	return updateRecord(rec, opts.StateDir, key, opts.Action, plan, hookCmd, slCmd)
+}
+
+// ownCommands are the hook and statusLine commands this tether writes.
+func ownCommands(tether, harness string) (hook, statusLine string) {
+	if harness == eventlog.Codex {
+		return tetherCommand(tether, "hook --harness codex"), ""
+	}
+	return tetherCommand(tether, "hook"), tetherCommand(tether, "statusline")
+}
+
+// ownedCommands are the commands this tether recognises as its own
+// without a record: what it writes (through tether-hot when it is next to
+// tether) and what the same tether wrote before tether-hot was there.
+func ownedCommands(tether, harness string) []string {
+	hook, sl := ownCommands(tether, harness)
+	q := shquote.Quote(tether)
+	plainHook, plainSL := q+" hook", q+" statusline"
+	if harness == eventlog.Codex {
+		plainHook, plainSL = q+" hook --harness codex", ""
+	}
+	out := []string{hook, sl}
+	if plainHook != hook {
+		out = append(out, plainHook, plainSL)
+	}
+	return out
+}
+
+// updateRecord notes what install wrote (and the user's statusLine a
+// forced install replaced, once: a second install never overwrites it),
+// or forgets the file after an uninstall.
+func updateRecord(rec state.HooksRecord, stateDir, key, action string, plan hooks.Plan, hookCmd, slCmd string) error {
+	if action == "uninstall" {
+		if _, ok := rec.Files[key]; !ok {
+			return nil
+		}
+		delete(rec.Files, key)
+	} else {
+		fr := rec.Remember(key, hookCmd)
+		if plan.StatusLine == "set" || plan.StatusLine == "updated" {
+			rec.Remember(key, slCmd)
+		}
+		if plan.Replaced != "" && fr.UserStatusLine == "" {
+			fr.UserStatusLine = plan.Replaced
+		}
+	}
+	if err := rec.Save(stateDir); err != nil {
+		return fmt.Errorf("record the installed hooks: %w", err)
+	}
+	return nil
+}
+
+func printPlan(io *iostreams.IOStreams, p hooks.Plan) {
+	w := io.Out
+	if !p.Changed() {
+		fmt.Fprintln(w, "  nothing to change")
+	}
+	if len(p.Added) > 0 {
+		fmt.Fprintf(w, "  added:   %s\n", strings.Join(p.Added, ", "))
+	}
+	if len(p.Updated) > 0 {
+		fmt.Fprintf(w, "  updated: %s\n", strings.Join(p.Updated, ", "))
+	}
+	if len(p.Removed) > 0 {
+		fmt.Fprintf(w, "  removed: %s\n", strings.Join(p.Removed, ", "))
+	}
+	switch p.StatusLine {
+	case "set", "updated", "removed", "restored":
+		fmt.Fprintf(w, "  statusLine %s\n", p.StatusLine)
+	}
+}
+
+// codexExtras handles Codex's trust records (only with --trust) and says
+// how to get hooks running.
+func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []byte) error {
+	cfgPath := filepath.Join(opts.CodexDir, "config.toml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", cfgPath, err)
+	}
+	var newCfg []byte
+	switch {
+	case opts.Action == "install" && opts.Trust:
+		entries, err := codextrust.CodexTrust(t.path, out, owner)
+		if err != nil {
+			return err
+		}
+		if newCfg, err = codextrust.ApplyCodexTrust(cfg, entries); err != nil {
+			return exitcode.With(exitcode.Refused, fmt.Errorf("%s: %w", cfgPath, err))
+		}
+	case opts.Action == "uninstall" && len(cfg) > 0:
+		entries, err := codextrust.CodexTrust(t.path, old, owner)
+		if err != nil {
+			return err
+		}
+		newCfg = codextrust.RemoveCodexTrust(cfg, entries)
+	}
+	if newCfg != nil && !bytes.Equal(newCfg, cfg) {
+		fmt.Fprintf(opts.IO.Out, "  %s trust records in %s\n", map[string]string{"install": "wrote", "uninstall": "removed"}[opts.Action], cfgPath)
+		if !opts.DryRun {
+			if err := atomicfile.WriteBytes(cfgPath, newCfg, atomicfile.Options{Perm: 0o600, Backup: ".bak"}); err != nil {
+				return fmt.Errorf("write %s: %w", cfgPath, err)
+			}
+		}
+	}
+	if !opts.DryRun && opts.StateDir != "" {
+		// doctor --fix trusts again only what the user had tether trust.
+		if err := state.RecordCodexTrust(opts.StateDir, t.path, opts.Action == "install" && opts.Trust); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "tether: note: could not record the --trust choice: %v\n", err)
+		}
+	}
+	if opts.Action == "install" {
+		if !opts.Trust {
+			fmt.Fprintln(opts.IO.ErrOut, "tether: note: Codex runs hooks only once trusted: the TUI asks (\"Hooks need review\"); 'codex exec' skips untrusted hooks silently. --trust marks them trusted for you.")
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "tether: note: Codex versions without hooks.json can report turn ends through notify: add to %s:\n  notify = [%q, \"hook\", \"--harness\", \"codex\"]\n", cfgPath, hot.Sibling(opts.Tether))
+	}
+	return nil
+}
+
+// claudeVersion runs "claude --version"; "" when it cannot.
+func claudeVersion(ctx context.Context, bin string) string {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	if _, ok := hooks.ParseVersion(string(out)); !ok {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// ownerFor recognises tether's entries in t's file: what the record says
+// tether wrote there, and what tether (this binary) writes. An unreadable
+// record counts as none.
+func ownerFor(stateDir string, t hookTarget, tether string) hooks.Owner {
+	rec, _ := state.LoadHooksRecord(stateDir)
+	return hooks.Owner{Recorded: rec.Commands(state.HooksRecordKey(t.path)), Current: ownedCommands(tether, t.harness)}
+}
