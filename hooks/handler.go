@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -20,13 +19,16 @@ import (
 // Env is what Handle needs from its process.
 type Env struct {
 	StateDir string
-	CodexDir string
-	Getenv   func(string) string
-	Now      func() time.Time
+	// Agents are the agents a payload may come from, each bound to its
+	// data root.
+	Agents agent.Registry
+	Getenv func(string) string
+	Now    func() time.Time
 	// Log is the lifecycle log; Handle names the harness and identity
 	// root on every record it writes.
 	Log *eventlog.Log
-	// Harness forces claude-code or codex; "" detects it from the payload.
+	// Harness forces the agent by name (claude-code, codex); "" detects
+	// it from the payload.
 	Harness string
 	Open    jsonl.Opener
 	Tail    jsonl.TailLimits
@@ -106,6 +108,7 @@ func Handle(env Env, p Payload) (Result, error) {
 type call struct {
 	env   Env
 	p     Payload
+	agent agent.Agent // the agent the payload came from
 	st    state.Session
 	fresh bool // no state file existed
 	dirty bool // st differs from the file
@@ -138,18 +141,22 @@ func begin(env Env, p Payload) (*call, error) {
 		env.Getenv = os.Getenv
 	}
 	c := &call{env: env, p: p, res: Result{Harness: env.Harness}}
-	if c.res.Harness == "" {
-		// Claude Code puts its session id in every hook's environment;
-		// Codex puts none.
-		c.res.Harness = DetectHarness(p, env.CodexDir, env.Getenv("CLAUDE_CODE_SESSION_ID") != "")
+	if c.res.Harness != "" {
+		c.agent = env.Agents.Get(c.res.Harness)
+	} else if c.agent = DetectAgent(env.Agents, p, env.Getenv); c.agent != nil {
+		c.res.Harness = c.agent.Name()
 	}
 	if p.SessionID == "" {
 		env.Log.With(c.res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
 		return c, errors.New("payload has no session_id")
 	}
-	if p.TranscriptPath == "" && c.res.Harness == agent.Codex && env.CodexDir != "" {
-		// Codex's legacy notify sends no rollout path.
-		c.p.TranscriptPath = codex.FindRollout(env.CodexDir, p.SessionID, false)
+	if c.agent == nil {
+		env.Log.With(c.res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("hook_event", p.Event), slog.String("error", "no agent is named "+c.res.Harness))
+		return c, errors.New("no agent is named " + c.res.Harness)
+	}
+	if p.TranscriptPath == "" {
+		// A payload that names no transcript (Codex's legacy notify).
+		c.p.TranscriptPath = c.agent.HookTranscript(p.SessionID)
 	}
 	c.now = env.Now()
 	st, loadErr := state.LoadSession(env.StateDir, p.SessionID)
@@ -183,7 +190,7 @@ func (c *call) pinnedRoot() string {
 	}
 	if root == "" {
 		base := c.p.Cwd
-		if d := c.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && c.res.Harness == agent.Claude {
+		if d := c.agent.HookProjectDir(c.env.Getenv); d != "" {
 			base = d
 		}
 		if base != "" {

@@ -11,6 +11,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/internal/eventlog"
 
 	"github.com/tether-dev/tether/state"
@@ -23,11 +26,18 @@ type handlerEnv struct {
 	env     map[string]string
 }
 
+// testAgents are the agents of both binaries (internal/hot's registry),
+// bound to the given data roots.
+func testAgents(claudeDir, codexDir string) agent.Registry {
+	return agent.Registry{claude.New(claudeDir), codex.New(codexDir)}
+}
+
 func newHandlerEnv(t *testing.T) *handlerEnv {
 	dir := t.TempDir()
 	h := &handlerEnv{logPath: filepath.Join(dir, "events.jsonl"), now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), env: map[string]string{}}
 	h.Env = Env{
 		StateDir: filepath.Join(dir, "state"),
+		Agents:   testAgents("", ""),
 		Getenv:   func(k string) string { return h.env[k] },
 		Now:      func() time.Time { return h.now },
 		Log:      eventlog.Open(eventlog.Options{Path: h.logPath, Level: -4}),
@@ -46,7 +56,7 @@ func newHandlerEnv(t *testing.T) *handlerEnv {
 
 func (h *handlerEnv) handle(t *testing.T, payload string) Result {
 	t.Helper()
-	p, err := ParsePayload([]byte(payload))
+	p, err := ParsePayload([]byte(payload), h.Agents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,17 +198,20 @@ func TestUnknownEventAndCorruptState(t *testing.T) {
 }
 
 func TestCodexNotifyPayload(t *testing.T) {
-	p, err := ParsePayload([]byte(`{"type":"agent-turn-complete","thread-id":"01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99","turn-id":"t1","cwd":"/home/example/src/proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"hello"}`))
-	if err != nil || p.Event != "Stop" || p.SessionID != "01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99" || DetectHarness(p, "", true) != eventlog.Codex {
+	agents := testAgents("", "")
+	p, err := ParsePayload([]byte(`{"type":"agent-turn-complete","thread-id":"01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99","turn-id":"t1","cwd":"/home/example/src/proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"hello"}`), agents)
+	claudeEnv := func(string) string { return "set" }
+	if err != nil || p.Event != "Stop" || p.SessionID != "01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99" || DetectAgent(agents, p, claudeEnv).Name() != eventlog.Codex {
 		t.Errorf("%+v %v", p, err)
 	}
 }
 
 func TestCodexNotifyFindsRollout(t *testing.T) {
 	h := newHandlerEnv(t)
-	h.CodexDir = t.TempDir()
+	codexDir := t.TempDir()
+	h.Agents = testAgents("", codexDir)
 	id := "01a22c1e-edbd-73b1-9ee8-1fcd43d77fc9"
-	day := filepath.Join(h.CodexDir, "sessions", "2026", "11", "30")
+	day := filepath.Join(codexDir, "sessions", "2026", "11", "30")
 	os.MkdirAll(day, 0o700)
 	data, _ := os.ReadFile(filepath.Join("..", "testdata", "samples", "codex-0.171.0-rollout-tool-resume.jsonl"))
 	os.WriteFile(filepath.Join(day, "rollout-2026-11-30T11-02-34-"+id+".jsonl"), data, 0o600)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/catalog"
 )
 
@@ -42,7 +44,7 @@ func goldenEvidence(t *testing.T, name string) Evidence {
 	if err != nil || len(ss) != 1 {
 		t.Fatalf("list %s: %v %+v", name, err, ss)
 	}
-	ev, err := Gather(context.Background(), c, ss[0], t.TempDir())
+	ev, err := Gather(context.Background(), c, agent.Registry{claude.New(dir), codex.New(dir)}, ss[0], t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
@@ -239,7 +240,7 @@ func runTrimReset(opts trimOptions) error {
 		}
 		root, id = sessionRoot(path, opts.Root), sid
 	}
-	marker, err := state.MarkReset(opts.StateDir, root, id, opts.Now())
+	marker, err := state.MarkReset(opts.StateDir, hot.ResetName(root), root, id, opts.Now())
 	if err != nil {
 		return fmt.Errorf("write reset marker: %w", err)
 	}

@@ -18,15 +18,8 @@ var sharedAgentPackages = []string{"agent", "agent/jsonl"}
 // each with what removes it. The test fails when one disappears, so the
 // list only shrinks.
 var agentPending = map[string]string{
-	"catalog -> agent/claude":   "the Claude Code reader moves into agent/claude",
-	"catalog -> agent/codex":    "the Codex reader moves into agent/codex",
-	"hooks -> agent/claude":     "hooks take the registry",
-	"hooks -> agent/codex":      "hooks take the registry",
-	"state -> agent/claude":     "the reset marker's name moves to the caller",
-	"summarize -> agent/claude": "summarize takes the session's agent",
-	"summarize -> agent/codex":  "summarize takes the session's agent",
-	"wrap -> agent/claude":      "wrap takes the wrapped agent",
-	"wrap -> agent/codex":       "wrap takes the wrapped agent",
+	"catalog -> agent/claude": "the Claude Code reader moves into agent/claude",
+	"catalog -> agent/codex":  "the Codex reader moves into agent/codex",
 }
 
 // concreteAgent reports whether pkg is one agent's package (agent/claude,
