@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -140,10 +141,8 @@ func begin(env Env, p Payload) (*call, error) {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	c := &call{env: env, p: p, res: Result{Harness: env.Harness}}
-	if c.res.Harness != "" {
-		c.agent = env.Agents.Get(c.res.Harness)
-	} else if c.agent = DetectAgent(env.Agents, p, env.Getenv); c.agent != nil {
+	c := &call{env: env, p: p, res: Result{Harness: env.Harness}, agent: agentOf(env, p)}
+	if c.res.Harness == "" && c.agent != nil {
 		c.res.Harness = c.agent.Name()
 	}
 	if p.SessionID == "" {
@@ -151,8 +150,9 @@ func begin(env Env, p Payload) (*call, error) {
 		return c, errors.New("payload has no session_id")
 	}
 	if c.agent == nil {
-		env.Log.With(c.res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("hook_event", p.Event), slog.String("error", "no agent is named "+c.res.Harness))
-		return c, errors.New("no agent is named " + c.res.Harness)
+		err := fmt.Errorf("no agent %q among %q", c.res.Harness, env.Agents.Names())
+		env.Log.With(c.res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("hook_event", p.Event), slog.String("error", err.Error()))
+		return c, err
 	}
 	if p.TranscriptPath == "" {
 		// A payload that names no transcript (Codex's legacy notify).
@@ -172,6 +172,15 @@ func begin(env Env, p Payload) (*call, error) {
 	c.applyPayload(c.pinnedRoot())
 	c.log = env.Log.With(c.res.Harness, c.res.Root)
 	return c, nil
+}
+
+// agentOf is the agent a payload came from: the one env.Harness names,
+// else the one it is detected as (nil when the registry has none).
+func agentOf(env Env, p Payload) agent.Agent {
+	if env.Harness != "" {
+		return env.Agents.Get(env.Harness)
+	}
+	return DetectAgent(env.Agents, p, env.Getenv)
 }
 
 // pinnedRoot is the identity root: the wrapper's, else the one pinned at

@@ -321,3 +321,57 @@ func TestUnusablePinIgnored(t *testing.T) {
 		t.Errorf("warnings: %v", recs)
 	}
 }
+
+// TestHandleNeedsAnAgent: without one to read the payload (an empty
+// registry, or a forced harness no agent has), nothing is written.
+func TestHandleNeedsAnAgent(t *testing.T) {
+	for _, c := range []struct {
+		agents  agent.Registry
+		harness string
+	}{{nil, ""}, {testAgents("", ""), "opencode"}} {
+		h := newHandlerEnv(t)
+		h.Agents, h.Harness = c.agents, c.harness
+		p, _ := ParsePayload([]byte(`{"hook_event_name":"Stop","session_id":"s1","cwd":"/home/example/src/proj"}`), c.agents)
+		if res, err := Handle(h.Env, p); err == nil || res.Saved {
+			t.Errorf("%q %q: handled without an agent: %+v", c.agents.Names(), c.harness, res)
+		}
+	}
+}
+
+// TestDetectAgentPrecedence: a field only Codex sends wins over Claude
+// Code's environment (a Codex run inside a Claude session inherits it);
+// Claude Code's markers win over turn_id, which Codex sends but another
+// agent might; with nothing to go by, the first agent.
+func TestDetectAgentPrecedence(t *testing.T) {
+	agents := testAgents("/home/example/.claude", "/home/example/.codex")
+	claudeEnv := func(k string) string {
+		if k == "CLAUDE_CODE_SESSION_ID" {
+			return "s"
+		}
+		return ""
+	}
+	noEnv := func(string) string { return "" }
+	for _, c := range []struct {
+		payload string
+		env     func(string) string
+		want    string
+	}{
+		{`{"session_id":"s","thread_id":"t"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","model_provider":"openai"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","transcript_path":"/x/sessions/2026/11/30/rollout-2026-11-30T10-00-00-s.jsonl"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","transcript_path":"/home/example/.codex/other/s.jsonl"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","turn_id":"t"}`, claudeEnv, eventlog.ClaudeCode},
+		{`{"session_id":"s","turn_id":"t","transcript_path":"/home/example/.claude/projects/p/s.jsonl"}`, noEnv, eventlog.ClaudeCode},
+		{`{"session_id":"s","turn_id":"t","prompt_id":"p"}`, noEnv, eventlog.ClaudeCode},
+		{`{"session_id":"s","turn_id":"t"}`, noEnv, eventlog.Codex},
+		{`{"session_id":"s"}`, noEnv, eventlog.ClaudeCode},
+	} {
+		p, err := ParsePayload([]byte(c.payload), agents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := DetectAgent(agents, p, c.env).Name(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.payload, got, c.want)
+		}
+	}
+}
