@@ -25,9 +25,14 @@ type Agent interface {
 	// Home is the data root this value reads ($CLAUDE_CONFIG_DIR,
 	// $CODEX_HOME, or their defaults).
 	Home() string
+	// At is the same agent reading another data root laid out as Home
+	// is (tether's archive keeps such a copy).
+	At(home string) Agent
 
 	Files
 	Failures
+	CLI
+	Hooks
 
 	// Live reports whether session id (its transcript at path) is being
 	// run by the agent right now.
@@ -106,13 +111,20 @@ func (l Liveness) Live() bool { return l.Reason != "" }
 
 // Capabilities are the features of tether that apply to an agent.
 type Capabilities struct {
-	// Trim: tether can trim its transcripts (trim/).
+	// Trim: tether can trim its transcripts (trim/), so the wrapper's
+	// preflight before a resume by id applies (a running session
+	// refused, a reset marker taken, one over the threshold trimmed),
+	// and a resume refused as too long is trimmed and tried again.
 	Trim bool
 	// Fork: its resume command can branch a session.
 	Fork bool
 	// StartNotice: its session-start hook can show a notice the wrapper
 	// left (the fresh-start fallback's).
 	StartNotice bool
+	// SystemPrompt: its command line can add to a session's system
+	// prompt (CLI.AppendSystemPrompt), for the wrapper's handoff and
+	// self-report.
+	SystemPrompt bool
 }
 
 // Lister is an Agent whose sessions tether's catalog lists, shows and

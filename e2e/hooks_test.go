@@ -17,6 +17,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/shquote"
@@ -108,8 +110,8 @@ func TestHooksClaude(t *testing.T) {
 		version, bin string
 		events       []string
 	}{
-		{harness.ClaudeVersion, clis.Claude, hooks.ClaudeEvents},
-		{harness.ClaudeOldVersion, clis.ClaudeOld, hooks.ClaudeClassicEvents},
+		{harness.ClaudeVersion, clis.Claude, claude.HookEvents},
+		{harness.ClaudeOldVersion, clis.ClaudeOld, claude.ClassicHookEvents},
 	} {
 		t.Run(c.version, func(t *testing.T) {
 			env, api, bin := hooksEnv(t)
@@ -235,7 +237,7 @@ func TestHooksCodex(t *testing.T) {
 	clis := harness.CLIs(t)
 	env, api, bin := hooksEnv(t)
 	runTether(t, env, bin, "hooks", "install", "--harness", "codex", "--trust")
-	if got := settingsEvents(t, filepath.Join(env.CodexHome, "hooks.json")); strings.Join(got, ",") != strings.Join(sorted(hooks.CodexEvents), ",") {
+	if got := settingsEvents(t, filepath.Join(env.CodexHome, "hooks.json")); strings.Join(got, ",") != strings.Join(sorted(codex.HookEvents), ",") {
 		t.Fatalf("installed events %v", got)
 	}
 	dir := env.ProjectDir("codex-hooks")

@@ -49,7 +49,7 @@ func TestReadPayloadLarge(t *testing.T) {
 	if len(data) > 1<<20 {
 		t.Errorf("kept %d bytes of a %d-byte payload", len(data), len(payload))
 	}
-	p, err := ParsePayload(data)
+	p, err := ParsePayload(data, testAgents("", ""))
 	if err != nil {
 		t.Fatalf("parse: %v (%.200q)", err, data)
 	}
@@ -72,7 +72,7 @@ func BenchmarkReadPayload20MiB(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ParsePayload(data); err != nil {
+		if _, err := ParsePayload(data, testAgents("", "")); err != nil {
 			b.Fatal(err)
 		}
 	}

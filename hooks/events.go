@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/state"
 )
@@ -75,11 +73,12 @@ func onSessionStart(c *call) (string, []entry) {
 	if v := gjsonInt(p.Raw, "context_tokens"); v > 0 {
 		attrs = append(attrs, slog.Int64("reported_context_tokens", v))
 	}
-	// A notice the wrapper left for this session is shown in Claude
-	// Code's screen. Codex 0.171.0 neither shows a SessionStart hook's
-	// systemMessage in `codex exec` nor records it in the rollout: its
-	// notices are the wrapper's to print.
-	if c.res.Harness == agent.Claude && p.AgentID == "" {
+	// A notice the wrapper left for this session is shown in the agent's
+	// screen, where it can show one (Capabilities.StartNotice; Codex
+	// 0.171.0 neither shows a SessionStart hook's systemMessage in `codex
+	// exec` nor records it in the rollout: its notices are the wrapper's
+	// to print).
+	if c.agent.Capabilities().StartNotice && p.AgentID == "" {
 		if text := state.TakeNotice(c.env.StateDir, c.res.Root, p.SessionID, p.Source, c.now); text != "" {
 			c.res.SystemMessage = text
 		}
@@ -110,7 +109,7 @@ func onStop(c *call) (string, []entry) {
 // onStopFailure is fire-and-forget in -p mode: one log line, no reads.
 func onStopFailure(c *call) (string, []entry) {
 	p := c.p
-	attrs := []slog.Attr{slog.String("error", p.Error), slog.Bool("prompt_too_long", claude.IsPromptTooLong(p.Error, p.ErrorDetails))}
+	attrs := []slog.Attr{slog.String("error", p.Error), slog.Bool("prompt_too_long", c.agent.PromptTooLong(p.Error, p.ErrorDetails))}
 	if p.AgentID != "" {
 		attrs = append(attrs, slog.String("agent_id", p.AgentID))
 	}
@@ -156,10 +155,10 @@ func onSessionEnd(c *call) (string, []entry) {
 	var out []entry
 	// StopFailure is fire-and-forget in -p mode: Claude may exit before
 	// its hook has run. A turn that ended in an API error is still
-	// visible at the end of the transcript; record it here when the
-	// StopFailure hook did not.
-	if c.res.Harness == agent.Claude && st.LastEvent != "StopFailure" && p.TranscriptPath != "" {
-		if errType, tooLong, ok := claude.LastAPIError(c.env.Open, p.TranscriptPath); ok {
+	// visible at the end of the transcript (of an agent that records
+	// one there); record it here when the StopFailure hook did not.
+	if st.LastEvent != "StopFailure" && p.TranscriptPath != "" {
+		if errType, tooLong, ok := c.agent.LastAPIError(c.env.Open, p.TranscriptPath); ok {
 			out = append(out, warn(EvTurnFailure, slog.String("error", errType), slog.Bool("prompt_too_long", tooLong),
 				slog.String("detected_at", "session_end")))
 		}
@@ -237,10 +236,7 @@ func (c *call) readUsage() (agent.Usage, error) {
 	if path == "" {
 		return agent.Usage{}, errNoTranscript
 	}
-	if c.st.Harness == agent.Codex {
-		return codex.Usage(c.env.Open, path, c.env.Tail)
-	}
-	return claude.Usage(c.env.Open, path, c.env.Tail)
+	return c.agent.Usage(c.env.Open, path, c.env.Tail)
 }
 
 // updateUsage reads the usage after a turn (waiting briefly at Stop for a

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -20,13 +20,16 @@ import (
 // Env is what Handle needs from its process.
 type Env struct {
 	StateDir string
-	CodexDir string
-	Getenv   func(string) string
-	Now      func() time.Time
+	// Agents are the agents a payload may come from, each bound to its
+	// data root.
+	Agents agent.Registry
+	Getenv func(string) string
+	Now    func() time.Time
 	// Log is the lifecycle log; Handle names the harness and identity
 	// root on every record it writes.
 	Log *eventlog.Log
-	// Harness forces claude-code or codex; "" detects it from the payload.
+	// Harness forces the agent by name (claude-code, codex); "" detects
+	// it from the payload.
 	Harness string
 	Open    jsonl.Opener
 	Tail    jsonl.TailLimits
@@ -106,6 +109,7 @@ func Handle(env Env, p Payload) (Result, error) {
 type call struct {
 	env   Env
 	p     Payload
+	agent agent.Agent // the agent the payload came from
 	st    state.Session
 	fresh bool // no state file existed
 	dirty bool // st differs from the file
@@ -137,19 +141,22 @@ func begin(env Env, p Payload) (*call, error) {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	c := &call{env: env, p: p, res: Result{Harness: env.Harness}}
-	if c.res.Harness == "" {
-		// Claude Code puts its session id in every hook's environment;
-		// Codex puts none.
-		c.res.Harness = DetectHarness(p, env.CodexDir, env.Getenv("CLAUDE_CODE_SESSION_ID") != "")
+	c := &call{env: env, p: p, res: Result{Harness: env.Harness}, agent: agentOf(env, p)}
+	if c.res.Harness == "" && c.agent != nil {
+		c.res.Harness = c.agent.Name()
 	}
 	if p.SessionID == "" {
 		env.Log.With(c.res.Harness, "").Warn(EvHookError, "", slog.String("hook_event", p.Event), slog.String("error", "payload has no session_id"))
 		return c, errors.New("payload has no session_id")
 	}
-	if p.TranscriptPath == "" && c.res.Harness == agent.Codex && env.CodexDir != "" {
-		// Codex's legacy notify sends no rollout path.
-		c.p.TranscriptPath = codex.FindRollout(env.CodexDir, p.SessionID, false)
+	if c.agent == nil {
+		err := fmt.Errorf("no agent %q among %q", c.res.Harness, env.Agents.Names())
+		env.Log.With(c.res.Harness, "").Warn(EvHookError, p.SessionID, slog.String("hook_event", p.Event), slog.String("error", err.Error()))
+		return c, err
+	}
+	if p.TranscriptPath == "" {
+		// A payload that names no transcript (Codex's legacy notify).
+		c.p.TranscriptPath = c.agent.HookTranscript(p.SessionID)
 	}
 	c.now = env.Now()
 	st, loadErr := state.LoadSession(env.StateDir, p.SessionID)
@@ -165,6 +172,15 @@ func begin(env Env, p Payload) (*call, error) {
 	c.applyPayload(c.pinnedRoot())
 	c.log = env.Log.With(c.res.Harness, c.res.Root)
 	return c, nil
+}
+
+// agentOf is the agent a payload came from: the one env.Harness names,
+// else the one it is detected as (nil when the registry has none).
+func agentOf(env Env, p Payload) agent.Agent {
+	if env.Harness != "" {
+		return env.Agents.Get(env.Harness)
+	}
+	return DetectAgent(env.Agents, p, env.Getenv)
 }
 
 // pinnedRoot is the identity root: the wrapper's, else the one pinned at
@@ -183,7 +199,7 @@ func (c *call) pinnedRoot() string {
 	}
 	if root == "" {
 		base := c.p.Cwd
-		if d := c.env.Getenv("CLAUDE_PROJECT_DIR"); d != "" && c.res.Harness == agent.Claude {
+		if d := c.agent.HookProjectDir(c.env.Getenv); d != "" {
 			base = d
 		}
 		if base != "" {

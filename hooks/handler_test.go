@@ -11,6 +11,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/internal/eventlog"
 
 	"github.com/tether-dev/tether/internal/testkit/testutil"
@@ -24,11 +27,18 @@ type handlerEnv struct {
 	env     map[string]string
 }
 
+// testAgents are the agents of both binaries (internal/hot's registry),
+// bound to the given data roots.
+func testAgents(claudeDir, codexDir string) agent.Registry {
+	return agent.Registry{claude.New(claudeDir), codex.New(codexDir)}
+}
+
 func newHandlerEnv(t *testing.T) *handlerEnv {
 	dir := t.TempDir()
 	h := &handlerEnv{logPath: filepath.Join(dir, "events.jsonl"), now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), env: map[string]string{}}
 	h.Env = Env{
 		StateDir: filepath.Join(dir, "state"),
+		Agents:   testAgents("", ""),
 		Getenv:   func(k string) string { return h.env[k] },
 		Now:      func() time.Time { return h.now },
 		Log:      eventlog.Open(eventlog.Options{Path: h.logPath, Level: -4}),
@@ -47,7 +57,7 @@ func newHandlerEnv(t *testing.T) *handlerEnv {
 
 func (h *handlerEnv) handle(t *testing.T, payload string) Result {
 	t.Helper()
-	p, err := ParsePayload([]byte(payload))
+	p, err := ParsePayload([]byte(payload), h.Agents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,17 +199,20 @@ func TestUnknownEventAndCorruptState(t *testing.T) {
 }
 
 func TestCodexNotifyPayload(t *testing.T) {
-	p, err := ParsePayload([]byte(`{"type":"agent-turn-complete","thread-id":"01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99","turn-id":"t1","cwd":"/home/example/src/proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"hello"}`))
-	if err != nil || p.Event != "Stop" || p.SessionID != "01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99" || DetectHarness(p, "", true) != eventlog.Codex {
+	agents := testAgents("", "")
+	p, err := ParsePayload([]byte(`{"type":"agent-turn-complete","thread-id":"01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99","turn-id":"t1","cwd":"/home/example/src/proj","client":"codex_exec","input-messages":["hi"],"last-assistant-message":"hello"}`), agents)
+	claudeEnv := func(string) string { return "set" }
+	if err != nil || p.Event != "Stop" || p.SessionID != "01a22c2f-3746-71e3-b6a2-4b1f3c2bdb99" || DetectAgent(agents, p, claudeEnv).Name() != eventlog.Codex {
 		t.Errorf("%+v %v", p, err)
 	}
 }
 
 func TestCodexNotifyFindsRollout(t *testing.T) {
 	h := newHandlerEnv(t)
-	h.CodexDir = t.TempDir()
+	codexDir := t.TempDir()
+	h.Agents = testAgents("", codexDir)
 	id := "01a22c1e-edbd-73b1-9ee8-1fcd43d77fc9"
-	day := filepath.Join(h.CodexDir, "sessions", "2026", "11", "30")
+	day := filepath.Join(codexDir, "sessions", "2026", "11", "30")
 	os.MkdirAll(day, 0o700)
 	data, _ := os.ReadFile(testutil.Testdata(t, "codex-0.171.0", "sample-rollout-tool-resume.jsonl"))
 	os.WriteFile(filepath.Join(day, "rollout-2026-11-30T11-02-34-"+id+".jsonl"), data, 0o600)
@@ -307,5 +320,59 @@ func TestUnusablePinIgnored(t *testing.T) {
 	recs := h.records(t, EvHookError)
 	if len(recs) != 1 || recs[0].Get("error").String() != `ignored: $TETHER_IDENTITY_ROOT is not an absolute path: "src/project"` {
 		t.Errorf("warnings: %v", recs)
+	}
+}
+
+// TestHandleNeedsAnAgent: without one to read the payload (an empty
+// registry, or a forced harness no agent has), nothing is written.
+func TestHandleNeedsAnAgent(t *testing.T) {
+	for _, c := range []struct {
+		agents  agent.Registry
+		harness string
+	}{{nil, ""}, {testAgents("", ""), "opencode"}} {
+		h := newHandlerEnv(t)
+		h.Agents, h.Harness = c.agents, c.harness
+		p, _ := ParsePayload([]byte(`{"hook_event_name":"Stop","session_id":"s1","cwd":"/home/example/src/proj"}`), c.agents)
+		if res, err := Handle(h.Env, p); err == nil || res.Saved {
+			t.Errorf("%q %q: handled without an agent: %+v", c.agents.Names(), c.harness, res)
+		}
+	}
+}
+
+// TestDetectAgentPrecedence: a field only Codex sends wins over Claude
+// Code's environment (a Codex run inside a Claude session inherits it);
+// Claude Code's markers win over turn_id, which Codex sends but another
+// agent might; with nothing to go by, the first agent.
+func TestDetectAgentPrecedence(t *testing.T) {
+	agents := testAgents("/home/example/.claude", "/home/example/.codex")
+	claudeEnv := func(k string) string {
+		if k == "CLAUDE_CODE_SESSION_ID" {
+			return "s"
+		}
+		return ""
+	}
+	noEnv := func(string) string { return "" }
+	for _, c := range []struct {
+		payload string
+		env     func(string) string
+		want    string
+	}{
+		{`{"session_id":"s","thread_id":"t"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","model_provider":"openai"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","transcript_path":"/x/sessions/2026/11/30/rollout-2026-11-30T10-00-00-s.jsonl"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","transcript_path":"/home/example/.codex/other/s.jsonl"}`, claudeEnv, eventlog.Codex},
+		{`{"session_id":"s","turn_id":"t"}`, claudeEnv, eventlog.ClaudeCode},
+		{`{"session_id":"s","turn_id":"t","transcript_path":"/home/example/.claude/projects/p/s.jsonl"}`, noEnv, eventlog.ClaudeCode},
+		{`{"session_id":"s","turn_id":"t","prompt_id":"p"}`, noEnv, eventlog.ClaudeCode},
+		{`{"session_id":"s","turn_id":"t"}`, noEnv, eventlog.Codex},
+		{`{"session_id":"s"}`, noEnv, eventlog.ClaudeCode},
+	} {
+		p, err := ParsePayload([]byte(c.payload), agents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := DetectAgent(agents, p, c.env).Name(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.payload, got, c.want)
+		}
 	}
 }

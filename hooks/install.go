@@ -5,87 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/tether-dev/tether/agent"
 )
-
-// Events tether installs. Claude Code 2.0.x silently ignores every hook
-// when settings.json names an event it does not know, so older versions
-// get only the events observed to fire in 2.0.77.
-var (
-	ClaudeClassicEvents = []string{"SessionStart", "Stop", "SubagentStop", "SessionEnd"}
-	ClaudeEvents        = []string{"SessionStart", "Stop", "StopFailure", "PreCompact", "PostCompact",
-		"SubagentStart", "SubagentStop", "SessionEnd"}
-	CodexEvents = []string{"SessionStart", "Stop", "PreCompact", "PostCompact", "SubagentStart",
-		"SubagentStop", "Interrupt", "SessionEnd"}
-)
-
-// FullEventsSince is the oldest Claude Code version seen firing every event
-// in ClaudeEvents; older ones get ClaudeClassicEvents.
-const FullEventsSince = "2.1.332"
-
-// CodexTimeouts are the per-event timeouts written for Codex: it runs
-// SessionEnd and Interrupt handlers with at most 1 s (and a trust record
-// only matches a handler hashed with the timeout Codex uses).
-var CodexTimeouts = map[string]int64{"SessionEnd": 1, "Interrupt": 1}
 
 // HookTimeout is the timeout (seconds) written into each hook entry: the
 // agent kills the hook after it. tether's own budget is well under it.
 const HookTimeout = 5
-
-var versionREOnce struct {
-	sync.Once
-	re *regexp.Regexp
-}
-
-// versionRE is compiled on first use, in a plain function rather than a
-// package-level sync.OnceValue: a closure built at package init keeps
-// regexp reachable in every binary linking hooks (tether-hot), and with it
-// the Unicode tables' initialisers.
-func versionRE() *regexp.Regexp {
-	versionREOnce.Do(func() { versionREOnce.re = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })
-	return versionREOnce.re
-}
-
-// ParseVersion finds a x.y.z version in s (e.g. "2.1.332 (Claude Code)").
-func ParseVersion(s string) ([3]int, bool) {
-	m := versionRE().FindStringSubmatch(s)
-	if m == nil {
-		return [3]int{}, false
-	}
-	var v [3]int
-	for i := range v {
-		v[i], _ = strconv.Atoi(m[i+1])
-	}
-	return v, true
-}
-
-func versionLess(a, b [3]int) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return false
-}
-
-// EventsForClaude returns the events to install for a Claude Code version
-// string ("" or unparsable: the classic set, which every version knows).
-func EventsForClaude(version string) []string {
-	v, ok := ParseVersion(version)
-	full, _ := ParseVersion(FullEventsSince)
-	if !ok || versionLess(v, full) {
-		return ClaudeClassicEvents
-	}
-	return ClaudeEvents
-}
 
 // Owner recognises the commands tether itself wrote into one settings
 // file, exactly: a user's compound command ("tether hook; echo mine"), a
@@ -97,6 +29,24 @@ type Owner struct {
 	Recorded []string
 	// Current are the commands this tether writes (hook, statusLine).
 	Current []string
+	// Events are the events tether ever installs (the agents' HookEvents
+	// All): an entry under any other event (a PostToolUse hook the user
+	// added) is never tether's.
+	Events []string
+}
+
+// InstallableEvents are the events tether ever installs for any of agents
+// (Owner.Events), in order, each once.
+func InstallableEvents(agents agent.Registry) []string {
+	var out []string
+	for _, a := range agents.HookInstallers() {
+		for _, ev := range a.HookEvents(func() string { return "" }).All {
+			if !slices.Contains(out, ev) {
+				out = append(out, ev)
+			}
+		}
+	}
+	return out
 }
 
 // Owns reports whether command is one tether wrote: exactly a recorded
@@ -110,12 +60,6 @@ func (o Owner) Owns(command, sub string) bool {
 		return false
 	}
 	return slices.Contains(o.Current, command) || slices.Contains(o.Recorded, command)
-}
-
-// installable are the events tether ever installs; an entry under any
-// other event (a PostToolUse hook the user added) is never tether's.
-func installable(event string) bool {
-	return slices.Contains(ClaudeEvents, event) || slices.Contains(CodexEvents, event)
 }
 
 // Program is the program a hook command runs (unquoted).
@@ -236,7 +180,7 @@ func Installed(data []byte, owner Owner) ([]Entry, error) {
 	gjson.GetBytes(data, "hooks").ForEach(func(ev, groups gjson.Result) bool {
 		for gi, g := range groups.Array() {
 			for hi, h := range g.Get("hooks").Array() {
-				if c := h.Get("command").String(); installable(ev.Str) && owner.Owns(c, "hook") {
+				if c := h.Get("command").String(); slices.Contains(owner.Events, ev.Str) && owner.Owns(c, "hook") {
 					out = append(out, Entry{Event: ev.Str, Group: gi, Handler: hi, Command: c, Timeout: h.Get("timeout").Int()})
 				}
 			}
@@ -314,6 +258,8 @@ func Install(data []byte, opts InstallOptions) ([]byte, Plan, error) {
 	}
 	owner := opts.Owner
 	owner.Current = append(slices.Clone(owner.Current), opts.Command)
+	// What it installs is tether's, whatever else the owner lists.
+	owner.Events = append(slices.Clone(owner.Events), opts.Events...)
 	if opts.StatusLine != "" {
 		owner.Current = append(owner.Current, opts.StatusLine)
 	}

@@ -6,7 +6,22 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 )
+
+// TestInstallableEvents: an entry under an event tether never installs
+// (PreToolUse) is never tether's, whatever its command.
+func TestInstallableEvents(t *testing.T) {
+	if got := strings.Join(allEvents, ","); got != "SessionStart,Stop,StopFailure,PreCompact,PostCompact,SubagentStart,SubagentStop,SessionEnd,Interrupt" {
+		t.Errorf("installable events %s", got)
+	}
+	in := []byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"tether hook"}]}],"Stop":[{"hooks":[{"type":"command","command":"tether hook"}]}]}}`)
+	if entries, err := Installed(in, Owner{Events: allEvents, Current: []string{"tether hook"}}); err != nil || len(entries) != 1 || entries[0].Event != "Stop" {
+		t.Errorf("installed %+v %v", entries, err)
+	}
+}
 
 const userSettings = `{
   "model": "opus",
@@ -41,12 +56,12 @@ const userSettings = `{
 `
 
 func TestInstallKeepsEverythingElseAndIsIdempotent(t *testing.T) {
-	opts := InstallOptions{Command: "/usr/local/bin/tether hook", Events: ClaudeEvents, Timeout: HookTimeout}
+	opts := InstallOptions{Command: "/usr/local/bin/tether hook", Events: claude.HookEvents, Timeout: HookTimeout}
 	out, plan, err := Install([]byte(userSettings), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Added) != len(ClaudeEvents) {
+	if len(plan.Added) != len(claude.HookEvents) {
 		t.Errorf("plan: %+v", plan)
 	}
 	// Other hooks, keys and their order survive; the canonical style is
@@ -73,31 +88,31 @@ func TestInstallKeepsEverythingElseAndIsIdempotent(t *testing.T) {
 		t.Errorf("second install changed the file: %+v\n%s", plan2, again)
 	}
 	// Uninstall restores the original byte for byte.
-	back, plan3, err := Uninstall(out, Owner{Current: []string{opts.Command}}, "")
+	back, plan3, err := Uninstall(out, Owner{Events: allEvents, Current: []string{opts.Command}}, "")
 	if err != nil || string(back) != userSettings {
 		t.Errorf("uninstall: %v %+v\n%s", err, plan3, back)
 	}
 }
 
 func TestInstallDowngradeDropsUnknownEventsAndMovedBinary(t *testing.T) {
-	full, _, _ := Install(nil, InstallOptions{Command: "/old/tether hook", Events: ClaudeEvents, Timeout: HookTimeout})
-	out, plan, err := Install(full, InstallOptions{Command: "/new/tether hook", Events: ClaudeClassicEvents, Timeout: HookTimeout,
-		Owner: Owner{Recorded: []string{"/old/tether hook"}}})
+	full, _, _ := Install(nil, InstallOptions{Command: "/old/tether hook", Events: claude.HookEvents, Timeout: HookTimeout})
+	out, plan, err := Install(full, InstallOptions{Command: "/new/tether hook", Events: claude.ClassicHookEvents, Timeout: HookTimeout,
+		Owner: Owner{Events: allEvents, Recorded: []string{"/old/tether hook"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := gjson.GetBytes(out, "hooks")
-	if len(h.Map()) != len(ClaudeClassicEvents) || h.Get("StopFailure").Exists() || h.Get("PostCompact").Exists() {
+	if len(h.Map()) != len(claude.ClassicHookEvents) || h.Get("StopFailure").Exists() || h.Get("PostCompact").Exists() {
 		t.Errorf("events after downgrade: %s", h.Raw)
 	}
-	if len(plan.Updated) != len(ClaudeClassicEvents) || h.Get("Stop.0.hooks.0.command").String() != "/new/tether hook" {
+	if len(plan.Updated) != len(claude.ClassicHookEvents) || h.Get("Stop.0.hooks.0.command").String() != "/new/tether hook" {
 		t.Errorf("plan %+v: %s", plan, h.Raw)
 	}
 	// A fresh file is written in Claude's own style.
 	if !strings.HasPrefix(string(full), "{\n  \"hooks\": {\n") {
 		t.Errorf("fresh file:\n%s", full)
 	}
-	back, _, _ := Uninstall(out, Owner{Recorded: []string{"/old/tether hook", "/new/tether hook"}}, "")
+	back, _, _ := Uninstall(out, Owner{Events: allEvents, Recorded: []string{"/old/tether hook", "/new/tether hook"}}, "")
 	if strings.TrimSpace(string(back)) != "{}" {
 		t.Errorf("uninstall of a tether-only file: %q", back)
 	}
@@ -112,7 +127,7 @@ func TestInstallHandFormattedFile(t *testing.T) {
 	if !strings.HasPrefix(string(out), `{"model":"opus",   "hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]},`) {
 		t.Errorf("hand formatting lost: %s", out)
 	}
-	back, _, _ := Uninstall(out, Owner{Current: []string{"tether hook"}}, "")
+	back, _, _ := Uninstall(out, Owner{Events: allEvents, Current: []string{"tether hook"}}, "")
 	if string(back) != in {
 		t.Errorf("uninstall: %s", back)
 	}
@@ -131,7 +146,7 @@ func TestInstallRefusesMalformed(t *testing.T) {
 		}
 	}
 	var pe *ParseError
-	if _, _, err := Uninstall([]byte("{,}"), Owner{}, ""); !errors.As(err, &pe) || pe.Line != 1 {
+	if _, _, err := Uninstall([]byte("{,}"), Owner{Events: allEvents}, ""); !errors.As(err, &pe) || pe.Line != 1 {
 		t.Errorf("uninstall malformed: %v", err)
 	}
 }
@@ -146,20 +161,18 @@ func TestStatusLineNeverReplacedWithoutForce(t *testing.T) {
 	if plan.StatusLine != "updated" || gjson.GetBytes(out, "statusLine.command").String() != "tether statusline" {
 		t.Errorf("with --force: %+v %s", plan, out)
 	}
-	back, plan, _ := Uninstall(out, Owner{Current: []string{"tether statusline"}}, "")
+	back, plan, _ := Uninstall(out, Owner{Events: allEvents, Current: []string{"tether statusline"}}, "")
 	if plan.StatusLine != "removed" || gjson.GetBytes(back, "statusLine").Exists() {
 		t.Errorf("uninstall statusLine: %s", back)
 	}
 }
 
-func TestEventsForClaude(t *testing.T) {
-	for v, want := range map[string]int{"2.0.77 (Claude Code)": 4, "2.1.332 (Claude Code)": 8, "3.0.0": 8, "": 4, "garbage": 4, "2.1.9": 4} {
-		if got := len(EventsForClaude(v)); got != want {
-			t.Errorf("%q: %d events, want %d", v, got, want)
-		}
-	}
+// allEvents are the events tether installs for any agent (Owner.Events).
+var allEvents = InstallableEvents(testAgents("", ""))
+
+func TestOwnerOwnsOnlyItsCommands(t *testing.T) {
 	// Only the exact command this tether writes is its own.
-	own := Owner{Current: []string{"/usr/bin/tether hook"}}
+	own := Owner{Events: allEvents, Current: []string{"/usr/bin/tether hook"}}
 	for c, want := range map[string]bool{"/usr/bin/tether hook": true, "/opt/other/tether hook": false,
 		"tether statusline": false, "nottether hook": false, "/x/tether": false, "tether hook": false,
 		"/usr/bin/tether hook; echo mine-too": false, "/usr/bin/tether hook --harness claude": false, "/usr/bin/tether  hook": false} {
@@ -168,7 +181,7 @@ func TestEventsForClaude(t *testing.T) {
 		}
 	}
 	// With a record, only what it lists (and this tether's command).
-	rec := Owner{Recorded: []string{"/old/tether hook"}, Current: []string{"/new/tether hook"}}
+	rec := Owner{Events: allEvents, Recorded: []string{"/old/tether hook"}, Current: []string{"/new/tether hook"}}
 	for c, want := range map[string]bool{"/old/tether hook": true, "/new/tether hook": true, "/other/tether hook": false} {
 		if rec.Owns(c, "hook") != want {
 			t.Errorf("recorded Owns(%q) != %v", c, want)
@@ -177,11 +190,11 @@ func TestEventsForClaude(t *testing.T) {
 }
 
 func TestCodexTimeoutsPerEvent(t *testing.T) {
-	out, _, _ := Install(nil, InstallOptions{Command: "tether hook --harness codex", Events: CodexEvents, Timeout: HookTimeout, Timeouts: CodexTimeouts})
+	out, _, _ := Install(nil, InstallOptions{Command: "tether hook --harness codex", Events: codex.HookEvents, Timeout: HookTimeout, Timeouts: codex.HookTimeouts()})
 	if gjson.GetBytes(out, "hooks.SessionEnd.0.hooks.0.timeout").Int() != 1 || gjson.GetBytes(out, "hooks.Stop.0.hooks.0.timeout").Int() != HookTimeout {
 		t.Errorf("timeouts: %s", out)
 	}
-	again, plan, _ := Install(out, InstallOptions{Command: "tether hook --harness codex", Events: CodexEvents, Timeout: HookTimeout, Timeouts: CodexTimeouts})
+	again, plan, _ := Install(out, InstallOptions{Command: "tether hook --harness codex", Events: codex.HookEvents, Timeout: HookTimeout, Timeouts: codex.HookTimeouts()})
 	if plan.Changed() || string(again) != string(out) {
 		t.Errorf("not idempotent with per-event timeouts: %+v", plan)
 	}

@@ -13,13 +13,12 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent/jsonl"
 
 	"github.com/tidwall/gjson"
 )
@@ -52,10 +51,11 @@ type Payload struct {
 // ErrEmpty is returned for an empty payload.
 var ErrEmpty = errors.New("empty payload")
 
-// ParsePayload parses a hook payload. Only a non-object is an error:
-// missing fields stay empty.
-func ParsePayload(data []byte) (Payload, error) {
-	data = trimSpace(data)
+// ParsePayload parses a hook payload, or a payload of one of the agents'
+// notify programs (read as the Stop hook it stands for). Only a
+// non-object is an error: missing fields stay empty.
+func ParsePayload(data []byte, agents agent.Registry) (Payload, error) {
+	data = jsonl.TrimSpace(data)
 	if len(data) == 0 {
 		return Payload{}, ErrEmpty
 	}
@@ -93,56 +93,21 @@ func ParsePayload(data []byte) (Payload, error) {
 	} else {
 		p.Model = m.String()
 	}
-	// Codex's legacy notify program gets {"type":"agent-turn-complete",
-	// "thread-id", "turn-id", "cwd", …} as its last argument.
-	if p.Event == "" && r.Get("type").String() == codex.NotifyTurnComplete {
-		p.Event = "Stop"
-		p.SessionID = r.Get(codex.NotifyThreadID).String()
-		p.TurnID = r.Get("turn-id").String()
-		p.LastAssistant = r.Get("last-assistant-message").String()
+	if p.Event == "" {
+		for _, a := range agents {
+			if n, ok := a.NotifyTurn(data); ok {
+				p.Event, p.SessionID, p.TurnID, p.LastAssistant = "Stop", n.SessionID, n.TurnID, n.LastAssistant
+				break
+			}
+		}
 	}
 	return p, nil
 }
 
-// DetectHarness tells Claude Code payloads from Codex ones. Codex sends
-// thread_id in model-request events, a rollout under
-// …/sessions/YYYY/MM/DD/rollout-*.jsonl as transcript_path, model_provider
-// in some builds, and turn_id in turn events; Claude's transcripts live
-// under projects/ and its payloads carry prompt_id or effort.
-// claudeEnv is set when the environment says Claude Code ran the hook
-// (CLAUDE_CODE_SESSION_ID); it decides only when the payload has no
-// Codex-only marker, since a Codex run inside a Claude session inherits it.
-func DetectHarness(p Payload, codexDir string, claudeEnv bool) string {
-	r := gjson.ParseBytes(p.Raw)
-	switch {
-	case r.Get("type").String() == codex.NotifyTurnComplete:
-		return agent.Codex
-	case r.Get("thread_id").Exists(), r.Get("model_provider").Exists():
-		return agent.Codex
-	case codex.IsRolloutPath(p.TranscriptPath):
-		return agent.Codex
-	case codexDir != "" && p.TranscriptPath != "" && strings.HasPrefix(p.TranscriptPath, strings.TrimSuffix(codexDir, "/")+"/"):
-		return agent.Codex
-	case claudeEnv:
-		return agent.Claude
-	case strings.Contains(p.TranscriptPath, "/projects/"):
-		return agent.Claude
-	case r.Get("prompt_id").Exists(), r.Get("effort").Exists():
-		return agent.Claude
-	case p.TurnID != "":
-		return agent.Codex
-	}
-	return agent.Claude
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
+// DetectAgent is the agent of agents a payload came from (see
+// agent.Registry.MatchHook), getenv being the hook's environment.
+func DetectAgent(agents agent.Registry, p Payload, getenv func(string) string) agent.Agent {
+	return agents.MatchHook(agent.HookInput{Raw: p.Raw, Transcript: p.TranscriptPath, TurnID: p.TurnID, Getenv: getenv})
 }
 
 // ReadLimits bound how long and how much ReadPayload reads.

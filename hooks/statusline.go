@@ -6,59 +6,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/state"
 )
 
-// StatusInput is what tether uses of Claude Code's statusLine stdin.
-type StatusInput struct {
-	SessionID, TranscriptPath, Cwd, ProjectDir string
-	ModelID, ModelName                         string
-	// Window is context_window.context_window_size (0 when absent).
-	Window int64
-	// Tokens is current_usage's input + cache creation + cache read;
-	// HasUsage is false before the first reply and after compaction,
-	// when current_usage is null.
-	Tokens   int64
-	HasUsage bool
-	// CostUSD is cost.total_cost_usd; HasCost is false when absent.
-	CostUSD float64
-	HasCost bool
-}
-
-// ParseStatusLine parses the statusLine JSON.
-func ParseStatusLine(data []byte) (StatusInput, error) {
-	data = trimSpace(data)
-	if len(data) == 0 || data[0] != '{' || !gjson.ValidBytes(data) {
-		return StatusInput{}, errors.New("statusLine input is not a JSON object")
-	}
-	r := gjson.ParseBytes(data)
-	in := StatusInput{
-		SessionID: r.Get("session_id").String(), TranscriptPath: r.Get("transcript_path").String(),
-		Cwd: r.Get("cwd").String(), ProjectDir: r.Get("workspace.project_dir").String(),
-		ModelID: r.Get("model.id").String(), ModelName: r.Get("model.display_name").String(),
-		Window: r.Get("context_window.context_window_size").Int(),
-	}
-	if c := r.Get("cost.total_cost_usd"); c.Type == gjson.Number {
-		in.CostUSD, in.HasCost = c.Float(), true
-	}
-	if cu := r.Get("context_window.current_usage"); cu.IsObject() {
-		in.HasUsage = true
-		in.Tokens = claude.ContextTokens(cu)
-	}
-	return in, nil
-}
-
 // RecordStatusLine stores the window and usage the statusLine reported in
 // the session's state, so the hooks and the prompt segment use the same
 // numbers. It writes only when something changed (the statusLine runs
 // after every assistant message).
-func RecordStatusLine(stateDir string, in StatusInput, windows agent.Windows, getenv func(string) string, now time.Time) (state.Session, error) {
+func RecordStatusLine(stateDir string, in agent.StatusInput, windows agent.Windows, getenv func(string) string, now time.Time) (state.Session, error) {
 	if in.SessionID == "" {
 		return state.Session{}, errors.New("statusLine input has no session_id")
 	}
@@ -68,7 +26,7 @@ func RecordStatusLine(stateDir string, in StatusInput, windows agent.Windows, ge
 	}
 	before := st
 	if st.SessionID == "" {
-		st = state.Session{SessionID: in.SessionID, Harness: agent.Claude, Started: now}
+		st = state.Session{SessionID: in.SessionID, Harness: in.Harness, Started: now}
 	}
 	if st.IdentityRoot == "" {
 		if v := getenv(identity.EnvRoot); v != "" && identity.CheckPinned(v) == nil {
@@ -121,7 +79,7 @@ func firstNonEmpty(s ...string) string {
 // segments o names (model and the context gauge unless configured), joined
 // by " · ". The gauge is coloured by o.Thresholds, the same ones the shell
 // prompt segment uses, when o.Color is set.
-func RenderStatusLine(in StatusInput, st state.Session, o StatusOptions) string {
+func RenderStatusLine(in agent.StatusInput, st state.Session, o StatusOptions) string {
 	segs := o.Segments
 	if len(segs) == 0 {
 		segs = DefaultSegments

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
@@ -32,7 +33,7 @@ const (
 // DefaultSegments is the statusLine without configuration.
 var DefaultSegments = []string{SegModel, SegContext}
 
-func renderSegment(name string, in StatusInput, st state.Session, o StatusOptions) string {
+func renderSegment(name string, in agent.StatusInput, st state.Session, o StatusOptions) string {
 	switch name {
 	case SegModel:
 		return cell(firstNonEmpty(in.ModelName, in.ModelID, st.Model, "claude"))

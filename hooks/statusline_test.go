@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
@@ -20,11 +21,11 @@ func TestStatusLineRealInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	first, err := ParseStatusLine([]byte(lines[0]))
+	first, err := claude.New("").ParseStatusLine([]byte(lines[0]))
 	if err != nil || !first.HasUsage || first.Tokens != 1136 || first.Window != 1_000_000 || first.ModelName != "Opus 5.5" {
 		t.Fatalf("%+v %v", first, err)
 	}
-	before, _ := ParseStatusLine([]byte(lines[1]))
+	before, _ := claude.New("").ParseStatusLine([]byte(lines[1]))
 	if before.HasUsage {
 		t.Errorf("null current_usage parsed as usage: %+v", before)
 	}
@@ -64,7 +65,7 @@ func TestStatusLineRealInputs(t *testing.T) {
 // Issue 13 item 8: a model name from the payload cannot put controls on
 // Claude Code's status line.
 func TestStatusLineEscapesModelName(t *testing.T) {
-	out := RenderStatusLine(StatusInput{ModelName: "Opus\x1b]0;pwned\x07\u202e"}, state.Session{}, StatusOptions{})
+	out := RenderStatusLine(agent.StatusInput{ModelName: "Opus\x1b]0;pwned\x07\u202e"}, state.Session{}, StatusOptions{})
 	if strings.ContainsAny(out, "\x1b\x07\u202e") {
 		t.Errorf("raw controls: %q", out)
 	}
@@ -75,7 +76,7 @@ func TestStatusLineSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := ParseStatusLine([]byte(strings.SplitN(string(data), "\n", 2)[0]))
+	in, err := claude.New("").ParseStatusLine([]byte(strings.SplitN(string(data), "\n", 2)[0]))
 	if err != nil || !in.HasCost || in.CostUSD < 0.003 || in.CostUSD > 0.004 {
 		t.Fatalf("cost: %+v %v", in, err)
 	}

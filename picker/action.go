@@ -1,8 +1,7 @@
 package picker
 
 import (
-	"slices"
-
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 )
 
@@ -28,39 +27,30 @@ type Result struct {
 // Command is a command line to run in a directory: a resume spec.
 type Command = catalog.ResumeSpec
 
-// ResumeCommand is the command that continues s through tether's wrapper
-// (self is tether's executable): `tether run claude --resume ID` or
-// `tether run codex resume ID` in the session's directory, so the wrapper's
-// preflight, trimming over the threshold and fresh-start fallback apply.
-// With fork, a new session branched from s starts instead: Claude Code's
-// `claude --resume ID --fork-session`, Codex's `codex fork ID` (0.171).
-func ResumeCommand(self string, s catalog.Session, fork bool) Command {
+// ResumeCommand is the command that continues s, a session of a, through
+// tether's wrapper (self is tether's executable): `tether run claude
+// --resume ID` or `tether run codex resume ID` in the session's
+// directory, so the wrapper's preflight, trimming over the threshold and
+// fresh-start fallback apply. With fork, a new session branched from s
+// starts instead, by the agent's own command (Claude Code's `claude
+// --resume ID --fork-session`, Codex's `codex fork ID`).
+func ResumeCommand(self string, a agent.Agent, s catalog.Session, fork bool) Command {
 	resume := s.Resume.Argv
-	if fork && s.Harness == catalog.Codex && len(resume) == 3 && resume[1] == "resume" {
-		resume = []string{resume[0], "fork", resume[2]}
-	}
-	if fork && s.Harness == catalog.ClaudeCode {
-		resume = append(slices.Clip(resume), "--fork-session")
+	if fork && canFork(a) {
+		resume, _ = a.Resume(s.ID, s.Resume.Dir, true)
 	}
 	return Command{Dir: s.Resume.Dir, Argv: resume, Env: s.Resume.Env}.Via(self)
 }
 
-// CanFork reports whether s's harness can branch a session: Claude Code
-// (--fork-session) and Codex (codex fork, in the pinned 0.171; the key is
-// hidden for a resume command of another shape).
-func CanFork(s catalog.Session) bool {
-	switch s.Harness {
-	case catalog.ClaudeCode:
-		return true
-	case catalog.Codex:
-		a := s.Resume.Argv
-		return len(a) == 3 && a[1] == "resume"
-	}
-	return false
-}
+// canFork reports whether a (nil: unknown) can branch a session.
+func canFork(a agent.Agent) bool { return a != nil && a.Capabilities().Fork }
 
-// CanTrim reports whether tether can trim s (Claude Code transcripts only).
-func CanTrim(s catalog.Session) bool { return s.Harness == catalog.ClaudeCode }
+// canTrim reports whether tether can trim the sessions of a (nil:
+// unknown).
+func canTrim(a agent.Agent) bool { return a != nil && a.Capabilities().Trim }
+
+// agentOf is the agent s belongs to (nil when the picker knows none).
+func (m *Model) agentOf(s *catalog.Session) agent.Agent { return m.opts.Agents.Get(s.Harness) }
 
 // TmuxWindowArgs are the tmux arguments that run c in a new window of the
 // current tmux session, named name.

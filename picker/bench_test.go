@@ -20,7 +20,7 @@ func synthetic(n int) []catalog.Session { return sessiontest.Synthetic(n, now) }
 // typing "refactor parser" one character at a time, then deleting it,
 // per op one key (the budget: 16 ms).
 func BenchmarkKeystroke(b *testing.B) {
-	m := New(Options{Sessions: synthetic(10000), Now: func() time.Time { return now }})
+	m := New(Options{Sessions: synthetic(10000), Agents: testAgents, Now: func() time.Time { return now }})
 	m = send(m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	query := "refactor parser"
 	keys := make([]tea.KeyPressMsg, 0, 2*len(query))
@@ -70,7 +70,7 @@ func BenchmarkFirstPaint(b *testing.B) {
 		if len(ss) != 10000 {
 			b.Fatalf("snapshot has %d sessions", len(ss))
 		}
-		m := New(Options{Sessions: ss, Short: short, Root: "/home/example/src/project-7/parser", Now: time.Now})
+		m := New(Options{Sessions: ss, Short: short, Agents: testAgents, Root: "/home/example/src/project-7/parser", Now: time.Now})
 		m = send(m, tea.WindowSizeMsg{Width: 120, Height: 40})
 		_ = m.View()
 	}

@@ -17,8 +17,8 @@ var (
 	keyResume  = binding{keys: []string{"enter"}, label: "enter", desc: "resume in its own directory, through tether's wrapper", short: true}
 	keyTmux    = binding{keys: []string{"ctrl+t"}, label: "ctrl+t", desc: "resume in a new tmux window (when the picker runs inside tmux)", short: true, when: func(m *Model, s *catalog.Session) bool { return m.opts.InTmux }}
 	keyAttach  = binding{keys: []string{"ctrl+a"}, label: "ctrl+a", desc: "go to the tmux pane where it is running (running sessions Claude Code saw in tmux)", short: true, when: func(_ *Model, s *catalog.Session) bool { return tmuxTarget(s) != "" }}
-	keyFork    = binding{keys: []string{"ctrl+f"}, label: "ctrl+f", desc: "fork: start a new session branched from it (claude --fork-session, codex fork)", short: true, when: func(_ *Model, s *catalog.Session) bool { return CanFork(*s) }}
-	keyTrim    = binding{keys: []string{"ctrl+x"}, label: "ctrl+x", desc: "trim --fit (shows the dry run, asks first; Claude Code)", short: true, when: func(_ *Model, s *catalog.Session) bool { return CanTrim(*s) }}
+	keyFork    = binding{keys: []string{"ctrl+f"}, label: "ctrl+f", desc: "fork: start a new session branched from it (claude --fork-session, codex fork)", short: true, when: func(m *Model, s *catalog.Session) bool { return canFork(m.agentOf(s)) }}
+	keyTrim    = binding{keys: []string{"ctrl+x"}, label: "ctrl+x", desc: "trim --fit (shows the dry run, asks first; Claude Code)", short: true, when: func(m *Model, s *catalog.Session) bool { return canTrim(m.agentOf(s)) }}
 	keyPrint   = binding{keys: []string{"ctrl+y"}, label: "ctrl+y", desc: "print the resume command and exit", short: true}
 	keyScope   = binding{keys: []string{"ctrl+s"}, label: "ctrl+s", desc: "scope: this directory / all directories", short: true}
 	keyHarness = binding{keys: []string{"tab"}, label: "tab", desc: "harness: all / claude-code / codex", short: true}

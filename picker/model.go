@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 )
 
@@ -24,6 +25,10 @@ type Options struct {
 	Root string
 	// Harness starts the harness filter ("" for all).
 	Harness string
+	// Agents are the agents the sessions belong to: the harness filter
+	// cycles over them, and each says what the picker may do with its
+	// sessions (fork, trim).
+	Agents agent.Registry
 	// Since hides sessions idle longer than this (0: no limit).
 	Since time.Duration
 	Query string
@@ -45,9 +50,6 @@ type Options struct {
 	TrimReport func(s catalog.Session) (string, error)
 	Trim       func(s catalog.Session) (string, error)
 }
-
-// Harness filter cycle.
-var harnessCycle = []string{"", catalog.ClaudeCode, catalog.Codex}
 
 // Model is the picker's state.
 type Model struct {

@@ -9,6 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/catalog"
 )
 
@@ -34,6 +37,9 @@ func fixture() []catalog.Session {
 	return []catalog.Session{a, b, c, d}
 }
 
+// testAgents are the agents of both binaries (internal/hot's registry).
+var testAgents = agent.Registry{claude.New(""), codex.New("")}
+
 func newModel(t *testing.T, opts Options) Model {
 	t.Helper()
 	if opts.Sessions == nil {
@@ -41,6 +47,9 @@ func newModel(t *testing.T, opts Options) Model {
 	}
 	opts.Now = func() time.Time { return now }
 	opts.Home, opts.Self = "/home/example", "/opt/tether/bin/tether"
+	if opts.Agents == nil {
+		opts.Agents = testAgents
+	}
 	m := New(opts)
 	return send(m, tea.WindowSizeMsg{Width: 100, Height: 24})
 }
@@ -232,7 +241,7 @@ func TestActions(t *testing.T) {
 			if c.cmd == "" {
 				return
 			}
-			got := ResumeCommand(self, r.Session, r.Kind == Fork).ShellCommand()
+			got := ResumeCommand(self, testAgents.Get(r.Session.Harness), r.Session, r.Kind == Fork).ShellCommand()
 			if got != c.cmd {
 				t.Errorf("command\n got %s\nwant %s", got, c.cmd)
 			}

@@ -200,13 +200,15 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.rescope()
 		return m, m.schedulePreview()
 	case keyHarness.matches(k):
+		// All, then each agent in turn.
+		cycle := append([]string{""}, m.opts.Agents.Names()...)
 		i := 0
-		for j, h := range harnessCycle {
+		for j, h := range cycle {
 			if h == m.harness {
 				i = j
 			}
 		}
-		m.harness = harnessCycle[(i+1)%len(harnessCycle)]
+		m.harness = cycle[(i+1)%len(cycle)]
 		m.rescope()
 		return m, m.schedulePreview()
 	case keyPreview.matches(k):

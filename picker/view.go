@@ -220,9 +220,9 @@ func (m Model) rowLine(mt match, selected bool, w int) string {
 	if selected {
 		base, hl = st.sel, st.selHl
 	}
-	harness := "claude"
-	if s.Harness == catalog.Codex {
-		harness = "codex"
+	harness := clean(s.Harness) // a harness no agent names
+	if a := m.agentOf(s); a != nil {
+		harness = a.Command()
 	}
 	parts := []string{
 		base.Render(padRight(harness, c.harness)),
@@ -381,7 +381,7 @@ func (m *Model) previewText(s *catalog.Session) string {
 			b.WriteString("(reading the transcript …)\n")
 		}
 	}
-	b.WriteString("\nenter runs:\n  " + ResumeCommand(m.opts.Self, *s, false).ShellCommand() + "\n")
+	b.WriteString("\nenter runs:\n  " + ResumeCommand(m.opts.Self, m.agentOf(s), *s, false).ShellCommand() + "\n")
 	return b.String()
 }
 

@@ -56,12 +56,6 @@ func StalePath(stateDir, sessionID string) string {
 	return filepath.Join(stateDir, "stale", filepath.Base(sessionID)+".json")
 }
 
-// resetMarkerPath is <stateDir>/reset/<project>.json, where project is the
-// identity root's Claude project directory name (see ResetPath).
-func resetMarkerPath(stateDir, project string) string {
-	return filepath.Join(stateDir, "reset", project+".json")
-}
-
 // SafeName keeps an id usable as one file name: anything but letters,
 // digits, '-', '_' and '.' becomes '_', leading dots go, "" becomes "_".
 func SafeName(id string) string {

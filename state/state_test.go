@@ -17,14 +17,14 @@ func TestPathsAreTheExistingOnes(t *testing.T) {
 	const dir = "/home/example/.local/state/tether"
 	name, _ := claude.ProjectDirName("/home/example/src/proj")
 	for got, want := range map[string]string{
-		SessionPath(dir, "433bf38a-107f"):        dir + "/sessions/433bf38a-107f.json",
-		SessionPath(dir, "../../etc/passwd"):     dir + "/sessions/_.._etc_passwd.json",
-		SessionPath(dir, ""):                     dir + "/sessions/_.json",
-		RootPath(dir, "/home/example/src/proj"):  dir + "/roots/793eade7a2e637d979ed147d.json", // sha256(root)[:12] in hex
-		StalePath(dir, "433bf38a"):               dir + "/stale/433bf38a.json",
-		StalePath(dir, "../x"):                   dir + "/stale/x.json",
-		ResetPath(dir, "/home/example/src/proj"): dir + "/reset/" + name + ".json",
-		BindingsPath(dir):                        dir + "/bindings.json",
+		SessionPath(dir, "433bf38a-107f"):       dir + "/sessions/433bf38a-107f.json",
+		SessionPath(dir, "../../etc/passwd"):    dir + "/sessions/_.._etc_passwd.json",
+		SessionPath(dir, ""):                    dir + "/sessions/_.json",
+		RootPath(dir, "/home/example/src/proj"): dir + "/roots/793eade7a2e637d979ed147d.json", // sha256(root)[:12] in hex
+		StalePath(dir, "433bf38a"):              dir + "/stale/433bf38a.json",
+		StalePath(dir, "../x"):                  dir + "/stale/x.json",
+		ResetPath(dir, name):                    dir + "/reset/" + name + ".json",
+		BindingsPath(dir):                       dir + "/bindings.json",
 	} {
 		if got != want {
 			t.Errorf("got %s, want %s", got, want)
@@ -213,21 +213,22 @@ func TestStaleMarker(t *testing.T) {
 func TestResetMarkerActsOnce(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "state")
 	root := "/home/example/src/proj"
-	if ok, err := TakeReset(base, root); ok || err != nil {
+	name, _ := claude.ProjectDirName(root)
+	if ok, err := TakeReset(base, name); ok || err != nil {
 		t.Errorf("reset without a marker: %v %v", ok, err)
 	}
-	p, err := MarkReset(base, root, "sid", time.Now())
-	if err != nil || p != ResetPath(base, root) {
+	p, err := MarkReset(base, name, root, "sid", time.Now())
+	if err != nil || p != ResetPath(base, name) {
 		t.Fatalf("%s %v", p, err)
 	}
 	checkModes(t, base, p)
 	if data, _ := os.ReadFile(p); !strings.Contains(string(data), `"sessionId":"sid"`) || !strings.Contains(string(data), `"root":"/home/example/src/proj"`) {
 		t.Errorf("marker: %s", data)
 	}
-	if ok, err := TakeReset(base, root); !ok || err != nil {
+	if ok, err := TakeReset(base, name); !ok || err != nil {
 		t.Errorf("first take: %v %v", ok, err)
 	}
-	if ok, _ := TakeReset(base, root); ok {
+	if ok, _ := TakeReset(base, name); ok {
 		t.Error("reset acted twice")
 	}
 }

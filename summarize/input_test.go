@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/claude/claudesessions"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/agent/codex/codexsessions"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
@@ -45,7 +47,7 @@ func goldenEvidence(t *testing.T, name string) Evidence {
 	if err != nil || len(ss) != 1 {
 		t.Fatalf("list %s: %v %+v", name, err, ss)
 	}
-	ev, err := Gather(context.Background(), c, ss[0], t.TempDir())
+	ev, err := Gather(context.Background(), c, agent.Registry{claude.New(dir), codex.New(dir)}, ss[0], t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,10 +132,16 @@ func Save(dataDir, harness, id string, sum catalog.Summary) error {
 }
 
 // AttachAll attaches the stored summaries to a list of sessions, reading
-// the summaries directory once rather than probing a file per session.
+// the summaries directory of each harness among them once rather than
+// probing a file per session.
 func AttachAll(dataDir string, ss []catalog.Session) {
-	have := map[string]bool{}
-	for _, h := range []string{catalog.ClaudeCode, catalog.Codex} {
+	have, read := map[string]bool{}, map[string]bool{}
+	for i := range ss {
+		h := ss[i].Harness
+		if read[h] || h == "" || strings.ContainsAny(h, `/\.`) {
+			continue
+		}
+		read[h] = true
 		ents, err := os.ReadDir(filepath.Join(Dir(dataDir), h))
 		if err != nil {
 			continue

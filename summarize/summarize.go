@@ -7,27 +7,21 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/catalog"
 )
 
 // Gather reads what a summary is made from: the catalog's full read of s,
-// the end of its transcript (last tool calls, last assistant text) and
-// the stored summary, if any.
-func Gather(ctx context.Context, c *catalog.Catalog, s catalog.Session, dataDir string) (Evidence, error) {
+// the end of its transcript (last tool calls, last assistant text, read
+// by the session's agent among agents) and the stored summary, if any.
+func Gather(ctx context.Context, c *catalog.Catalog, agents agent.Registry, s catalog.Session, dataDir string) (Evidence, error) {
 	full, err := c.Get(ctx, s)
 	if err != nil {
 		return Evidence{}, err
 	}
 	ev := Evidence{Session: full}
-	recent := claude.Recent
-	if full.Harness == agent.Codex {
-		recent = codex.Recent
-	}
-	if full.Source != "" {
-		if r, err := recent(nil, full.Source, jsonl.DefaultTail, RecentTools); err == nil {
+	if a := agents.Get(full.Harness); a != nil && full.Source != "" {
+		if r, err := a.Recent(nil, full.Source, jsonl.DefaultTail, RecentTools); err == nil {
 			ev.Recent = r
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/identity"
 )
 
@@ -14,21 +14,24 @@ import (
 // the transcripts in dir, where a session too new for the index is most
 // likely to have a twin (Claude's project directory, Codex's day
 // directory: UUIDv7 ids from the same minute share eight characters).
-func SiblingAbbrev(known func() []string) func(id, dir string) string {
+// files names the ids of the transcripts in dir (nil when dir is always
+// "").
+func SiblingAbbrev(known func() []string, files agent.Files) func(id, dir string) string {
 	return func(id, dir string) string {
 		var ids []string
 		if known != nil {
 			ids = known()
 		}
-		ids = append(ids, transcriptIDs(dir)...)
+		ids = append(ids, transcriptIDs(dir, files)...)
 		return identity.NewAbbreviator(ids).Short(id)
 	}
 }
 
-// transcriptIDs are the session ids of the transcripts in dir (Claude's
-// <id>.jsonl, Codex's rollout-<time>-<id>.jsonl).
-func transcriptIDs(dir string) []string {
-	if dir == "" || dir == "." {
+// transcriptIDs are the session ids of the files *.jsonl in dir: as
+// files names a transcript's (Claude's <id>.jsonl, Codex's
+// rollout-<time>-<id>.jsonl), else the name without .jsonl.
+func transcriptIDs(dir string, files agent.Files) []string {
+	if dir == "" || dir == "." || files == nil {
 		return nil
 	}
 	ents, _ := os.ReadDir(dir)
@@ -38,8 +41,8 @@ func transcriptIDs(dir string) []string {
 		if !ok {
 			continue
 		}
-		if codex.IsRolloutFile(e.Name()) {
-			name = codex.ThreadID(name)
+		if id := files.SessionIDOf(filepath.Join(dir, e.Name())); id != "" {
+			name = id
 		}
 		ids = append(ids, name)
 	}

@@ -23,20 +23,16 @@ func (o Options) restoreFromArchive(log *eventlog.Log, id string) (transcript, e
 	if o.Archive == nil {
 		return transcript{}, nil
 	}
-	harness, root := eventlog.ClaudeCode, o.ClaudeDir
+	harness := o.Agent.Name()
 	stored := o
-	stored.ClaudeDir = o.Archive.HarnessDir(eventlog.ClaudeCode)
-	if o.Harness == Codex {
-		harness, root = eventlog.Codex, o.CodexDir
-		stored.CodexDir = o.Archive.HarnessDir(eventlog.Codex)
-	}
+	stored.Agent = o.Agent.At(o.Archive.HarnessDir(harness))
 	// The store mirrors the agent's layout: the same lookup finds the
 	// stored file (whatever its content, so only the path is used).
 	found := stored.findTranscript(id)
 	if found.path == "" {
 		return transcript{}, nil
 	}
-	live, err := o.Archive.LivePath(harness, found.path, root)
+	live, err := o.Archive.LivePath(harness, found.path, o.Agent.Home())
 	if err == nil {
 		err = o.Archive.Restore(found.path, live)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/internal/eventlog"
 )
@@ -15,8 +16,8 @@ import (
 func (f *fixture) runArchived(st *archive.Store, args ...string) int {
 	f.t.Helper()
 	code, err := Run(Options{
-		Harness: Claude, Bin: "/usr/bin/claude-real", Args: args, Root: f.root, Env: []string{"HOME=" + f.home},
-		ClaudeDir: f.claude, Stderr: &f.stderr, Archive: st,
+		Agent: claude.New(f.claude), Bin: "/usr/bin/claude-real", Args: args, Root: f.root, Env: []string{"HOME=" + f.home},
+		Stderr: &f.stderr, Archive: st,
 		Log: eventlog.Open(eventlog.Options{Path: f.logPath}),
 		Exec: func(c Child) (int, error) {
 			f.calls = append(f.calls, c)
@@ -87,8 +88,8 @@ func TestResumeFromCopyWithoutCodec(t *testing.T) {
 	saved := archive.SetCodec(nil)
 	defer archive.SetCodec(saved)
 	_, err := Run(Options{
-		Harness: Claude, Bin: "/usr/bin/claude-real", Args: []string{"--resume", sid}, Root: f.root,
-		Env: []string{"HOME=" + f.home}, ClaudeDir: f.claude, Stderr: &f.stderr, Archive: st,
+		Agent: claude.New(f.claude), Bin: "/usr/bin/claude-real", Args: []string{"--resume", sid}, Root: f.root,
+		Env: []string{"HOME=" + f.home}, Stderr: &f.stderr, Archive: st,
 		Log: eventlog.Open(eventlog.Options{Path: f.logPath}),
 		Exec: func(c Child) (int, error) {
 			f.calls = append(f.calls, c)

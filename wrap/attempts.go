@@ -12,7 +12,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -22,27 +21,10 @@ import (
 // reasonTooLong is what resumeFailure calls a resume the API refused.
 const reasonTooLong = "prompt too long"
 
-// outputFormat returns the value of claude's --output-format ("" when
-// absent).
-func outputFormat(args []string) string {
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		if v, ok := strings.CutPrefix(a, "--output-format="); ok {
-			return v
-		}
-		if a == "--output-format" && i+1 < len(args) {
-			return args[i+1]
-		}
-	}
-	return ""
-}
-
 // attemptOutput holds back the standard output of a resume attempt that
-// may not count: with `claude -p --output-format json` each run prints one
-// JSON document, and a consumer must get exactly one, the one of the
-// attempt that counts. Text and stream-json output, and interactive runs,
+// may not count: when each run prints one JSON document (`claude -p
+// --output-format json`: ResumeArgs.OneDocument), a consumer must get
+// exactly one, the one of the attempt that counts. Text and stream-json output, and interactive runs,
 // pass straight through (stream-json consumers tell attempts apart by the
 // session_id of each system/init event; see docs/wrapper.md).
 type attemptOutput struct {
@@ -51,9 +33,8 @@ type attemptOutput struct {
 	buf  bytes.Buffer
 }
 
-func (o Options) newAttemptOutput(res Resume) *attemptOutput {
-	hold := o.Harness == Claude && res.Print && outputFormat(o.Args) == "json"
-	return &attemptOutput{hold: hold, out: o.Stdout}
+func (o Options) newAttemptOutput(res agent.ResumeArgs) *attemptOutput {
+	return &attemptOutput{hold: res.OneDocument, out: o.Stdout}
 }
 
 // writer is where the next attempt writes.
@@ -95,8 +76,8 @@ func (a *attemptOutput) withhold(log *eventlog.Log, id string) {
 // and resume once more. tried says whether it did; done is false when the
 // session could not be trimmed or the second attempt failed the same way:
 // the caller then starts fresh.
-func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *attemptOutput) (code int, tried, done bool, err error) {
-	if o.Harness != Claude || o.trimOff() != "" {
+func (o Options) retryTrimmed(log *eventlog.Log, res agent.ResumeArgs, child Child, out *attemptOutput) (code int, tried, done bool, err error) {
+	if !o.Agent.Capabilities().Trim || o.trimOff() != "" {
 		return 0, false, false, nil
 	}
 	tr := o.findTranscript(res.ID)
@@ -127,14 +108,14 @@ func (o Options) retryTrimmed(log *eventlog.Log, res Resume, child Child, out *a
 	return code, true, true, nil
 }
 
-// fitTrim shrinks a Claude transcript to FitPercent of its window and
+// fitTrim shrinks a transcript to FitPercent of its window and
 // returns the report and the window it used.
 func (o Options) fitTrim(id, path string) (eventlog.TrimDone, int64, error) {
 	// The attempt ended, but another process may still run the session.
-	if live := claude.Live(o.ClaudeDir, id, path); live.Live() && !o.Force {
+	if live := o.Agent.Live(id, path); live.Live() && !o.Force {
 		return eventlog.TrimDone{}, 0, fmt.Errorf("session %s may be running (%s); not trimming it", id, live.Reason)
 	}
-	u, err := claude.Usage(nil, path, jsonl.DefaultTail)
+	u, err := o.Agent.Usage(nil, path, jsonl.DefaultTail)
 	if err != nil {
 		return eventlog.TrimDone{}, 0, err
 	}
@@ -151,19 +132,6 @@ func (o Options) fitTrim(id, path string) (eventlog.TrimDone, int64, error) {
 	return rep, window, err
 }
 
-// contextFiles are the project instruction files each agent reads, which
-// a fresh session still gets. A function, not a package-level map: the
-// map's initialiser ran at the start of every tether-hot process.
-func contextFiles(h Harness) []string {
-	switch h {
-	case Claude:
-		return []string{"CLAUDE.md", "CLAUDE.local.md", filepath.Join(".claude", "CLAUDE.md")}
-	case Codex:
-		return []string{"AGENTS.md", "AGENTS.override.md"}
-	}
-	return nil
-}
-
 // fallbackNotice is the one line said before a fresh start: why, which
 // project files carry context over (only those that exist), where the old
 // session is and the one command that would make it resumable.
@@ -174,7 +142,7 @@ func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
 		dir, _ = os.Getwd()
 	}
 	var have []string
-	for _, name := range contextFiles(o.Harness) {
+	for _, name := range o.Agent.ContextFiles() {
 		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
 			have = append(have, name)
 		}
@@ -184,7 +152,7 @@ func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
 	}
 	if tr.path != "" {
 		if _, err := os.Stat(tr.path); err == nil {
-			fmt.Fprintf(&b, " The old session is kept in %s; %s.", tr.path, fixHint(o.Harness, id, reason))
+			fmt.Fprintf(&b, " The old session is kept in %s; %s.", tr.path, fixHint(o.Agent.Capabilities().Trim, id, reason))
 		}
 	}
 	return b.String()
@@ -192,19 +160,20 @@ func (o Options) fallbackNotice(id, reason, dir string, tr transcript) string {
 
 // fixHint is the command that would make the old session resumable, or
 // tell what is wrong with it.
-func fixHint(h Harness, id, reason string) string {
-	if fix := FitFix(h == Claude, id, reason); fix != "" {
+func fixHint(trimmable bool, id, reason string) string {
+	if fix := FitFix(trimmable, id, reason); fix != "" {
 		return "to make it resumable: " + fix
 	}
 	return "to see what it holds: tether sessions show " + id
 }
 
-// FitFix is the trim that would make a Claude session too large to resume
-// resumable: to 60% of the window, or to 30% when a trim to 60% was
-// already tried. "" when the reason is not about size.
-func FitFix(claude bool, id, reason string) string {
+// FitFix is the trim that would make a session too large to resume
+// resumable (of an agent tether can trim: trimmable): to 60% of the
+// window, or to 30% when a trim to 60% was already tried. "" when the
+// reason is not about size.
+func FitFix(trimmable bool, id, reason string) string {
 	switch {
-	case !claude:
+	case !trimmable:
 		return ""
 	case strings.Contains(reason, "even after trimming"):
 		return "tether trim --fit 30% " + id

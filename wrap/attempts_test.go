@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/tether-dev/tether/agent/claude"
 )
 
 // TestFallbackNoticeNamesOnlyExistingFiles: the notice promises CLAUDE.md
@@ -171,7 +173,7 @@ func TestNoticeAbbreviatesAmongNeighbours(t *testing.T) {
 	p := f.writeTranscript(f.root.Path, "")
 	twin := filepath.Join(filepath.Dir(p), sid[:10]+"00-0000-0000-0000-000000000000.jsonl")
 	os.WriteFile(twin, []byte(userRecord(f.root.Path)), 0o600)
-	f.runOpts(func(o *Options) { o.Abbrev = SiblingAbbrev(nil) }, "--resume", sid)
+	f.runOpts(func(o *Options) { o.Abbrev = SiblingAbbrev(nil, claude.New(f.claude)) }, "--resume", sid)
 	if !strings.HasPrefix(f.stderr.String(), "tether: session "+sid[:11]+" could not be resumed") {
 		t.Errorf("notice %q", f.stderr.String())
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -33,7 +34,7 @@ func failing(msg string, code int) func(Child) int {
 func TestOrdinaryFailuresPassThrough(t *testing.T) {
 	cases := []struct {
 		name string
-		h    Harness
+		h    harness
 		args []string
 		run  func(Child) int
 		want int
@@ -64,7 +65,10 @@ func TestOrdinaryFailuresPassThrough(t *testing.T) {
 			f.script = []func(Child) int{c.run, func(Child) int { return 0 }}
 			code, err := f.runOpts(func(o *Options) {
 				o.Exec = f.scripted
-				o.Harness, o.CodexDir, o.StateDir, o.Threshold = c.h, codexDir, stateDir, 0
+				if c.h == Codex {
+					o.Agent = codex.New(codexDir)
+				}
+				o.StateDir, o.Threshold = stateDir, 0
 			}, c.args...)
 			if err != nil || code != c.want || len(f.calls) != 1 {
 				t.Fatalf("code %d (want the agent's %d) err %v, %d runs", code, c.want, err, len(f.calls))
@@ -99,7 +103,7 @@ func writeRollout(t *testing.T, codexDir, cwd string) string {
 func TestLoadFailuresStartFresh(t *testing.T) {
 	cases := []struct {
 		name string
-		h    Harness
+		h    harness
 		args []string
 		msg  string
 	}{
@@ -122,7 +126,10 @@ func TestLoadFailuresStartFresh(t *testing.T) {
 			f.script = []func(Child) int{failing(c.msg, 1), func(Child) int { return 0 }}
 			code, err := f.runOpts(func(o *Options) {
 				o.Exec = f.scripted
-				o.Harness, o.CodexDir, o.StateDir, o.Threshold = c.h, codexDir, stateDir, 0
+				if c.h == Codex {
+					o.Agent = codex.New(codexDir)
+				}
+				o.StateDir, o.Threshold = stateDir, 0
 			}, c.args...)
 			if err != nil || code != 0 || len(f.calls) != 2 {
 				t.Fatalf("code %d err %v, %d runs", code, err, len(f.calls))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 )
 
@@ -17,7 +18,7 @@ func TestResumeFailurePromptTooLongGoldens(t *testing.T) {
 		}
 		f := newFixture(t)
 		f.writeTranscript(f.root.Path, string(data))
-		o := Options{Harness: Claude, ClaudeDir: f.claude}
+		o := Options{Agent: claude.New(f.claude)}
 		if reason, _ := o.resumeFailure(sid, transcript{}); reason != "prompt too long" {
 			t.Errorf("%s: resume failure %q, want prompt too long", v, reason)
 		}

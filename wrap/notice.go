@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 )
@@ -16,10 +17,10 @@ import (
 // SessionStart hook of the session starting in root (session "" for a
 // new one): Claude Code's screen draws over what was printed before it,
 // the hook's systemMessage is shown inside it. Without tether's hooks
-// nobody takes it and noticeAgain removes it. Codex shows no hook
-// message: nothing is left for it.
+// nobody takes it and noticeAgain removes it. An agent whose hooks show
+// no message (Codex; Capabilities.StartNotice) is left nothing.
 func (o Options) leaveNotice(root, session, text string) {
-	if o.StateDir == "" || root == "" || o.Harness != Claude {
+	if o.StateDir == "" || root == "" || !o.Agent.Capabilities().StartNotice {
 		return
 	}
 	state.LeaveNotice(o.StateDir, root, session, text, o.Now())
@@ -28,7 +29,7 @@ func (o Options) leaveNotice(root, session, text string) {
 // noticeAgain, once the agent has exited, removes a notice no hook took
 // and, when the agent drew its screen over the terminal (an interactive
 // run, not -p), prints the notice again where the user now looks.
-func (o Options) noticeAgain(root string, res Resume, text string) {
+func (o Options) noticeAgain(root string, res agent.ResumeArgs, text string) {
 	if o.StateDir != "" && root != "" {
 		state.DropNotice(o.StateDir, root)
 	}

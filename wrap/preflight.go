@@ -6,7 +6,6 @@ import (
 	"log/slog"
 
 	"github.com/tether-dev/tether/agent"
-	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/gauge"
@@ -34,27 +33,32 @@ func (e *RunningError) Error() string {
 	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one file; pass --force to do it anyway", cmp.Or(e.Short, identity.ShortID(e.ID)), e.PID)
 }
 
-// preflight decides, before a Claude resume by id, whether to go on as
+// preflight decides, before a resume by id (of an agent tether can
+// trim), whether to go on as
 // asked (""), or to start fresh instead (the reason). It trims the
 // transcript first when the configured policy says so.
 func (o Options) preflight(log *eventlog.Log, id string, tr transcript, rootPath string) (string, error) {
 	// A process known to run the session refuses the resume; one that
 	// only may (Claude Code 2.0.x leaves little trace) does not, but the
 	// session is not trimmed under it.
-	live := claude.Live(o.ClaudeDir, id, tr.path)
+	live := o.Agent.Live(id, tr.path)
 	if live.Live() && !live.Possible && !o.Force {
 		return "", &RunningError{ID: id, PID: live.PID, Short: o.short(id, tr)}
 	}
 	if o.StateDir != "" {
 		noted := o.ResetNoted != nil && o.ResetNoted(rootPath)
-		if reset, err := state.TakeReset(o.StateDir, rootPath); err == nil && (reset || noted) {
+		reset, err := false, error(nil)
+		if o.ResetName != nil {
+			reset, err = state.TakeReset(o.StateDir, o.ResetName(rootPath))
+		}
+		if err == nil && (reset || noted) {
 			return "a reset was requested", nil
 		}
 	}
 	if o.Threshold <= 0 {
 		return "", nil
 	}
-	u, err := claude.Usage(nil, tr.path, jsonl.DefaultTail)
+	u, err := o.Agent.Usage(nil, tr.path, jsonl.DefaultTail)
 	if err != nil || !u.Found {
 		return "", nil // nothing known about its size: let the CLI try
 	}

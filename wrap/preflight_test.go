@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
@@ -36,7 +37,7 @@ func bigSession(cwd string, resultBytes, tokens int) string {
 
 func (f *fixture) runOpts(mod func(*Options), args ...string) (int, error) {
 	o := Options{
-		Harness: Claude, Bin: "/usr/bin/claude-real", Args: args, Root: f.root, ClaudeDir: f.claude, Stderr: &f.stderr,
+		Agent: claude.New(f.claude), Bin: "/usr/bin/claude-real", Args: args, Root: f.root, Stderr: &f.stderr, ResetName: resetName,
 		StateDir: filepath.Join(f.home, "state"), Threshold: 90, Policy: PolicyTrim, FitPercent: 60,
 		Log:     eventlog.Open(eventlog.Options{Path: f.logPath}),
 		Exec:    func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil },
@@ -65,7 +66,7 @@ func TestPreflightRefusesRunningSession(t *testing.T) {
 func TestPreflightReset(t *testing.T) {
 	f := newFixture(t)
 	f.writeTranscript(f.root.Path, userRecord(f.root.Path))
-	if _, err := state.MarkReset(filepath.Join(f.home, "state"), f.root.Path, sid, time.Now()); err != nil {
+	if _, err := state.MarkReset(filepath.Join(f.home, "state"), resetName(f.root.Path), f.root.Path, sid, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	f.runOpts(func(*Options) {}, "--resume", sid, "-p", "x")

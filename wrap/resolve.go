@@ -7,9 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/agent/codex"
-	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/termsafe"
 )
 
@@ -39,13 +37,13 @@ func (e *AmbiguousError) Error() string {
 // archive both count. A value that names nothing known is passed on
 // untouched (the agent may know a title tether does not); one that names
 // several is refused.
-func (o Options) expandResume(res Resume) (Options, Resume, error) {
-	if res.Kind != "id" || res.at < 0 || looksLikeID(res.ID) {
+func (o Options) expandResume(res agent.ResumeArgs) (Options, agent.ResumeArgs, error) {
+	if res.Kind != "id" || res.At < 0 || looksLikeID(res.ID) {
 		return o, res, nil
 	}
 	ids := o.knownIDs(res.ID)
 	if len(ids) == 0 && o.Names != nil {
-		for _, n := range o.Names(o.Harness) {
+		for _, n := range o.Names(o.Agent.Name()) {
 			if n.Title == res.ID && !slices.Contains(ids, n.ID) {
 				ids = append(ids, n.ID)
 			}
@@ -59,14 +57,8 @@ func (o Options) expandResume(res Resume) (Options, Resume, error) {
 		slices.Sort(ids)
 		return o, res, &AmbiguousError{Query: res.ID, Candidates: ids}
 	}
-	args := slices.Clone(o.Args)
-	if res.eq {
-		args[res.at] = "--resume=" + ids[0]
-	} else {
-		args[res.at] = ids[0]
-	}
-	o.Args = args
-	return o, ParseResume(o.Harness, args), nil
+	o.Args = res.WithID(o.Args, ids[0])
+	return o, o.Agent.ParseResume(o.Args), nil
 }
 
 // knownIDs are the full ids of the sessions whose id starts with prefix,
@@ -78,13 +70,9 @@ func (o Options) knownIDs(prefix string) []string {
 	if len(p) < minPrefix || strings.Trim(p, "0123456789abcdef-") != "" {
 		return nil
 	}
-	roots := []string{o.ClaudeDir}
-	harness := eventlog.ClaudeCode
-	if o.Harness == Codex {
-		roots, harness = []string{o.CodexDir}, eventlog.Codex
-	}
+	roots := []string{o.Agent.Home()}
 	if o.Archive != nil {
-		roots = append(roots, o.Archive.HarnessDir(harness))
+		roots = append(roots, o.Archive.HarnessDir(o.Agent.Name()))
 	}
 	var ids []string
 	for _, root := range roots {
@@ -103,25 +91,13 @@ func (o Options) idsUnder(root, prefix string) []string {
 	if root == "" {
 		return nil
 	}
-	var globs []string
-	if o.Harness == Codex {
-		// A rollout's name has its start time before the id, dashes
-		// and all: the glob is wide, IsRolloutFile and ThreadID decide.
-		name := "*" + prefix + "*.jsonl"
-		globs = []string{filepath.Join(codex.SessionsDir(root), "*", "*", "*", name), filepath.Join(codex.ArchivedDir(root), name)}
-	} else {
-		globs = []string{filepath.Join(claude.ProjectsDir(root), "*", prefix+"*.jsonl")}
-	}
 	var ids []string
-	for _, g := range globs {
+	for _, g := range o.Agent.SessionGlobs(root, prefix) {
 		m, _ := filepath.Glob(g)
 		for _, path := range m {
-			id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-			if o.Harness == Codex {
-				if !codex.IsRolloutFile(filepath.Base(path)) {
-					continue
-				}
-				id = codex.ThreadID(path)
+			id := o.Agent.SessionIDOf(path)
+			if id == "" {
+				continue
 			}
 			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() || !strings.HasPrefix(strings.ToLower(id), prefix) {
 				continue

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/internal/eventlog"
 )
@@ -58,8 +60,8 @@ func TestResumeAmbiguousPrefix(t *testing.T) {
 	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
 	twin := filepath.Join(filepath.Dir(p), sid[:8]+"-0000-4000-8000-000000000000.jsonl")
 	os.WriteFile(twin, []byte(userRecord(f.root.Path)), 0o600)
-	_, err := Run(Options{Harness: Claude, Bin: "/bin/false", Args: []string{"--resume", sid[:8]}, Root: f.root,
-		ClaudeDir: f.claude, Stderr: &f.stderr, Exec: func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil }})
+	_, err := Run(Options{Agent: claude.New(f.claude), Bin: "/bin/false", Args: []string{"--resume", sid[:8]}, Root: f.root,
+		Stderr: &f.stderr, Exec: func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil }})
 	var amb *AmbiguousError
 	if !errors.As(err, &amb) || len(f.calls) != 0 || strings.Count(err.Error(), "\n") != 0 ||
 		!strings.Contains(err.Error(), sid) || !strings.Contains(err.Error(), filepath.Base(twin[:len(twin)-6])) {
@@ -77,11 +79,11 @@ func TestResumeAmbiguousPrefix(t *testing.T) {
 func TestResumeExpandsKnownTitle(t *testing.T) {
 	f := newFixture(t)
 	f.writeTranscript(f.root.Path, userRecord(f.root.Path))
-	names := func(h Harness) []Named {
+	names := func(h string) []Named {
 		return []Named{{ID: sid, Title: "fix the parser"}, {ID: "other", Title: "something else"}}
 	}
-	_, err := Run(Options{Harness: Claude, Bin: "/bin/true", Args: []string{"--resume", "fix the parser"}, Root: f.root,
-		ClaudeDir: f.claude, Stderr: &f.stderr, Names: names,
+	_, err := Run(Options{Agent: claude.New(f.claude), Bin: "/bin/true", Args: []string{"--resume", "fix the parser"}, Root: f.root,
+		Stderr: &f.stderr, Names: names,
 		Exec: func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil }})
 	if err != nil || len(f.calls) != 1 || !reflect.DeepEqual(f.calls[0].Args, []string{"--resume", sid}) {
 		t.Fatalf("err %v calls %v", err, f.calls)
@@ -95,9 +97,9 @@ func TestResumeExpandsCodexPrefix(t *testing.T) {
 	day := filepath.Join(codexHome, "sessions", "2026", "11", "30")
 	os.MkdirAll(day, 0o700)
 	os.WriteFile(filepath.Join(day, "rollout-2026-11-30T10-00-00-"+sid+".jsonl"), []byte("{}\n"), 0o600)
-	_, err := Run(Options{Harness: Codex, Bin: "/bin/true", Args: []string{"resume", sid[:8]}, Root: f.root,
-		CodexDir: codexHome, Stderr: &f.stderr,
-		Exec: func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil }})
+	_, err := Run(Options{Agent: codex.New(codexHome), Bin: "/bin/true", Args: []string{"resume", sid[:8]}, Root: f.root,
+		Stderr: &f.stderr,
+		Exec:   func(c Child) (int, error) { f.calls = append(f.calls, c); return 0, nil }})
 	if err != nil || len(f.calls) != 1 || !reflect.DeepEqual(f.calls[0].Args, []string{"resume", sid}) {
 		t.Fatalf("err %v calls %v", err, f.calls)
 	}

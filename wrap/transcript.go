@@ -4,8 +4,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tether-dev/tether/agent/claude"
-	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/jsonl"
 )
 
@@ -29,18 +28,10 @@ const tailLimit = 256 << 10
 // re-stat the path it found) and reads its head.
 func (o Options) findTranscript(id string) transcript {
 	var t transcript
-	if o.Harness == Codex {
-		t.path = codex.FindRollout(o.CodexDir, id, true)
-		if t.path != "" {
-			t.cwd, t.valid = codex.Head(t.path)
-		}
-	} else {
-		t.path, _ = claude.FindTranscript(o.ClaudeDir, id)
-		if t.path != "" {
-			t.cwd, t.valid = claude.Head(t.path)
-		}
-	}
+	// The agent's own archive counts: a session archived there resumes.
+	t.path = o.Agent.FindTranscript(id, true)
 	if t.path != "" {
+		t.cwd, t.valid = o.Agent.Head(t.path)
 		t = t.restat()
 	}
 	return t
@@ -73,7 +64,8 @@ func (t transcript) unusable() string {
 // resumeFailure decides, after a resume exited non-zero, whether the
 // session was the cause, from what the run appended to the transcript:
 // the API refused the history as too long or for tool blocks that do not
-// pair up (Claude), or the context window overflowed (Codex). Anything
+// pair up, or the context window overflowed (as the agent's
+// Failures.ResumeFailure recognises them). Anything
 // else (a mistyped flag, no prompt, a bad key, the network) is the
 // agent's to report and returns "". A session the agent could not load at
 // all appends nothing: only the agent's own message says so (see
@@ -90,18 +82,13 @@ func (o Options) resumeFailure(id string, before transcript) (string, transcript
 		return "", after
 	}
 	appended := jsonl.Range(after.path, before.size, after.size, tailLimit)
-	if o.Harness == Codex {
-		if codex.ContextExceeded(appended) {
-			return "context window exceeded", after
-		}
-		return "", after
-	}
-	_, _, tooLong, _ := claude.LastError(appended)
-	switch {
-	case tooLong:
-		return "prompt too long", after
-	case claude.ToolPairingError(claude.LastMainRecord(appended)):
+	switch o.Agent.ResumeFailure(appended) {
+	case agent.FailureTooLong:
+		return reasonTooLong, after
+	case agent.FailureToolPairing:
 		return reasonToolPairing, after
+	case agent.FailureContextExceeded:
+		return "context window exceeded", after
 	}
 	return "", after
 }
@@ -121,11 +108,7 @@ func (o Options) loadFailure(id string, stderr []byte) string {
 	if len(stderr) == 0 {
 		return ""
 	}
-	failed := claude.LoadFailed(stderr, id)
-	if o.Harness == Codex {
-		failed = codex.LoadFailed(stderr)
-	}
-	if failed {
+	if o.Agent.LoadFailed(stderr, id) {
 		return reasonNotLoaded
 	}
 	return ""
@@ -134,9 +117,5 @@ func (o Options) loadFailure(id string, stderr []byte) string {
 // newestSession finds the session a fresh start created: the transcript
 // modified last since started. "" when there is none (yet).
 func (o Options) newestSession(started time.Time) string {
-	since := started.Add(-time.Second)
-	if o.Harness == Codex {
-		return codex.NewestThread(o.CodexDir, since)
-	}
-	return claude.NewestSession(o.ClaudeDir, since)
+	return o.Agent.NewestSession(started.Add(-time.Second))
 }

@@ -23,15 +23,14 @@ import (
 
 // Options configure one wrapped run.
 type Options struct {
-	Harness Harness
-	Bin     string   // the real binary
-	Args    []string // passed through untouched
-	Root    identity.Root
-	Env     []string // the environment to extend (os.Environ())
-	// ClaudeDir and CodexDir are the agents' data roots, where transcripts
-	// are looked up.
-	ClaudeDir, CodexDir string
-	Interactive         bool
+	// Agent is the wrapped agent, bound to its data root (where
+	// transcripts are looked up).
+	Agent       agent.Agent
+	Bin         string   // the real binary
+	Args        []string // passed through untouched
+	Root        identity.Root
+	Env         []string // the environment to extend (os.Environ())
+	Interactive bool
 	// StderrTTY is set when standard error is a terminal: the child then
 	// gets it untouched, and the wrapper cannot read an agent's message
 	// for a session it could not load (a pipe in place of the terminal
@@ -49,9 +48,12 @@ type Options struct {
 	Stdout io.Writer
 	Now    func() time.Time
 
-	// Resume preflight (Claude resumes by id). StateDir holds the hooks'
-	// session state and reset markers.
+	// Resume preflight (resumes by id of an agent tether can trim).
+	// StateDir holds the hooks' session state and reset markers.
 	StateDir string
+	// ResetName is the name of root's reset marker (state.ResetPath);
+	// nil: no reset marker is looked for.
+	ResetName func(root string) string
 	// Threshold is the context use, in percent of the window, at or above
 	// which Policy applies; 0 turns the size check off.
 	Threshold float64
@@ -61,7 +63,7 @@ type Options struct {
 	FitPercent  float64
 	Windows     agent.Windows
 	DisableTrim bool
-	// FitTrim trims a Claude transcript in place to percent of window (a
+	// FitTrim trims a transcript in place to percent of window (a
 	// backup kept) and returns the trim's log record; ResetNoted reads the
 	// project's notes for a RESET: TRUE. Both are trim's (trim.FitFile,
 	// trim.ResetNoted), passed in so the wrapper does not depend on the
@@ -71,15 +73,17 @@ type Options struct {
 	// Force resumes a session even when another process runs it.
 	Force bool
 	// Handoff, when set, summarises the session that could not be resumed
-	// (from its transcript) for the fresh one; Claude gets it through
-	// --append-system-prompt. "" means nothing worth passing on.
+	// (from its transcript) for the fresh one, given through the agent's
+	// system prompt (only an agent whose Capabilities have SystemPrompt).
+	// "" means nothing worth passing on.
 	Handoff func(transcript, reason string) string
 	// Archive, when set, is tether's archive: a transcript that is gone is
 	// restored from it before a resume by id.
 	Archive *archive.Store
 	// Names, when set, lists the sessions tether knows by title (the
-	// completion index), so --resume TITLE resumes the one it names.
-	Names func(h Harness) []Named
+	// completion index), so --resume TITLE resumes the one it names
+	// (harness: the agent's name).
+	Names func(harness string) []Named
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -90,12 +94,9 @@ func Run(o Options) (int, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	harness := agent.Claude
-	if o.Harness == Codex {
-		harness = agent.Codex
-	}
+	harness := o.Agent.Name()
 	root := o.Root
-	o, res, err := o.expandResume(ParseResume(o.Harness, o.Args))
+	o, res, err := o.expandResume(o.Agent.ParseResume(o.Args))
 	if err != nil {
 		return 0, err
 	}
@@ -140,7 +141,7 @@ func Run(o Options) (int, error) {
 		if reason := o.staleReason(res.ID, tr); reason != "" {
 			return o.fallback(log, res, child, tr, reason, -1)
 		}
-		if o.Harness == Claude {
+		if o.Agent.Capabilities().Trim {
 			reason, err := o.preflight(log, res.ID, tr, root.Path)
 			if err != nil {
 				log.Warn(eventlog.ResumeRefused, res.ID, slog.String("reason", err.Error()))
@@ -218,7 +219,7 @@ func (o Options) sessionSince(root string, start time.Time) string {
 }
 
 // fallback logs why the resume cannot go on and starts one fresh session.
-func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcript, reason string, code int) (int, error) {
+func (o Options) fallback(log *eventlog.Log, res agent.ResumeArgs, child Child, tr transcript, reason string, code int) (int, error) {
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reason), slog.Int("exit_code", code),
 		slog.String("cwd", child.Dir), slog.String("transcript", tr.path), slog.Int64("size", tr.size))
 	notice := o.fallbackNotice(res.ID, reason, child.Dir, tr)
@@ -226,12 +227,12 @@ func (o Options) fallback(log *eventlog.Log, res Resume, child Child, tr transcr
 	root := lastEnv(child.Env, identity.EnvRoot)
 	o.leaveNotice(root, "", notice)
 	started := o.Now()
-	child.Args = res.Fresh()
+	child.Args = res.Fresh
 	child.Stdout, child.Stderr, child.OnSignal = o.Stdout, nil, nil
 	handoff := false
-	if o.Handoff != nil && o.Harness == Claude && tr.path != "" && tr.size > 0 {
+	if o.Handoff != nil && o.Agent.Capabilities().SystemPrompt && tr.path != "" && tr.size > 0 {
 		if text := o.Handoff(tr.path, reason); text != "" {
-			child.Args = AppendSystemPrompt(child.Args, text)
+			child.Args = o.Agent.AppendSystemPrompt(child.Args, text)
 			handoff = true
 		}
 	}

@@ -16,34 +16,6 @@ import (
 	"github.com/tether-dev/tether/state"
 )
 
-func TestParseResume(t *testing.T) {
-	cases := []struct {
-		h           Harness
-		args        []string
-		kind, id    string
-		fork, print bool
-		fresh       []string
-	}{
-		{Claude, []string{"-p", "hi"}, "", "", false, true, []string{"-p", "hi"}},
-		{Claude, []string{"--resume", "abc", "-p", "go on"}, "id", "abc", false, true, []string{"-p", "go on"}},
-		{Claude, []string{"-r", "abc", "--fork-session"}, "id", "abc", true, false, []string{}},
-		{Claude, []string{"--resume=abc", "--model", "x"}, "id", "abc", false, false, []string{"--model", "x"}},
-		{Claude, []string{"--resume", "--verbose"}, "picker", "", false, false, []string{"--verbose"}},
-		{Claude, []string{"-c", "-p", "x"}, "continue", "", false, true, []string{"-p", "x"}},
-		{Claude, []string{"-p", "--", "--resume", "x"}, "", "", false, true, []string{"-p", "--", "--resume", "x"}},
-		{Codex, []string{"resume", "019a-id", "--model", "m"}, "id", "019a-id", false, false, []string{"--model", "m"}},
-		{Codex, []string{"exec", "--skip-git-repo-check", "resume", "019a-id", "go on"}, "id", "019a-id", false, true, []string{"exec", "--skip-git-repo-check", "go on"}},
-		{Codex, []string{"resume", "--last"}, "last", "", false, false, []string{}},
-		{Codex, []string{"exec", "say resume please"}, "", "", false, true, []string{"exec", "say resume please"}},
-	}
-	for _, c := range cases {
-		r := ParseResume(c.h, c.args)
-		if r.Kind != c.kind || r.ID != c.id || r.Fork != c.fork || r.Print != c.print || !reflect.DeepEqual(r.Fresh(), c.fresh) {
-			t.Errorf("%s %q: got %+v fresh %q", c.h, c.args, r, r.Fresh())
-		}
-	}
-}
-
 func TestFindBinarySkipsItself(t *testing.T) {
 	base := t.TempDir()
 	self := filepath.Join(base, "tether")
@@ -119,9 +91,9 @@ func (f *fixture) writeTranscript(cwd string, body string) string {
 func (f *fixture) run(args ...string) int {
 	f.t.Helper()
 	code, err := Run(Options{
-		Harness: Claude, Bin: "/usr/bin/claude-real", Args: args, Root: f.root, Env: []string{"HOME=" + f.home, identity.EnvRoot + "=/stale"},
-		ClaudeDir: f.claude, Stderr: &f.stderr,
-		Log: eventlog.Open(eventlog.Options{Path: f.logPath}),
+		Agent: claude.New(f.claude), Bin: "/usr/bin/claude-real", Args: args, Root: f.root, Env: []string{"HOME=" + f.home, identity.EnvRoot + "=/stale"},
+		Stderr: &f.stderr,
+		Log:    eventlog.Open(eventlog.Options{Path: f.logPath}),
 		Exec: func(c Child) (int, error) {
 			f.calls = append(f.calls, c)
 			if len(f.script) == 0 {
@@ -301,33 +273,14 @@ func TestTitleResumeIsNotChecked(t *testing.T) {
 	}
 }
 
-func TestAppendSystemPrompt(t *testing.T) {
-	const x = "X"
-	cases := []struct{ in, want []string }{
-		{[]string{"-p", "hi"}, []string{"-p", "hi", "--append-system-prompt", x}},
-		{[]string{"--append-system-prompt", "mine", "-p"}, []string{"--append-system-prompt", "mine\n\nX", "-p"}},
-		{[]string{"--append-system-prompt=mine"}, []string{"--append-system-prompt=mine\n\nX"}},
-		{[]string{"-p", "--", "--weird"}, []string{"-p", "--append-system-prompt", x, "--", "--weird"}},
-	}
-	for _, c := range cases {
-		in := append([]string(nil), c.in...)
-		if got := AppendSystemPrompt(c.in, x); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("AppendSystemPrompt(%q) = %q, want %q", c.in, got, c.want)
-		}
-		if !reflect.DeepEqual(in, c.in) {
-			t.Errorf("input modified: %q", c.in)
-		}
-	}
-}
-
 func TestHandoffOnFallback(t *testing.T) {
 	f := newFixture(t)
 	p := f.writeTranscript(f.root.Path, userRecord(f.root.Path))
 	f.script = []func(Child) int{noConversation, func(Child) int { return 0 }}
 	var gotPath, gotReason string
 	code, err := Run(Options{
-		Harness: Claude, Bin: "/usr/bin/claude-real", Args: []string{"-p", "--resume", sid, "go on"}, Root: f.root,
-		ClaudeDir: f.claude, Stderr: &f.stderr,
+		Agent: claude.New(f.claude), Bin: "/usr/bin/claude-real", Args: []string{"-p", "--resume", sid, "go on"}, Root: f.root,
+		Stderr:  &f.stderr,
 		Handoff: func(path, reason string) string { gotPath, gotReason = path, reason; return "SUMMARY" },
 		Exec: func(c Child) (int, error) {
 			f.calls = append(f.calls, c)
@@ -393,7 +346,7 @@ func TestNewSessionIDInEndRecord(t *testing.T) {
 	f := newFixture(t)
 	stateDir := filepath.Join(f.home, "state")
 	_, err := Run(Options{
-		Harness: Claude, Bin: "/usr/bin/claude-real", Root: f.root, ClaudeDir: f.claude, Stderr: &f.stderr, StateDir: stateDir,
+		Agent: claude.New(f.claude), Bin: "/usr/bin/claude-real", Root: f.root, Stderr: &f.stderr, StateDir: stateDir,
 		Log: eventlog.Open(eventlog.Options{Path: f.logPath}),
 		Exec: func(c Child) (int, error) {
 			// What the SessionStart hook does while the program runs.

@@ -35,6 +35,9 @@ func (a *Agent) FindTranscript(id string, _ bool) string {
 	return path
 }
 
+// At implements agent.Agent.
+func (*Agent) At(home string) agent.Agent { return New(home) }
+
 // Head implements agent.Files.
 func (*Agent) Head(path string) (string, bool) { return Head(path) }
 
@@ -97,5 +100,5 @@ func (*Agent) Resume(id, _ string, fork bool) ([]string, bool) {
 
 // Capabilities implements agent.Agent.
 func (*Agent) Capabilities() agent.Capabilities {
-	return agent.Capabilities{Trim: true, Fork: true, StartNotice: true}
+	return agent.Capabilities{Trim: true, Fork: true, StartNotice: true, SystemPrompt: true}
 }

@@ -34,6 +34,9 @@ func (a *Agent) FindTranscript(id string, archived bool) string {
 	return FindRollout(a.home, id, archived)
 }
 
+// At implements agent.Agent.
+func (*Agent) At(home string) agent.Agent { return New(home) }
+
 // Head implements agent.Files.
 func (*Agent) Head(path string) (string, bool) { return Head(path) }
 

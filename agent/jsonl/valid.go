@@ -17,6 +17,16 @@ func Valid(b []byte) bool {
 	return ok && skipWS(b, i) == len(b)
 }
 
+// TrimSpace is b without the JSON white space (space, tab, newline,
+// carriage return) around it.
+func TrimSpace(b []byte) []byte {
+	b = b[skipWS(b, 0):]
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
 func skipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++

@@ -84,7 +84,7 @@ func (a *App) doctorCommand() *cli.Command {
 					quiet.Out = io.Discard
 					o := hooksOptions{
 						IO: &quiet, Action: "install", Scope: scope, Harness: harness, StatusLine: statusLine, Trust: trust,
-						ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
+						Agents: a.Agents(), RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 						ClaudeBin: a.Getenv(envClaudeBin),
 					}
 					if o.ClaudeBin == "" {

@@ -9,17 +9,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/hooks/codextrust"
 	"github.com/tether-dev/tether/internal/atomicfile"
-	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/shquote"
@@ -41,9 +43,10 @@ type hooksOptions struct {
 	Force      bool
 	Trust      bool
 
-	ClaudeDir string
-	CodexDir  string
-	RootDir   string // the identity root, for project and local scope
+	// Agents are the agents tether knows: the ones with hook settings
+	// (agent.HookInstaller) say where those are and what goes there.
+	Agents  agent.Registry
+	RootDir string // the identity root, for project and local scope
 	// StateDir is where the record of what install wrote lives (the
 	// commands, the replaced statusLine, the Codex hooks trusted).
 	StateDir string
@@ -71,14 +74,15 @@ func (a *App) hooksCommand() *cli.Command {
 			opts := hooksOptions{
 				IO: a.IO, Action: name, Scope: cmd.String("scope"), Harness: hot.NormalizeHarness(cmd.String("harness")),
 				DryRun: cmd.Bool("dry-run"), StatusLine: cmd.Bool("statusline"), Force: cmd.Bool("force"), Trust: cmd.Bool("trust"),
-				ClaudeDir: a.Loc.ClaudeDir, CodexDir: a.Loc.CodexDir, RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
+				Agents: a.Agents(), RootDir: a.Root().Dir, StateDir: a.Loc.StateDir,
 				ClaudeVersion: cmd.String("claude-version"), ClaudeBin: a.Getenv(envClaudeBin),
 			}
 			if name == "status" {
 				opts.OnPath, opts.Tether = tetherBinary(a.Getenv("PATH"))
 				return runHooks(ctx, opts)
 			}
-			if opts.Harness == "" {
+			inst := hookInstaller(opts.Agents, opts.Harness)
+			if inst == nil {
 				return usageErr(fmt.Errorf("--harness: want claude-code or codex, got %q", cmd.String("harness")))
 			}
 			switch opts.Scope {
@@ -86,8 +90,9 @@ func (a *App) hooksCommand() *cli.Command {
 			default:
 				return usageErr(fmt.Errorf("--scope: want user, project or local, got %q", opts.Scope))
 			}
-			if opts.Harness == eventlog.Codex && opts.Scope != "user" {
-				return usageErr(fmt.Errorf("--scope %s: Codex hooks live only in $CODEX_HOME/hooks.json (use --scope user)", opts.Scope))
+			if scopes := inst.HookScopes(); !slices.Contains(scopes, opts.Scope) {
+				return usageErr(fmt.Errorf("--scope %s: %s keeps its hooks only in %s (use --scope %s)",
+					opts.Scope, inst.Name(), inst.HookSettings(scopes[0], opts.RootDir), scopes[0]))
 			}
 			if opts.ClaudeBin == "" {
 				opts.ClaudeBin = "claude"
@@ -110,7 +115,7 @@ func (a *App) hooksCommand() *cli.Command {
 				Usage: "add tether's hooks (idempotent)",
 				Description: "For Claude Code, the events installed depend on 'claude --version' ($" + envClaudeBin + "\n" +
 					"names another binary): Claude Code 2.0.x silently ignores every hook when one\n" +
-					"event name is unknown to it, so versions before " + hooks.FullEventsSince + " get only SessionStart,\n" +
+					"event name is unknown to it, so versions before " + claude.FullEventsSince + " get only SessionStart,\n" +
 					"Stop, SubagentStop and SessionEnd.",
 				Flags: []cli.Flag{scope, harness, dry,
 					&cli.BoolFlag{Name: "statusline", Usage: "also set Claude Code's statusLine to 'tether statusline'"},
@@ -165,21 +170,38 @@ func tetherCommand(tether, args string) string {
 	return shquote.Quote(hot.Sibling(tether)) + " " + args
 }
 
+// hookTarget is one settings file of an agent's hooks.
 type hookTarget struct {
 	harness, scope, path string
+	inst                 agent.HookInstaller
+}
+
+// hookInstaller is the agent named harness when tether's hooks can be
+// installed into it (nil otherwise).
+func hookInstaller(agents agent.Registry, harness string) agent.HookInstaller {
+	inst, _ := agents.Get(harness).(agent.HookInstaller)
+	return inst
+}
+
+// targetOf is the settings file of inst's hooks in scope (project: the
+// project's directory).
+func targetOf(inst agent.HookInstaller, scope, project string) hookTarget {
+	return hookTarget{inst.Name(), scope, inst.HookSettings(scope, project), inst}
+}
+
+// hookTargets are every settings file of every agent's hooks, in order.
+func hookTargets(agents agent.Registry, project string) []hookTarget {
+	var out []hookTarget
+	for _, inst := range agents.HookInstallers() {
+		for _, scope := range inst.HookScopes() {
+			out = append(out, targetOf(inst, scope, project))
+		}
+	}
+	return out
 }
 
 func (o hooksOptions) target() hookTarget {
-	if o.Harness == eventlog.Codex {
-		return hookTarget{eventlog.Codex, "user", filepath.Join(o.CodexDir, "hooks.json")}
-	}
-	switch o.Scope {
-	case "project":
-		return hookTarget{eventlog.ClaudeCode, "project", filepath.Join(o.RootDir, ".claude", "settings.json")}
-	case "local":
-		return hookTarget{eventlog.ClaudeCode, "local", filepath.Join(o.RootDir, ".claude", "settings.local.json")}
-	}
-	return hookTarget{eventlog.ClaudeCode, "user", filepath.Join(o.ClaudeDir, "settings.json")}
+	return targetOf(hookInstaller(o.Agents, o.Harness), o.Scope, o.RootDir)
 }
 
 func runHooks(ctx context.Context, opts hooksOptions) error {
@@ -196,33 +218,31 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 		return fmt.Errorf("read the record of installed hooks: %w", err)
 	}
 	key := state.HooksRecordKey(t.path)
-	hookCmd, slCmd := ownCommands(opts.Tether, t.harness)
-	owner := hooks.Owner{Recorded: rec.Commands(key), Current: ownedCommands(opts.Tether, t.harness)}
+	hookCmd, slCmd := ownCommands(opts.Tether, t.inst)
+	owner := hooks.Owner{Recorded: rec.Commands(key), Current: ownedCommands(opts.Tether, t.inst), Events: hooks.InstallableEvents(opts.Agents)}
 	var out []byte
 	var plan hooks.Plan
 	var notes []string
 	if opts.Action == "install" {
 		io := hooks.InstallOptions{Timeout: hooks.HookTimeout, Force: opts.Force, Owner: owner, Command: hookCmd}
-		if t.harness == eventlog.Codex {
-			io.Events = hooks.CodexEvents
-			io.Timeouts = hooks.CodexTimeouts
-		} else {
-			version := opts.ClaudeVersion
-			if version == "" {
+		// Only an agent whose events depend on its version asks for it
+		// (Claude Code: claude --version, or --claude-version).
+		asked, version := false, ""
+		he := t.inst.HookEvents(func() string {
+			if asked, version = true, opts.ClaudeVersion; version == "" {
 				version = claudeVersion(ctx, opts.ClaudeBin)
 			}
-			io.Events = hooks.EventsForClaude(version)
-			switch {
-			case version == "":
-				notes = append(notes, fmt.Sprintf("could not run '%s --version': installed only the events every Claude Code version knows (%s); rerun with --claude-version to choose",
-					opts.ClaudeBin, strings.Join(io.Events, ", ")))
-			case len(io.Events) < len(hooks.ClaudeEvents):
-				notes = append(notes, fmt.Sprintf("Claude Code %s: installed only %s (versions before %s ignore every hook when one event is unknown to them)",
-					strings.TrimSpace(version), strings.Join(io.Events, ", "), hooks.FullEventsSince))
-			}
-			if opts.StatusLine {
-				io.StatusLine = slCmd
-			}
+			return version
+		})
+		io.Events, io.Timeouts = he.Events, he.Timeouts
+		switch {
+		case he.Reduced != "" && asked && version == "":
+			notes = append(notes, fmt.Sprintf("could not run '%s --version': %s; rerun with --claude-version to choose", opts.ClaudeBin, he.Reduced))
+		case he.Reduced != "":
+			notes = append(notes, he.Reduced)
+		}
+		if opts.StatusLine {
+			io.StatusLine = slCmd // "" for an agent without a status line
 		}
 		out, plan, err = hooks.Install(old, io)
 	} else {
@@ -263,7 +283,8 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 			return fmt.Errorf("write %s: %w", t.path, err)
 		}
 	}
-	if t.harness == eventlog.Codex {
+	if t.harness == agent.Codex {
+		// Codex runs hooks only once trusted, in its config.toml.
 		if err := codexExtras(opts, t, owner, old, out); err != nil {
 			return err
 		}
@@ -274,23 +295,24 @@ func runHooks(ctx context.Context, opts hooksOptions) error {
 	return updateRecord(rec, opts.StateDir, key, opts.Action, plan, hookCmd, slCmd)
 }
 
-// ownCommands are the hook and statusLine commands this tether writes.
-func ownCommands(tether, harness string) (hook, statusLine string) {
-	if harness == eventlog.Codex {
-		return tetherCommand(tether, "hook --harness codex"), ""
+// ownCommands are the hook and statusLine commands this tether writes
+// for inst (no statusLine for an agent without a status line).
+func ownCommands(tether string, inst agent.HookInstaller) (hook, statusLine string) {
+	if _, ok := inst.(agent.StatusLiner); ok {
+		statusLine = tetherCommand(tether, "statusline")
 	}
-	return tetherCommand(tether, "hook"), tetherCommand(tether, "statusline")
+	return tetherCommand(tether, inst.HookArgs()), statusLine
 }
 
 // ownedCommands are the commands this tether recognises as its own
 // without a record: what it writes (through tether-hot when it is next to
 // tether) and what the same tether wrote before tether-hot was there.
-func ownedCommands(tether, harness string) []string {
-	hook, sl := ownCommands(tether, harness)
+func ownedCommands(tether string, inst agent.HookInstaller) []string {
+	hook, sl := ownCommands(tether, inst)
 	q := shquote.Quote(tether)
-	plainHook, plainSL := q+" hook", q+" statusline"
-	if harness == eventlog.Codex {
-		plainHook, plainSL = q+" hook --harness codex", ""
+	plainHook, plainSL := q+" "+inst.HookArgs(), ""
+	if sl != "" {
+		plainSL = q + " statusline"
 	}
 	out := []string{hook, sl}
 	if plainHook != hook {
@@ -346,7 +368,7 @@ func printPlan(io *iostreams.IOStreams, p hooks.Plan) {
 // codexExtras handles Codex's trust records (only with --trust) and says
 // how to get hooks running.
 func codexExtras(opts hooksOptions, t hookTarget, owner hooks.Owner, old, out []byte) error {
-	cfgPath := filepath.Join(opts.CodexDir, "config.toml")
+	cfgPath := filepath.Join(t.inst.Home(), "config.toml")
 	cfg, err := os.ReadFile(cfgPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", cfgPath, err)
@@ -399,16 +421,17 @@ func claudeVersion(ctx context.Context, bin string) string {
 	if err != nil {
 		return ""
 	}
-	if _, ok := hooks.ParseVersion(string(out)); !ok {
+	if _, ok := claude.ParseVersion(string(out)); !ok {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
 }
 
 // ownerFor recognises tether's entries in t's file: what the record says
-// tether wrote there, and what tether (this binary) writes. An unreadable
-// record counts as none.
-func ownerFor(stateDir string, t hookTarget, tether string) hooks.Owner {
+// tether wrote there, and what tether (this binary) writes, under an
+// event tether installs for one of agents. An unreadable record counts as
+// none.
+func ownerFor(stateDir string, t hookTarget, tether string, agents agent.Registry) hooks.Owner {
 	rec, _ := state.LoadHooksRecord(stateDir)
-	return hooks.Owner{Recorded: rec.Commands(state.HooksRecordKey(t.path)), Current: ownedCommands(tether, t.harness)}
+	return hooks.Owner{Recorded: rec.Commands(state.HooksRecordKey(t.path)), Current: ownedCommands(tether, t.inst), Events: hooks.InstallableEvents(agents)}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/hooks"
-	"github.com/tether-dev/tether/internal/eventlog"
 )
 
 func runHooksStatus(opts hooksOptions) error {
@@ -23,13 +22,7 @@ func runHooksStatus(opts hooksOptions) error {
 		fmt.Fprintf(w, "tether on PATH: none (hooks installed now would run %s)\n", opts.Tether)
 	}
 	any := false
-	for _, o := range []hooksOptions{
-		{Harness: eventlog.ClaudeCode, Scope: "user", ClaudeDir: opts.ClaudeDir},
-		{Harness: eventlog.ClaudeCode, Scope: "project", RootDir: opts.RootDir},
-		{Harness: eventlog.ClaudeCode, Scope: "local", RootDir: opts.RootDir},
-		{Harness: eventlog.Codex, CodexDir: opts.CodexDir},
-	} {
-		t := o.target()
+	for _, t := range hookTargets(opts.Agents, opts.RootDir) {
 		data, err := os.ReadFile(t.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(w, "%-11s %-7s %s: no file\n", t.harness, t.scope, t.path)
@@ -39,7 +32,7 @@ func runHooksStatus(opts hooksOptions) error {
 			fmt.Fprintf(w, "%-11s %-7s %s: %v\n", t.harness, t.scope, t.path, err)
 			continue
 		}
-		owner := ownerFor(opts.StateDir, t, opts.Tether)
+		owner := ownerFor(opts.StateDir, t, opts.Tether, opts.Agents)
 		entries, err := hooks.Installed(data, owner)
 		if err != nil {
 			fmt.Fprintf(w, "%-11s %-7s %s: cannot read: %v\n", t.harness, t.scope, t.path, err)

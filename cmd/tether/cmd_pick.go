@@ -127,7 +127,7 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 	default:
 		return pickOptions{}, usageErr(fmt.Errorf("--shell: %q is not sh, bash, zsh or fish", sh))
 	}
-	po := picker.Options{Harness: h, Query: cmd.String("query"), Now: a.Now, PrintOnly: cmd.Bool("print"),
+	po := picker.Options{Harness: h, Agents: a.Agents(), Query: cmd.String("query"), Now: a.Now, PrintOnly: cmd.Bool("print"),
 		InTmux: a.Getenv("TMUX") != "", Home: a.Getenv("HOME")}
 	if s := cmd.String("since"); s != "" {
 		d, err := parseDuration(s)
@@ -271,7 +271,7 @@ func pickOutput(streams *iostreams.IOStreams) (io.Writer, func(), error) {
 func pickAct(opts pickOptions, r picker.Result) error {
 	self := opts.Picker.Self
 	s := r.Session
-	c := picker.ResumeCommand(self, s, r.Kind == picker.Fork)
+	c := picker.ResumeCommand(self, opts.Picker.Agents.Get(s.Harness), s, r.Kind == picker.Fork)
 	switch r.Kind {
 	case picker.Cancel:
 		return exitcode.Silent{Code: exitCancelled}

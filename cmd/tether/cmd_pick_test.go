@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tether-dev/tether/cmd/internal/hot"
+	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"os"
 	"os/exec"
@@ -62,7 +64,7 @@ func TestPickActRunsTheWrapper(t *testing.T) {
 			pickTmux = func(args ...string) error { gotTmux += fmt.Sprint(args); return nil }
 			var out bytes.Buffer
 			opts := pickOptions{IO: &iostreams.IOStreams{Out: &out, ErrOut: &out}, Environ: []string{"PATH=/bin", "PWD=/home/example"},
-				Picker: picker.Options{Self: self, InTmux: c.inTmux}}
+				Picker: picker.Options{Self: self, InTmux: c.inTmux, Agents: hot.AgentsAt(locations.Locations{})}}
 			err := pickAct(opts, c.r)
 			if exitcode.Of(err) != c.code {
 				t.Fatalf("exit %d (%v), want %d", exitcode.Of(err), err, c.code)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -44,6 +45,8 @@ type sessionsSummarizeOptions struct {
 	Timeout     time.Duration
 	Budget      int
 	DataDir     string
+	// Agents read the end of each session's transcript.
+	Agents agent.Registry
 	// Auto: started by the SessionEnd hook; quiet, and at most one at a
 	// time (LockPath).
 	Auto     bool
@@ -117,6 +120,7 @@ func (a *App) summarizeOptions(cmd *cli.Command) (sessionsSummarizeOptions, erro
 	opts.Timeout = time.Duration(cfg.Summarize.TimeoutSeconds) * time.Second
 	opts.Budget = cfg.Summarize.BudgetTokens
 	opts.DataDir, opts.LockPath, opts.Log = a.Loc.DataDir, state.SummarizeLockPath(a.Loc.StateDir), a.Log()
+	opts.Agents = a.Agents()
 	name, model := cfg.Summarize.Provider, cfg.Summarize.Model
 	if p := cmd.String("provider"); p != "" {
 		if p != name {
@@ -225,7 +229,7 @@ func summarizeTargets(ctx context.Context, opts sessionsSummarizeOptions) ([]cat
 func summarizeDryRun(ctx context.Context, opts sessionsSummarizeOptions, sessions []catalog.Session) error {
 	w := opts.IO.Out
 	for _, s := range sessions {
-		ev, err := summarize.Gather(ctx, opts.Catalog, s, opts.DataDir)
+		ev, err := summarize.Gather(ctx, opts.Catalog, opts.Agents, s, opts.DataDir)
 		if err != nil {
 			return fmt.Errorf("session %s: %w", s.ShortID(), err)
 		}
@@ -302,7 +306,7 @@ func summarizeAll(ctx context.Context, opts sessionsSummarizeOptions, z *summari
 }
 
 func summarizeOne(ctx context.Context, opts sessionsSummarizeOptions, z *summarize.Summarizer, s catalog.Session) (summarize.Result, error) {
-	ev, err := summarize.Gather(ctx, opts.Catalog, s, opts.DataDir)
+	ev, err := summarize.Gather(ctx, opts.Catalog, opts.Agents, s, opts.DataDir)
 	if err != nil {
 		return summarize.Result{}, err
 	}

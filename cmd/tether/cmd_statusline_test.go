@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/internal/config"
@@ -25,7 +26,7 @@ func TestStatusLineAndPromptAgree(t *testing.T) {
 		{85, "85%", "\x1b[31m"},
 	} {
 		st := state.Session{UsageKnown: true, Percent: c.pct, Tokens: 1136, Window: 1_000_000}
-		line := hooks.RenderStatusLine(hooks.StatusInput{ModelName: "Opus"}, st, hooks.StatusOptions{Color: true, Thresholds: hot.PromptThresholds(p)})
+		line := hooks.RenderStatusLine(agent.StatusInput{ModelName: "Opus"}, st, hooks.StatusOptions{Color: true, Thresholds: hot.PromptThresholds(p)})
 		if !strings.Contains(line, c.text) || !strings.Contains(line, c.ansi) {
 			t.Errorf("statusLine at %v%%: %q, want %q in %q", c.pct, line, c.text, c.ansi)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
@@ -239,7 +240,7 @@ func runTrimReset(opts trimOptions) error {
 		}
 		root, id = sessionRoot(path, opts.Root), sid
 	}
-	marker, err := state.MarkReset(opts.StateDir, root, id, opts.Now())
+	marker, err := state.MarkReset(opts.StateDir, hot.ResetName(root), root, id, opts.Now())
 	if err != nil {
 		return fmt.Errorf("write reset marker: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/state"
@@ -141,10 +142,10 @@ func TestTrimCommand(t *testing.T) {
 		t.Fatalf("reset: exit %d %s", code, ta.err)
 	}
 	root := identity.Resolve(dir).Path
-	if ok, err := state.TakeReset(ta.Loc.StateDir, root); !ok || err != nil {
+	if ok, err := state.TakeReset(ta.Loc.StateDir, hot.ResetName(root)); !ok || err != nil {
 		t.Errorf("reset marker not found for %s: %v", root, err)
 	}
-	if ok, _ := state.TakeReset(ta.Loc.StateDir, root); ok {
+	if ok, _ := state.TakeReset(ta.Loc.StateDir, hot.ResetName(root)); ok {
 		t.Error("reset marker acted twice")
 	}
 }

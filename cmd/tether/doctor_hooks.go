@@ -10,10 +10,10 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/hooks/codextrust"
-	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -26,33 +26,29 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 	self, _ := opts.Executable()
 	installed := 0
 	statusLine, ownStatusLine := "", false
-	for _, o := range []hooksOptions{
-		{Harness: eventlog.ClaudeCode, Scope: "user", ClaudeDir: opts.Loc.ClaudeDir},
-		{Harness: eventlog.ClaudeCode, Scope: "project", RootDir: opts.Root.Dir},
-		{Harness: eventlog.ClaudeCode, Scope: "local", RootDir: opts.Root.Dir},
-		{Harness: eventlog.Codex, Scope: "user", CodexDir: opts.Loc.CodexDir},
-	} {
-		t := o.target()
-		// Names fit doctor's 10-column name field.
+	agents := hot.AgentsAt(opts.Loc)
+	for _, t := range hookTargets(agents, opts.Root.Dir) {
+		// Names fit doctor's 10-column name field: the first agent's
+		// (Claude Code's) by scope, another's by its command.
 		name := map[string]string{"user": "hooks", "project": "hooks:proj", "local": "hooks:loc"}[t.scope]
-		if t.harness == eventlog.Codex {
-			name = "codex hook"
+		if t.inst != agents.HookInstallers()[0] {
+			name = t.inst.Command() + " hook"
 		}
 		data, err := os.ReadFile(t.path)
-		if errors.Is(err, fs.ErrNotExist) || (o.Scope != "user" && o.RootDir == "") {
+		if errors.Is(err, fs.ErrNotExist) || (t.scope != "user" && opts.Root.Dir == "") {
 			continue
 		}
 		if err != nil {
 			add("warn", name, nil, "cannot read %s: %v", t.path, err)
 			continue
 		}
-		owner := ownerFor(opts.Loc.StateDir, t, self)
+		owner := ownerFor(opts.Loc.StateDir, t, self, agents)
 		entries, err := hooks.Installed(data, owner)
 		if err != nil {
 			add("warn", name, nil, "%s: %v", t.path, err)
 			continue
 		}
-		if t.harness == eventlog.ClaudeCode && statusLine == "" {
+		if _, ok := t.inst.(agent.StatusLiner); ok && statusLine == "" {
 			statusLine = gjson.GetBytes(data, "statusLine.command").String()
 			ownStatusLine = owner.Owns(statusLine, "statusline")
 		}
@@ -84,14 +80,14 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 			case path == "" || !exists(path):
 				status, detail = "fail", fmt.Sprintf("%s runs %s, which does not exist — 'tether hooks install --scope %s%s' points them at this tether", t.path, p, t.scope, harnessFlag(t.harness))
 				if opts.ReinstallHooks != nil {
-					h, s, trust := t.harness, t.scope, t.harness == eventlog.Codex && state.CodexInstalledWithTrust(opts.Loc.StateDir, t.path)
+					h, s, trust := t.harness, t.scope, t.harness == agent.Codex && state.CodexInstalledWithTrust(opts.Loc.StateDir, t.path)
 					fix = func() error { return opts.ReinstallHooks(h, s, false, trust) }
 				}
 			case self != "" && !sameFile(path, self) && !sameFile(path, hot.Sibling(self)) && status == "ok":
 				status, detail = "warn", fmt.Sprintf("%s runs %s, another tether than this one (%s)", t.path, p, self)
 			}
 		}
-		if t.harness == eventlog.Codex && status != "fail" {
+		if t.harness == agent.Codex && status != "fail" {
 			status, detail, fix = codexTrustCheck(opts, t.path, data, owner, status, detail)
 		}
 		add(status, name, fix, "%s", detail)
@@ -108,7 +104,7 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 		}
 		var fix func() error
 		if opts.ReinstallHooks != nil {
-			fix = func() error { return opts.ReinstallHooks(eventlog.ClaudeCode, "user", true, false) }
+			fix = func() error { return opts.ReinstallHooks(agents.StatusLiner().Name(), "user", true, false) }
 		}
 		add("fail", "statusLine", fix, "%s: %s does not exist — 'tether hooks install --statusline' points it at this tether", statusLine, prog)
 	case statusLine != "":
@@ -142,7 +138,7 @@ func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner ho
 	var fix func() error
 	retrust := state.CodexInstalledWithTrust(opts.Loc.StateDir, hooksPath)
 	if retrust && opts.ReinstallHooks != nil {
-		fix = func() error { return opts.ReinstallHooks(eventlog.Codex, "user", false, true) }
+		fix = func() error { return opts.ReinstallHooks(agent.Codex, "user", false, true) }
 	}
 	how := "review them in the Codex TUI (\"Hooks need review\") or 'tether hooks install --harness codex --trust'"
 	if retrust {
@@ -155,11 +151,13 @@ func codexTrustCheck(opts doctorOptions, hooksPath string, data []byte, owner ho
 		detail, ts.Stale+ts.Missing, ts.Want, cfgPath, how), fix
 }
 
+// harnessFlag is the --harness flag that installs h's hooks ("" for the
+// flag's default).
 func harnessFlag(h string) string {
-	if h == eventlog.Codex {
-		return " --harness codex"
+	if h == hot.HarnessClaude {
+		return ""
 	}
-	return ""
+	return " --harness " + h
 }
 
 func exists(path string) bool {

@@ -14,6 +14,6 @@ func (a *App) knownIDs() func(id string) string {
 			ids, read = hot.IndexIDs(a.Loc.CacheDir), true
 		}
 		return ids
-	})
+	}, nil) // no directory: no agent's transcripts
 	return func(id string) string { return ab(id, "") }
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/hooks"
 	"github.com/tether-dev/tether/shellinit"
@@ -17,7 +18,7 @@ func TestOneTokenFormatter(t *testing.T) {
 	const window = 2_000_000
 	for n, w := range want {
 		pct := float64(n) / window * 100
-		status := hooks.RenderStatusLine(hooks.StatusInput{}, state.Session{UsageKnown: true, Tokens: n, Window: window, Percent: pct},
+		status := hooks.RenderStatusLine(agent.StatusInput{}, state.Session{UsageKnown: true, Tokens: n, Window: window, Percent: pct},
 			hooks.StatusOptions{Segments: []string{hooks.SegContext}})
 		prompt := shellinit.Segment(shellinit.Usage{Tokens: n, Window: window, Percent: pct}, shellinit.SegmentOptions{Format: "{tokens}/{window}"})
 		show := (&catalog.ContextUsage{Tokens: n, Window: window, WindowKnown: true, Percent: pct}).Text()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/hooks"
 )
 
@@ -14,7 +16,7 @@ func TestCodexTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := CodexTrust("/home/example/.codex/hooks.json", hooksJSON, hooks.Owner{Current: []string{"/usr/bin/tether hook --harness codex"}})
+	entries, err := CodexTrust("/home/example/.codex/hooks.json", hooksJSON, hooks.Owner{Events: hooks.InstallableEvents(agent.Registry{codex.New("")}), Current: []string{"/usr/bin/tether hook --harness codex"}})
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("%v %v", entries, err)
 	}

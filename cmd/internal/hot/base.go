@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/config/configfile"
@@ -54,11 +56,39 @@ type Deps struct {
 
 	unsafeOnce sync.Once
 	unsafeErr  error
+
+	agentsOnce sync.Once
+	agents     agent.Registry
 }
 
 // New returns the dependencies of this process.
 func New() *Deps {
 	return &Deps{IO: iostreams.System(), Getenv: os.Getenv, Now: time.Now, Loc: locations.FromEnv(os.Getenv)}
+}
+
+// Agents are the agents tether knows, bound to their data roots, built
+// once (reading nothing).
+func (d *Deps) Agents() agent.Registry {
+	d.agentsOnce.Do(func() { d.agents = AgentsAt(d.Loc) })
+	return d.agents
+}
+
+// AgentsAt is the registry of agents, each reading its data root in loc:
+// adding an agent is adding its package and one line here. Constructing
+// one reads nothing (a hook builds it on every event).
+func AgentsAt(loc locations.Locations) agent.Registry {
+	return agent.Registry{
+		claude.New(loc.ClaudeDir),
+		codex.New(loc.CodexDir),
+	}
+}
+
+// ResetName is the name of root's reset marker (state.ResetPath): Claude
+// Code's project directory name of root, as it always was, so markers
+// existing installs left still act.
+func ResetName(root string) string {
+	name, _ := claude.ProjectDirName(root)
+	return name
 }
 
 // Config returns the configuration file's settings, loaded once.

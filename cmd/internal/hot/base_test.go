@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/eventlog"
+	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -68,5 +69,38 @@ func TestLogOpenLogsIgnoredPin(t *testing.T) {
 	data, _ := os.ReadFile(state.EventLogPath(d.Loc.StateDir))
 	if n := strings.Count(string(data), eventlog.IdentityPinIgnored); n != 1 {
 		t.Errorf("%d %s records after opening the log, want 1:\n%s", n, eventlog.IdentityPinIgnored, data)
+	}
+}
+
+// The reset markers existing installs left keep their names: Claude
+// Code's project directory name of the root.
+func TestResetNameIsTheExistingOne(t *testing.T) {
+	const dir = "/home/example/.local/state/tether"
+	if got := state.ResetPath(dir, ResetName("/home/example/src/proj")); got != dir+"/reset/-home-example-src-proj.json" {
+		t.Errorf("reset marker %s", got)
+	}
+}
+
+// The registry is every agent, each bound to the data root Locations
+// says, built once per process and without reading anything.
+func TestAgentsAreBoundToTheirDirs(t *testing.T) {
+	d := &Deps{Loc: locations.Locations{ClaudeDir: "/nonexistent/claude", CodexDir: "/nonexistent/codex"}}
+	agents := d.Agents()
+	if names := strings.Join(agents.Names(), ","); names != "claude-code,codex" {
+		t.Fatalf("agents %s", names)
+	}
+	if agents[0].Home() != "/nonexistent/claude" || agents[1].Home() != "/nonexistent/codex" {
+		t.Errorf("homes %s, %s", agents[0].Home(), agents[1].Home())
+	}
+	if &d.Agents()[0] != &agents[0] {
+		t.Error("the registry was built twice")
+	}
+	for _, name := range []string{"claude", "codex"} {
+		if !IsAgentCommand(name) || agents.Get(name) == nil {
+			t.Errorf("%s is not an agent's command", name)
+		}
+	}
+	if IsAgentCommand("claude-code") || IsAgentCommand("tether") {
+		t.Error("a name that is no agent's command wraps")
 	}
 }

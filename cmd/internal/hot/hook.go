@@ -88,7 +88,7 @@ func Hook(ctx context.Context, d *Deps, args []string, summarize func(harness, s
 		tail.Max = max(m, tail.Initial)
 	}
 	opts.Env = hooks.Env{
-		StateDir: d.Loc.StateDir, CodexDir: d.Loc.CodexDir, Getenv: d.Getenv, Now: d.Now,
+		StateDir: d.Loc.StateDir, Agents: d.Agents(), Getenv: d.Getenv, Now: d.Now,
 		Log: d.Log(), Tail: tail, Windows: d.Windows(),
 		// The wrapper's --self-report exports TETHER_SELF_REPORT=1.
 		SelfReport: cfg.Hooks.SelfReport || d.Getenv(EnvSelfReport) == "1",
@@ -182,7 +182,7 @@ func hookOnce(opts HookOptions, event, payloadArg string) (Ended, error) {
 			return Ended{}, fmt.Errorf("read payload: %w", err)
 		}
 	}
-	p, err := hooks.ParsePayload(data)
+	p, err := hooks.ParsePayload(data, opts.Env.Agents)
 	if err != nil {
 		return Ended{}, fmt.Errorf("parse payload (%d bytes): %w", len(data), err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -34,7 +35,7 @@ func TestHookWatchdog(t *testing.T) {
 		RunHook(context.Background(), HookOptions{
 			IO: ios, Args: []string{"Stop"}, Timeout: 20 * time.Millisecond,
 			Read: hooks.ReadLimits{Total: time.Hour, Idle: time.Hour, Max: 1 << 20},
-			Env:  hooks.Env{StateDir: t.TempDir(), Log: eventlog.Open(eventlog.Options{Path: logPath})},
+			Env:  hooks.Env{StateDir: t.TempDir(), Agents: AgentsAt(locations.Locations{}), Log: eventlog.Open(eventlog.Options{Path: logPath})},
 			GiveUp: func() {
 				close(gaveUp)
 				w.Close()
@@ -100,7 +101,7 @@ func TestHookPrintsTheWrappersNotice(t *testing.T) {
 		payload := `{"hook_event_name":"SessionStart","session_id":"s1","source":"startup","cwd":"` + root + `"}`
 		RunHook(context.Background(), HookOptions{
 			IO: ios, Args: []string{"SessionStart", payload}, Timeout: time.Minute,
-			Env: hooks.Env{StateDir: stateDir, Getenv: func(k string) string { return env[k] },
+			Env: hooks.Env{StateDir: stateDir, Agents: AgentsAt(locations.Locations{}), Getenv: func(k string) string { return env[k] },
 				Log: eventlog.Open(eventlog.Options{Path: filepath.Join(stateDir, "events.jsonl")})},
 		})
 		return out.String()

@@ -10,18 +10,28 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/exitcode"
 	"github.com/tether-dev/tether/internal/gauge"
+	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/trim"
 	"github.com/tether-dev/tether/wrap"
 )
 
-// ShimNames are the names under which the tether binary acts as the
-// wrapper (a symlink claude -> tether in a shims directory).
-var ShimNames = map[string]wrap.Harness{"claude": wrap.Claude, "codex": wrap.Codex}
+// IsAgentCommand reports whether name is the command of an agent tether
+// wraps (claude, codex): the names under which the tether binary acts as
+// the wrapper (a symlink claude -> tether in a shims directory).
+func IsAgentCommand(name string) bool {
+	for _, a := range AgentsAt(locations.Locations{}) {
+		if a.Command() == name {
+			return true
+		}
+	}
+	return false
+}
 
 // MultiCall rewrites the arguments of a tether invoked as claude or codex
 // into "tether run <name> …".
@@ -29,7 +39,7 @@ func MultiCall(args []string) []string {
 	if len(args) == 0 {
 		return args
 	}
-	if _, ok := ShimNames[filepath.Base(args[0])]; ok {
+	if IsAgentCommand(filepath.Base(args[0])) {
 		return append([]string{"tether", "run", filepath.Base(args[0])}, args[1:]...)
 	}
 	return args
@@ -37,7 +47,8 @@ func MultiCall(args []string) []string {
 
 // RunOptions is the command line of `tether run`.
 type RunOptions struct {
-	Harness    wrap.Harness
+	// Program is the wrapped agent's command (claude, codex).
+	Program    string
 	Args       []string
 	SelfReport bool
 	Force      bool
@@ -71,11 +82,10 @@ func ParseRunArgs(args []string) (RunOptions, error) {
 	if len(args) == 0 {
 		return opts, fmt.Errorf("run needs a program: claude or codex")
 	}
-	h, ok := ShimNames[args[0]]
-	if !ok {
+	if !IsAgentCommand(args[0]) {
 		return opts, fmt.Errorf("run wraps claude or codex, not %q", args[0])
 	}
-	opts.Harness, opts.Args = h, args[1:]
+	opts.Program, opts.Args = args[0], args[1:]
 	return opts, nil
 }
 
@@ -85,7 +95,7 @@ func ParseRunArgs(args []string) (RunOptions, error) {
 func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcript, reason string) string) error {
 	self, _ := os.Executable()
 	mark, nested := wrappedBy(d.Getenv)
-	bin, err := findReal(string(opts.Harness), d.Getenv, self, d.Loc.ShimsDir(), mark.skip...)
+	bin, err := findReal(opts.Program, d.Getenv, self, d.Loc.ShimsDir(), mark.skip...)
 	if err != nil {
 		return exitcode.With(exitcode.NotFound, err)
 	}
@@ -98,29 +108,29 @@ func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcri
 	}
 	args := opts.Args
 	env := mark.set(os.Environ(), bin)
-	if opts.SelfReport || (cfg.Hooks.SelfReport && opts.Harness == wrap.Claude) {
-		if opts.Harness != wrap.Claude {
-			return usageErr(fmt.Errorf("--self-report needs claude: codex has no way to append to the system prompt"))
+	a := d.Agents().Get(opts.Program)
+	if prompt := a.Capabilities().SystemPrompt; opts.SelfReport || (cfg.Hooks.SelfReport && prompt) {
+		if !prompt {
+			return usageErr(fmt.Errorf("--self-report needs claude: %s has no way to append to the system prompt", opts.Program))
 		}
-		args = wrap.AppendSystemPrompt(args, wrap.SelfReportInstruction)
+		args = a.AppendSystemPrompt(args, wrap.SelfReportInstruction)
 		// Tells the Stop hook (tether hook) to parse the self-report.
 		env = append(env, EnvSelfReport+"=1")
 	}
 	started := d.Now()
 	wopts := wrap.Options{
-		Harness:     opts.Harness,
+		Agent:       a,
 		Bin:         bin,
 		Args:        args,
 		Root:        d.Root(),
 		Env:         env,
-		ClaudeDir:   d.Loc.ClaudeDir,
-		CodexDir:    d.Loc.CodexDir,
 		Interactive: d.IO.StdinTTY,
 		StderrTTY:   d.IO.StderrTTY,
 		Log:         d.Log(),
 		Stderr:      d.IO.ErrOut,
 		Exec:        exec,
 		StateDir:    d.Loc.StateDir,
+		ResetName:   ResetName,
 		Threshold:   cfg.Wrap.Threshold,
 		Policy:      cfg.Wrap.Policy,
 		FitPercent:  cfg.Wrap.FitPercent,
@@ -129,7 +139,7 @@ func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcri
 		FitTrim:     trim.FitFile,
 		ResetNoted:  trim.ResetNoted,
 		Force:       opts.Force,
-		Abbrev:      Abbrev(d.Loc.CacheDir),
+		Abbrev:      Abbrev(d.Loc.CacheDir, a),
 		Names:       IndexNames(d.Loc.CacheDir),
 	}
 	// A transcript that is gone is put back from the archive.
@@ -171,7 +181,8 @@ func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcri
 // installed) there is nothing reliable to say and the line is skipped.
 func exitLine(d *Deps, opts RunOptions, started time.Time) string {
 	st, err := state.LatestForRoot(d.Loc.StateDir, d.Root().Path)
-	res := wrap.ParseResume(opts.Harness, opts.Args)
+	a := d.Agents().Get(opts.Program)
+	res := a.ParseResume(opts.Args)
 	// res.ID may be an id prefix the wrapper expanded: the latest session
 	// here is then the one it resumed.
 	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID) && !strings.HasPrefix(st.SessionID, strings.ToLower(res.ID))) {
@@ -180,22 +191,23 @@ func exitLine(d *Deps, opts RunOptions, started time.Time) string {
 	if err != nil || st.SessionID == "" || st.Updated.Before(started.Add(-time.Second)) {
 		return ""
 	}
-	short := Abbrev(d.Loc.CacheDir)(st.SessionID, filepath.Dir(st.TranscriptPath))
-	return FormatExitLine(opts.Harness, res.Print, st, short)
+	short := Abbrev(d.Loc.CacheDir, a)(st.SessionID, filepath.Dir(st.TranscriptPath))
+	return FormatExitLine(a, res.Print, st, short)
 }
 
-// FormatExitLine writes the exit line for st. Claude Code prints its own
-// "Resume this session with: claude --resume ID" as it exits, and Codex's
-// TUI "To continue this session, run: codex resume ID", so the line names
-// the command only after `codex exec`, which prints none.
-func FormatExitLine(h wrap.Harness, print bool, st state.Session, short string) string {
+// FormatExitLine writes the exit line for st, a session of a. Claude Code
+// prints its own "Resume this session with: claude --resume ID" as it
+// exits, and Codex's TUI "To continue this session, run: codex resume
+// ID", so the line names the command only after `codex exec`, which
+// prints none.
+func FormatExitLine(a agent.Agent, print bool, st state.Session, short string) string {
 	ctx := "ctx –"
 	if st.UsageKnown && st.Window > 0 {
 		ctx = "ctx " + gauge.Pct(st.Percent) + "%"
 	}
 	line := fmt.Sprintf("tether: session %s · %s", termsafe.String(short), ctx)
-	if h == wrap.Codex && print {
-		line += " · resume: codex resume " + st.SessionID
+	if argv, ok := a.Resume(st.SessionID, st.Cwd, false); ok && a.Name() == agent.Codex && print {
+		line += " · resume: " + strings.Join(argv, " ")
 	}
 	return line
 }
@@ -296,7 +308,7 @@ func (m wrapMark) set(env []string, bin string) []string {
 func passThrough(d *Deps, opts RunOptions, exec wrap.ExecFunc, bin string, mark wrapMark) error {
 	if mark.depth >= maxNesting {
 		return exitcode.With(exitcode.Refused, fmt.Errorf("%s on PATH leads back to tether's wrapper (%d wrappers deep): set TETHER_%s_BIN to the real %s",
-			opts.Harness, mark.depth+1, strings.ToUpper(string(opts.Harness)), opts.Harness))
+			opts.Program, mark.depth+1, strings.ToUpper(opts.Program), opts.Program))
 	}
 	if exec == nil {
 		exec = wrap.Exec

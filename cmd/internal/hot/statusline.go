@@ -2,6 +2,7 @@ package hot
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"time"
@@ -28,6 +29,9 @@ type StatuslineOptions struct {
 	Log          *eventlog.Log
 	Config       config.Config
 	Windows      agent.Windows
+	// Agents are the agents tether knows: the one with a status line
+	// reads its input.
+	Agents agent.Registry
 	// Remember keeps the window the statusLine reported for a model.
 	Remember func(model string, window int64) error
 }
@@ -54,7 +58,7 @@ func Statusline(ctx context.Context, d *Deps) error {
 	}
 	loadConfig(d)
 	data, err := hooks.ReadPayload(d.IO.In, statuslineLimits)
-	in, perr := hooks.ParseStatusLine(data)
+	in, perr := parseStatusLine(d.Agents(), data)
 	return statusline(ctx, statuslineOptions(d), data, &in, err, perr)
 }
 
@@ -84,22 +88,32 @@ func statuslineOptions(d *Deps) *StatuslineOptions {
 	return &StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
 		Chain:        chainCommand(cfg.StatusLine, d.Loc.StateDir, d.Loc.ClaudeDir, d.Getenv),
 		ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
-		Windows:      windows, Remember: remember}
+		Windows:      windows, Remember: remember, Agents: d.Agents()}
 }
 
 // RunStatusline never fails: a statusLine that errors shows nothing
 // useful, so problems go to the lifecycle log and a plain line is printed.
 func RunStatusline(ctx context.Context, opts *StatuslineOptions) error {
 	data, err := hooks.ReadPayload(opts.IO.In, statuslineLimits)
-	in, perr := hooks.ParseStatusLine(data)
+	in, perr := parseStatusLine(opts.Agents, data)
 	return statusline(ctx, opts, data, &in, err, perr)
+}
+
+// parseStatusLine reads the input of the status line of the agent that
+// has one (Claude Code's statusLine).
+func parseStatusLine(agents agent.Registry, data []byte) (agent.StatusInput, error) {
+	s := agents.StatusLiner()
+	if s == nil {
+		return agent.StatusInput{}, errors.New("no agent has a status line")
+	}
+	return s.ParseStatusLine(data)
 }
 
 // statusline is RunStatusline once the payload is read (err: how the
 // read failed) and decoded (perr: why it could not be).
 //
 //go:noinline
-func statusline(ctx context.Context, opts *StatuslineOptions, data []byte, in *hooks.StatusInput, err, perr error) error {
+func statusline(ctx context.Context, opts *StatuslineOptions, data []byte, in *agent.StatusInput, err, perr error) error {
 	if perr != nil {
 		if err == nil {
 			err = perr
@@ -146,7 +160,7 @@ func warnStatusline(log *eventlog.Log, sessionID, msg string) {
 // under which the session's state is read.
 //
 //go:noinline
-func renderStatusline(opts *StatuslineOptions, in *hooks.StatusInput, st *state.Session) string {
+func renderStatusline(opts *StatuslineOptions, in *agent.StatusInput, st *state.Session) string {
 	return hooks.RenderStatusLine(*in, *st, hooks.StatusOptions{
 		Color: !opts.IO.NoColor, Thresholds: PromptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
 	})
