@@ -280,11 +280,9 @@ func mapIndexMatching(path string, keep func(harness, id string) bool, use func(
 // maps it (read into memory where it cannot be mapped); the text is
 // valid only during the call.
 func mapIndex(path string, use func(text string) error) (err error) {
-	// An *os.File of a blocking descriptor (internal/safeio), which the
-	// runtime's poller is not asked about: completion starts a process
-	// per TAB. The index is replaced by rename, never rewritten in place;
-	// a file truncated under the mapping by something else fails the
-	// read with an error instead of crashing (SetPanicOnFault).
+	// The index is replaced by rename, never rewritten in place; a file
+	// truncated under the mapping by something else fails the read with
+	// an error instead of crashing (SetPanicOnFault).
 	f, err := safeio.OpenOwn(path)
 	if err != nil {
 		return err
