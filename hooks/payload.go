@@ -179,11 +179,7 @@ func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
 	return readPayloadStream(r, lim)
 }
 
-// readPayloadStream is ReadPayload for other readers. It is a function of
-// its own so that ReadPayload's frame stays small: readPayloadFD keeps its
-// 4 KiB buffer on the stack, under ReadPayload's frame.
-//
-//go:noinline
+// readPayloadStream is ReadPayload for other readers.
 func readPayloadStream(r io.Reader, lim ReadLimits) ([]byte, error) {
 	type chunk struct {
 		b   []byte

@@ -567,9 +567,7 @@ func footerCount(footer, rawRoot string) int {
 // rarestByte is the position in needle of its byte seen least often in
 // samples of text (its start, middle and end): the byte indexAt looks for.
 func rarestByte(text, needle string) int {
-	// uint16 counts (3 samples of n bytes fit): 512 bytes of stack, not
-	// 2 KiB, under a TAB's deepest frames.
-	var freq [256]uint16
+	var freq [256]int
 	const n = 4 << 10
 	for _, at := range []int{0, len(text)/2 - n/2, len(text) - n} {
 		at = max(at, 0)

@@ -55,10 +55,7 @@ func DefaultPromptFlags() PromptFlags {
 // prints the segment.
 func Prompt(d *Deps, f PromptFlags) error { return prompt(d, &f, nil) }
 
-// prompt is Prompt with PromptOptions.GiveUp. Its inputs come by pointer
-// and the options are built in a frame of their own (promptOptions):
-// tether-hot's main goroutine runs it on a 4 KiB stack, which the frames
-// of its config, root and state reads then fit without a copy to 8 KiB.
+// prompt is Prompt with PromptOptions.GiveUp.
 func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
 	color, err := promptColor(d, f)
 	if err != nil {
@@ -109,31 +106,19 @@ func CheckPromptFlags(f *PromptFlags) error {
 	return nil
 }
 
-// promptOptions are prompt's options, returned (so on the heap).
-//
-//go:noinline
+// promptOptions are prompt's options.
 func promptOptions(d *Deps, f *PromptFlags, color bool, giveUp func()) *PromptOptions {
-	opts := &PromptOptions{
-		Out: d.IO.Out, StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir,
-		Format: f.Format, Shell: f.Shell, StampID: f.StampID,
-		Color: color, Timeout: f.Timeout, Now: d.Now, GiveUp: giveUp,
-	}
-	promptConfig(d, opts)
-	opts.Root = d.Root()
-	return opts
-}
-
-// promptConfig sets opts.Prompt from the config, in a frame of its own
-// (the config comes by value).
-//
-//go:noinline
-func promptConfig(d *Deps, opts *PromptOptions) {
 	cfg, err := d.Config()
 	if err != nil {
 		// A broken config file must not take the prompt with it.
 		cfg = config.Default()
 	}
-	opts.Prompt = cfg.Prompt
+	return &PromptOptions{
+		Out: d.IO.Out, StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir,
+		Format: f.Format, Shell: f.Shell, StampID: f.StampID,
+		Color: color, Timeout: f.Timeout, Now: d.Now, GiveUp: giveUp,
+		Prompt: cfg.Prompt, Root: d.Root(),
+	}
 }
 
 func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
@@ -240,8 +225,8 @@ func RootStatePath(stateDir, root string) string { return state.RootPath(stateDi
 // latestUsage reads the context use of root's latest session. ok is false
 // when no session has reported usage for root.
 func latestUsage(stateDir, root string) (u shellinit.Usage, ok bool, err error) {
-	var s state.Session
-	if err := state.LatestForRootTo(&s, stateDir, root); err != nil || !s.UsageKnown {
+	s, err := state.LatestForRoot(stateDir, root)
+	if err != nil || !s.UsageKnown {
 		return u, false, err
 	}
 	return shellinit.Usage{Harness: s.Harness, Model: s.Model, Tokens: s.Tokens, Window: s.Window, Percent: s.Percent}, true, nil
