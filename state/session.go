@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"time"
@@ -67,7 +68,7 @@ func LatestForRoot(stateDir, root string) (Session, error) {
 		return Session{}, err
 	}
 	var s Session
-	if err := decodeSessionInto(data, &s); err != nil {
+	if err := json.Unmarshal(data, &s); err != nil {
 		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.IdentityRoot != root {
@@ -82,7 +83,7 @@ func readSession(path string) (s Session, err error) {
 	if err != nil {
 		return Session{}, err
 	}
-	if err := decodeSessionInto(data, &s); err != nil {
+	if err := json.Unmarshal(data, &s); err != nil {
 		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
@@ -95,7 +96,7 @@ func readSession(path string) (s Session, err error) {
 // recomputed from the transcript at the next turn, and a Stop hook should
 // not wait for the disk (see replaceNoSync).
 func Save(stateDir string, s Session) error {
-	data, err := encodeSession(s)
+	data, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
