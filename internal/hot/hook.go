@@ -139,11 +139,10 @@ func RunHook(ctx context.Context, opts HookOptions) (ended Ended) {
 	if opts.ConfigErr != nil {
 		log.Warn(eventlog.HookError, "", slog.String("error", opts.ConfigErr.Error()), slog.String("using", "defaults"))
 	}
-	// The hook runs on this goroutine: handing it to another one cost
-	// every event a thread wake-up and a fresh stack to grow (~0.6 ms of
-	// CPU, measured). A watchdog gives up after opts.Timeout, or when ctx
-	// ends: it logs why and calls GiveUp, which ends the process with
-	// status 0, as the agent would end it, only sooner.
+	// The hook runs on this goroutine. A watchdog gives up after
+	// opts.Timeout, or when ctx ends: it logs why and calls GiveUp, which
+	// ends the process with status 0, as the agent would end it, only
+	// sooner.
 	var once sync.Once
 	giveUp := func() {
 		once.Do(func() {

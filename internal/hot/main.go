@@ -86,14 +86,7 @@ func mainPrompt(d *Deps, rest []string) (code int, handled bool) {
 	if !ok {
 		return 0, false
 	}
-	exit := os.Exit
-	if d.Exit != nil {
-		exit = d.Exit
-	}
-	// A process of its own: the prompt is computed on this
-	// goroutine and a watchdog ends the process at --timeout.
-	err := prompt(d, &f, func() { exit(0) })
-	return report(d, err), true
+	return report(d, Prompt(d, f)), true
 }
 
 // mainComplete is tether-hot complete for claude's and codex's session
