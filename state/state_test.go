@@ -86,12 +86,11 @@ func TestSessionSaveLoadAndIndex(t *testing.T) {
 	if got, err := LatestForRoot(base, "/other"); !errors.Is(err, fs.ErrNotExist) || got != (Session{}) {
 		t.Errorf("foreign index accepted: %+v %v", got, err)
 	}
-	// LatestForRootTo leaves the session zero on every error.
+	// LatestForRoot returns a zero session on every error.
 	os.WriteFile(RootPath(base, "/corrupt"), []byte(`{"session_id":"x","tokens":`), 0o600)
 	for _, root := range []string{"/other", "/corrupt", "/missing"} {
-		var got Session
-		if err := LatestForRootTo(&got, base, root); err == nil || got != (Session{}) {
-			t.Errorf("LatestForRootTo %s: %+v %v", root, got, err)
+		if got, err := LatestForRoot(base, root); err == nil || got != (Session{}) {
+			t.Errorf("LatestForRoot %s: %+v %v", root, got, err)
 		}
 	}
 	os.WriteFile(SessionPath(base, "bad"), []byte("{not json"), 0o600)

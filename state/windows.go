@@ -7,9 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/tether-dev/tether/internal/atomicfile"
 	"github.com/tether-dev/tether/internal/safeio"
@@ -28,50 +25,10 @@ func (f WindowFile) load() map[string]int64 {
 	if err != nil {
 		return m
 	}
-	if fast, ok := decodeWindowsFast(data); ok {
-		return fast
-	}
 	if json.Unmarshal(data, &m) != nil {
 		return map[string]int64{}
 	}
 	return m
-}
-
-// decodeWindowsFast decodes the file as tether writes it - an object of
-// plain keys and integer literals - or reports !ok for encoding/json to
-// decide. The statusLine reads this file on every render, and
-// encoding/json's first decode into a map reflected over its type: the
-// largest part of a render above a hook's (perf over 300 renders). The
-// result is json.Unmarshal's; TestWindowsDecodeMatchesEncodingJSON holds
-// both to that.
-func decodeWindowsFast(data []byte) (map[string]int64, bool) {
-	if !gjson.ValidBytes(data) {
-		return nil, false
-	}
-	r := gjson.ParseBytes(data)
-	if !r.IsObject() {
-		return nil, false
-	}
-	m := map[string]int64{}
-	ok := true
-	r.ForEach(func(key, v gjson.Result) bool {
-		var n int64
-		ok = len(key.Raw) == len(key.Str)+2 && plainKey(key.Str) && plainInt(v, &n)
-		m[key.Str] = n
-		return ok
-	})
-	return m, ok
-}
-
-// plainKey is a key whose value is its raw text: no escapes, controls or
-// non-ASCII bytes (encoding/json replaces invalid UTF-8).
-func plainKey(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if c := k[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == '"' {
-			return false
-		}
-	}
-	return true
 }
 
 // Window implements WindowMemory, reading the file on every call.

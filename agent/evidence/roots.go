@@ -23,7 +23,6 @@ type RootMemo struct {
 	// session's cwd, and with a plain mutex they spun on each other
 	// (~5 ms of a warm list at 10,000 sessions).
 	mu      sync.RWMutex
-	ids     identity.Memo     // resolves the cwds: one lstat each under a parent resolved before
 	roots   map[string]string // cwd → identity root
 	repos   map[string]string // directory → repository root holding it ("": none)
 	origins map[string]string // repository root → origin id
@@ -65,7 +64,7 @@ func (r *RootMemo) Get(cwd string) string {
 	if v, ok := m.cached(&m.roots, cwd); ok {
 		return v
 	}
-	v := m.ids.Path(cwd) // identity.Resolve(cwd).Path
+	v := identity.Resolve(cwd).Path
 	m.keep(&m.roots, cwd, v)
 	return v
 }

@@ -12,6 +12,8 @@ import "strings"
 // strings.IndexByte (vectorised) instead of decoding them byte by byte
 // as a general JSON parser must. It checks structure (balanced brackets,
 // terminated strings, one object per line), not every value's grammar.
+// Through gjson (Valid, then ForEach) a cold sessions list of 10,000
+// sessions took 3.4 s of CPU instead of 1.5 (medians of 6).
 
 // skipString returns the index just past the string starting at s[i]
 // (a '"'), or -1 when it is not terminated.

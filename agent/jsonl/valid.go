@@ -9,8 +9,8 @@ import (
 // white space allowed; string bytes are not checked for UTF-8), as
 // gjson.ValidBytes does. A transcript line is mostly string bodies of
 // tool output: those are checked eight bytes at a time, where a general
-// validator looks at each byte in turn (the trim's input check spent half
-// of its CPU there).
+// validator looks at each byte in turn (gjson.ValidBytes in its place
+// made a 64 MiB trim take 148 ms of CPU instead of 120).
 func Valid(b []byte) bool {
 	i := skipWS(b, 0)
 	i, ok := validValue(b, i)

@@ -5,8 +5,6 @@
 package zstdcodec
 
 import (
-	"crypto/sha256"
-	"hash"
 	"io"
 
 	"github.com/klauspost/compress/zstd"
@@ -34,5 +32,3 @@ func (codec) NewDecoder(r io.Reader) (io.ReadCloser, error) {
 	}
 	return dec.IOReadCloser(), nil
 }
-
-func (codec) NewHash() hash.Hash { return sha256.New() }

@@ -39,13 +39,6 @@ func TestHotBinaryLinksNothingHeavy(t *testing.T) {
 		if pkg == "net" || pkg == "net/http" {
 			t.Errorf("tether-hot links %s (no network on the hot paths)", pkg)
 		}
-		// crypto/sha256 links the FIPS module, whose package inits (CPU
-		// probes, self-test registration, AES-GCM, SHA-3/512) run at
-		// every start: the hot paths hash a few bytes with
-		// internal/puresha; the archive's hash comes with its codec.
-		if strings.HasPrefix(pkg, "crypto/") || pkg == "crypto" {
-			t.Errorf("tether-hot links %s", pkg)
-		}
 		// A template engine, and net/url with it, for the init scripts
 		// only tether prints (shellinit renders them without it).
 		if pkg == "text/template" || pkg == "net/url" {

@@ -6,6 +6,7 @@ package codextrust
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -16,7 +17,6 @@ import (
 	"github.com/tether-dev/tether/hooks"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/tether-dev/tether/internal/puresha"
 	"github.com/tidwall/gjson"
 )
 
@@ -104,7 +104,7 @@ func groupHash(event string, g gjson.Result) (string, error) {
 	if err := enc.Encode(obj); err != nil {
 		return "", err
 	}
-	sum := puresha.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
+	sum := sha256.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -221,60 +220,36 @@ func (w *appendWriter) write(p []byte) error {
 	if w.path == "" {
 		return nil
 	}
-	fd, err := openAppend(w.path)
+	f, err := openAppend(w.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if mkErr := os.MkdirAll(filepath.Dir(w.path), 0o700); mkErr != nil {
 			return mkErr
 		}
-		fd, err = openAppend(w.path)
+		f, err = openAppend(w.path)
 	}
 	if err != nil {
 		return err
 	}
 	// The size from the descriptor, not a second stat of the path.
-	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) == nil && st.Size+int64(len(p)) > w.maxSize {
-		syscall.Close(fd)
+	if st, err := f.Stat(); err == nil && st.Size()+int64(len(p)) > w.maxSize {
+		f.Close()
 		w.maybeRotate(int64(len(p)))
-		if fd, err = openAppend(w.path); err != nil {
+		if f, err = openAppend(w.path); err != nil {
 			return err
 		}
 	}
-	err = writeAll(fd, p)
-	if cerr := syscall.Close(fd); err == nil && cerr != nil {
-		err = &os.PathError{Op: "close", Path: w.path, Err: cerr}
+	// One write(2) for the record (the O_APPEND write is its atomic
+	// append), more only after a short write.
+	_, err = f.Write(p)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err != nil {
-		return &os.PathError{Op: "write", Path: w.path, Err: err}
-	}
-	return nil
+	return err
 }
 
-// openAppend opens path for appending with open(2) itself: an *os.File
-// would register the descriptor with the runtime's poller, which on a
-// hook's first record creates the epoll instance and its eventfd — four
-// system calls and more for a file the poller cannot wait on anyway. A
-// FIFO or a link planted as the log is refused, never waited on.
-func openAppend(path string) (int, error) { return safeio.OpenAppend(path, 0o600) }
-
-// writeAll writes p with one write(2), the record's atomic append, going
-// on only after a short write.
-func writeAll(fd int, p []byte) error {
-	for len(p) > 0 {
-		n, err := syscall.Write(fd, p)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return io.ErrShortWrite
-		}
-		p = p[n:]
-	}
-	return nil
-}
+// openAppend opens the log for appending; a FIFO or a link planted as
+// the log is refused, never waited on.
+func openAppend(path string) (*os.File, error) { return safeio.OpenAppend(path, 0o600) }
 
 // maybeRotate moves the log to <path>.1 when the next record would take it
 // past maxSize. Only one process rotates; the others carry on writing.

@@ -17,9 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // FS is a /proc tree; the zero value is the machine's /proc.
@@ -191,64 +188,26 @@ func (fs FS) OpenFiles(pid int) []string {
 
 // OpenBy scans every process for any of paths held open and returns the
 // pid for each path found. Processes it may not inspect are skipped.
-//
-// It reads every descriptor of every process (~500 on a quiet machine):
-// each process's fd directory is opened once and its links read relative
-// to it (readlinkat: one name to look up, not five components of
-// /proc/<pid>/fd/<n>), into one buffer, compared without a string
-// allocated. os.ReadDir and os.Readlink cost a warm list twice as much.
 func (fs FS) OpenBy(paths map[string]bool) map[string]int {
 	out := map[string]int{}
 	if len(paths) == 0 {
 		return out
 	}
-	var (
-		link  = make([]byte, 4096)
-		dents = make([]byte, 8192)
-		names []string
-	)
 	for _, pid := range fs.PIDs() {
 		fdDir := fs.pidPath(pid, "fd")
-		dfd, err := unix.Open(fdDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		ents, err := os.ReadDir(fdDir)
 		if err != nil {
 			continue
 		}
-		names = readNames(dfd, dents, names[:0])
-		for _, fd := range names {
-			n, err := unix.Readlinkat(dfd, fd, link)
-			var target string
-			switch {
-			case err != nil:
+		for _, e := range ents {
+			target, err := os.Readlink(filepath.Join(fdDir, e.Name()))
+			if err != nil || !paths[target] {
 				continue
-			case n < len(link):
-				target = unsafe.String(unsafe.SliceData(link), n) // only looked up
-			default: // a longer path than the buffer holds
-				if target, err = os.Readlink(filepath.Join(fdDir, fd)); err != nil {
-					continue
-				}
 			}
-			if paths[target] {
-				if _, seen := out[target]; !seen {
-					out[strings.Clone(target)] = pid
-				}
+			if _, seen := out[target]; !seen {
+				out[target] = pid
 			}
 		}
-		unix.Close(dfd)
 	}
 	return out
-}
-
-// readNames appends the names of the open directory dfd's entries ("."
-// and ".." left out) to names, reading through buf.
-func readNames(dfd int, buf []byte, names []string) []string {
-	for {
-		n, err := unix.ReadDirent(dfd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || n <= 0 {
-			return names
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
-	}
 }

@@ -34,11 +34,8 @@ func ReadFile(path string) ([]byte, error) { return readFile(path, false) }
 func ReadOwn(path string) ([]byte, error) { return readFile(path, true) }
 
 func openFile(path string, noFollow bool) (*os.File, error) {
-	fd, _, err := openRegular(path, noFollow)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), path), nil
+	f, _, err := openRegular(path, noFollow)
+	return f, err
 }
 
 // notRegular is the error for a file of mode type t.

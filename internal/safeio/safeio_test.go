@@ -42,10 +42,10 @@ func TestOpenRegularOnly(t *testing.T) {
 	if _, err := OpenAppend(fifo, 0o600); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("OpenAppend of a FIFO nobody reads: %v", err)
 	}
-	if fd, err := OpenAppend(filepath.Join(dir, "log"), 0o600); err != nil {
+	if f, err := OpenAppend(filepath.Join(dir, "log"), 0o600); err != nil {
 		t.Errorf("OpenAppend: %v", err)
 	} else {
-		syscall.Close(fd)
+		f.Close()
 	}
 }
 

@@ -6,7 +6,6 @@ package table
 
 import (
 	"io"
-	"strings"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -30,95 +29,14 @@ type Table struct {
 }
 
 // Width is the number of terminal cells s takes.
-func Width(s string) int {
-	if printableASCII(s) {
-		return len(s) // one cell a byte: runewidth's answer, without its rune loop
-	}
-	if p, ok := asciiEllipsis(s); ok {
-		return len(p) + ellipsisWidth()
-	}
-	return runewidth.StringWidth(s)
-}
-
-// asciiEllipsis returns p when s is p+"…" and p is printable ASCII: a
-// title cut earlier (the catalog cuts long titles so). runewidth's first
-// lookup of a rune above U+0300 builds its 2 MB table (~550 page faults
-// of a listing whose cut titles are otherwise ASCII); its answers for
-// such a string are p's bytes plus the ellipsis's width.
-func asciiEllipsis(s string) (string, bool) {
-	p, ok := strings.CutSuffix(s, "…")
-	return p, ok && printableASCII(p)
-}
+func Width(s string) int { return runewidth.StringWidth(s) }
 
 // Truncate shortens s to at most w cells, ending in "…" when cut.
 func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if printableASCII(s) {
-		if len(s) <= w {
-			return s
-		}
-		// runewidth's answer for ASCII, one cell a byte, without asking
-		// it the width of "…": its first lookup above U+0300 builds a
-		// 2 MB table (~550 page faults of a listing whose titles are all
-		// ASCII).
-		return s[:max(w-ellipsisWidth(), 0)] + "…"
-	}
-	if p, ok := asciiEllipsis(s); ok {
-		// runewidth's answer, as above: s itself when it fits, else p
-		// cut as an ASCII string is.
-		if len(p)+ellipsisWidth() <= w {
-			return s
-		}
-		return p[:max(w-ellipsisWidth(), 0)] + "…"
-	}
 	return runewidth.Truncate(s, w, "…")
-}
-
-// ellipsisWidth is runewidth's width of "…" (U+2026): East Asian
-// ambiguous, so two cells when runewidth takes the locale as East Asian.
-func ellipsisWidth() int {
-	if runewidth.DefaultCondition.EastAsianWidth {
-		return 2
-	}
-	return 1
-}
-
-// printableASCII reports whether every byte of s is printable ASCII
-// (space to tilde), each of which takes one cell. A listing of 10,000
-// sessions measures ~100,000 cells, nearly all of them such.
-func printableASCII(s string) bool {
-	// Eight bytes at a time (each cell is measured, a title cut and
-	// measured again: this loop was the table's largest cost).
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if !printableWord(w) {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] < ' ' || s[i] > '~' {
-			return false
-		}
-	}
-	return true
-}
-
-// printableWord reports whether each byte of w is in ' '..'~': none has
-// its high bit set, none is below 0x20 (subtracting 0x20 borrows into
-// the high bit only for those) and none is 0x7f (xor makes it zero).
-func printableWord(w uint64) bool {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	below := (w - 0x20*ones) & ^w & highs
-	del := w ^ 0x7f*ones
-	isDel := (del - ones) & ^del & highs
-	return w&highs == 0 && below == 0 && isDel == 0
 }
 
 // spaces pads cells without allocating for each.

@@ -57,22 +57,6 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
-// The ASCII fast paths must give runewidth's answers: widths, cuts and
-// padding are what the output is made of.
-func TestFastPathsMatchRunewidth(t *testing.T) {
-	long := strings.Repeat("abc ", 40)
-	for _, s := range []string{"", "a", "hello world", "tab\there", "nul\x00", "del\x7f", "~ !", "é", "修复", long, "x\x1b[0m"} {
-		if got, want := Width(s), runewidth.StringWidth(s); got != want {
-			t.Errorf("Width(%q) = %d, want %d", s, got, want)
-		}
-		for w := 1; w <= len(s)+2; w++ {
-			if got, want := Truncate(s, w), runewidth.Truncate(s, w, "…"); got != want {
-				t.Errorf("Truncate(%q, %d) = %q, want %q", s, w, got, want)
-			}
-		}
-	}
-}
-
 func TestWidePaddingBeyondSpaces(t *testing.T) {
 	var b strings.Builder
 	wide := strings.Repeat("w", 150)
@@ -114,65 +98,4 @@ type countingWriter struct {
 func (w *countingWriter) Write(p []byte) (int, error) {
 	w.writes++
 	return w.b.Write(p)
-}
-
-// Truncate's ASCII path cuts where runewidth.Truncate cuts, East Asian
-// widths or not.
-func TestTruncateASCIIMatchesRunewidth(t *testing.T) {
-	defer func(ea bool) { runewidth.DefaultCondition.EastAsianWidth = ea }(runewidth.DefaultCondition.EastAsianWidth)
-	for _, ea := range []bool{false, true} {
-		runewidth.DefaultCondition.EastAsianWidth = ea
-		for _, s := range []string{"", "a", "ab", "fix the parser", strings.Repeat("x", 70)} {
-			for w := -1; w <= len(s)+2; w++ {
-				if got, want := Truncate(s, w), runewidth.Truncate(s, w, "…"); w > 0 && got != want {
-					t.Errorf("ea=%v Truncate(%q, %d) = %q, want %q", ea, s, w, got, want)
-				}
-			}
-		}
-	}
-}
-
-// printableASCII's word-at-a-time check agrees with a byte loop for
-// every byte value at every position of short and long strings.
-func TestPrintableASCIIWords(t *testing.T) {
-	slow := func(s string) bool {
-		for i := 0; i < len(s); i++ {
-			if s[i] < ' ' || s[i] > '~' {
-				return false
-			}
-		}
-		return true
-	}
-	for _, n := range []int{1, 7, 8, 9, 16, 23} {
-		for pos := range n {
-			for c := range 256 {
-				b := []byte(strings.Repeat("a~ }", n)[:n])
-				b[pos] = byte(c)
-				if got, want := printableASCII(string(b)), slow(string(b)); got != want {
-					t.Fatalf("%q: %v, want %v", b, got, want)
-				}
-			}
-		}
-	}
-}
-
-// A title cut earlier (printable ASCII, then "…") is measured and cut as
-// runewidth measures and cuts it, East Asian widths or not; so are the
-// strings that only look like one.
-func TestCutTitleMatchesRunewidth(t *testing.T) {
-	defer func(ea bool) { runewidth.DefaultCondition.EastAsianWidth = ea }(runewidth.DefaultCondition.EastAsianWidth)
-	for _, ea := range []bool{false, true} {
-		runewidth.DefaultCondition.EastAsianWidth = ea
-		for _, s := range []string{"…", "a…", "fix the parser…", strings.Repeat("x", 70) + "…", "é…", "a\x01…", "a……",
-			"a…b", "修复…", " spaced  out …"} {
-			if got, want := Width(s), runewidth.StringWidth(s); got != want {
-				t.Errorf("ea=%v Width(%q) = %d, want %d", ea, s, got, want)
-			}
-			for w := 1; w <= len(s)+2; w++ {
-				if got, want := Truncate(s, w), runewidth.Truncate(s, w, "…"); got != want {
-					t.Errorf("ea=%v Truncate(%q, %d) = %q, want %q", ea, s, w, got, want)
-				}
-			}
-		}
-	}
 }

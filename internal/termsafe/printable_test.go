@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // Printable's fast path (nothing to change: return s) must agree with the
@@ -24,28 +23,9 @@ func TestPrintableFastPathAgrees(t *testing.T) {
 	}
 }
 
-// needsPrintableSlow is needsPrintable byte by byte (as it was before its
-// word-at-a-time pass).
-func needsPrintableSlow(s string) bool {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
-				return true
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || Unsafe(r) {
-			return true
-		}
-		i += n
-	}
-	return false
-}
-
-// needsPrintable's word-at-a-time pass decides as the byte loop does.
-func TestNeedsPrintableFastPath(t *testing.T) {
+// Printable's one-scan check returns s unchanged exactly when the
+// mapping would not change it, on random mixes of hostile pieces.
+func TestPrintableMatchesMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	pieces := []string{"a", "Z", " ", "~", "0", "\x1f", "\x7f", "\x00", "\t", "\x80", "\xff", "é", "\u202e", "\u2066", "日本", "\xe2\x80"}
 	for n := 0; n < 50000; n++ {
@@ -58,14 +38,14 @@ func TestNeedsPrintableFastPath(t *testing.T) {
 			}
 		}
 		s := b.String()
-		if got, want := needsPrintable(s), needsPrintableSlow(s); got != want {
-			t.Fatalf("needsPrintable(%q) = %v, want %v", s, got, want)
+		if got, want := Printable(s), strings.Map(printableRune, s); got != want {
+			t.Fatalf("Printable(%q) = %q, want %q", s, got, want)
 		}
 	}
 	for c := 0; c < 256; c++ {
 		s := strings.Repeat("x", c%9) + string([]byte{byte(c)}) + strings.Repeat("y", 16)
-		if got, want := needsPrintable(s), needsPrintableSlow(s); got != want {
-			t.Fatalf("byte %#x: %v, want %v", c, got, want)
+		if got, want := Printable(s), strings.Map(printableRune, s); got != want {
+			t.Fatalf("byte %#x: %q, want %q", c, got, want)
 		}
 	}
 }

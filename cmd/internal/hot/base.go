@@ -97,8 +97,7 @@ func (d *Deps) Config() (config.Config, error) {
 	return d.cfg, d.cfgErr
 }
 
-// loadConfig reads the config file into d.cfg: not returned by value
-// through the frames of its first load, under which every command runs.
+// loadConfig reads the config file into d.cfg (once: see Config).
 func (d *Deps) loadConfig() {
 	read := d.readConfig
 	if read == nil {

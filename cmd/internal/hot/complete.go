@@ -51,9 +51,7 @@ type CompleteOptions struct {
 // codex's (tether's own command line is cmd/tether's to complete).
 func CompleteAgent(opts CompleteOptions) (handled bool, err error) { return agentCompletion(&opts) }
 
-// agentCompletion is CompleteAgent. The options come by pointer down to
-// the index's reader: tether-hot answers a TAB on its main goroutine's
-// young stack, and a copy of them in every frame took it from 4 to 8 KiB.
+// agentCompletion is CompleteAgent.
 func agentCompletion(opts *CompleteOptions) (handled bool, err error) {
 	if len(opts.Words) == 0 {
 		return true, NoOpinion

@@ -34,12 +34,6 @@ func Main(version string, args []string) int {
 	}
 	d := New()
 	rest := args[2:]
-	// Each command runs in a function of its own (not inlined), given
-	// the Deps by pointer, so that this frame stays small:
-	// the main goroutine starts with a 2 KiB stack, and every doubling on
-	// the way down is a copy (a fresh stack, page faults, an unwind of
-	// every frame). One frame holding every command's locals (~1.7 KiB)
-	// made the statusline's deepest call need 16 KiB instead of 8.
 	code, handled := 0, false
 	switch args[1] {
 	case "hook":
@@ -62,8 +56,6 @@ func Main(version string, args []string) int {
 }
 
 // mainHook is tether-hot hook.
-//
-//go:noinline
 func mainHook(d *Deps, rest []string) int {
 	// No signal handling: an agent that kills its hook wants it gone,
 	// and installing handlers costs a thread on every event.
@@ -81,8 +73,6 @@ func mainHook(d *Deps, rest []string) int {
 
 // mainStatusline is tether-hot statusline; handled is false for a
 // command line it leaves to tether.
-//
-//go:noinline
 func mainStatusline(d *Deps, rest []string) (code int, handled bool) {
 	if len(rest) != 0 {
 		return 0, false
@@ -91,27 +81,16 @@ func mainStatusline(d *Deps, rest []string) (code int, handled bool) {
 }
 
 // mainPrompt is tether-hot prompt.
-//
-//go:noinline
 func mainPrompt(d *Deps, rest []string) (code int, handled bool) {
 	f, ok := ParsePromptFlags(rest)
 	if !ok {
 		return 0, false
 	}
-	exit := os.Exit
-	if d.Exit != nil {
-		exit = d.Exit
-	}
-	// A process of its own: the prompt is computed on this
-	// goroutine and a watchdog ends the process at --timeout.
-	err := prompt(d, &f, func() { exit(0) })
-	return report(d, err), true
+	return report(d, Prompt(d, f)), true
 }
 
 // mainComplete is tether-hot complete for claude's and codex's session
 // ids (tether's own command line is tether's).
-//
-//go:noinline
 func mainComplete(d *Deps, rest []string) (code int, handled bool) {
 	shell, words, ok := ParseCompleteArgs(rest)
 	if !ok {
@@ -122,22 +101,17 @@ func mainComplete(d *Deps, rest []string) (code int, handled bool) {
 		// the shell's own completion.
 		return report(d, NoOpinion), true
 	}
-	// The identity root is resolved from this small frame, before the
-	// options' (see Main).
-	handled, err := agentCompletion(completeOptions(d, shell, words, d.Root().Path))
+	handled, err := agentCompletion(completeOptions(d, shell, words))
 	if !handled {
 		return 0, false
 	}
 	return report(d, err), true
 }
 
-// completeOptions are mainComplete's options, returned (so on the
-// heap: see agentCompletion).
-//
-//go:noinline
-func completeOptions(d *Deps, shell string, words []string, root string) *CompleteOptions {
+// completeOptions are mainComplete's options.
+func completeOptions(d *Deps, shell string, words []string) *CompleteOptions {
 	return &CompleteOptions{Out: d.IO.Out, Shell: shell, Words: words, IndexPath: compindex.Path(d.Loc.CacheDir),
-		Root: root, Now: d.Now(), Refresh: func() {
+		Root: d.Root().Path, Now: d.Now(), Refresh: func() {
 			if t, err := FullTether(); err == nil {
 				SpawnIndexRefresh(d.Loc.CacheDir, d.Now(), t)
 			}
@@ -146,8 +120,6 @@ func completeOptions(d *Deps, shell string, words []string, root string) *Comple
 
 // mainRun is tether-hot run, unless it needs tether (a handoff, a config
 // error, a compressed archived copy).
-//
-//go:noinline
 func mainRun(d *Deps, rest []string) (code int, handled bool) {
 	opts, err := ParseRunArgs(rest)
 	if err != nil || d.Unsafe() != nil {
@@ -172,8 +144,6 @@ func mainRun(d *Deps, rest []string) (code int, handled bool) {
 }
 
 // mainVersion is tether-hot --version.
-//
-//go:noinline
 func mainVersion(d *Deps, version string, rest []string) (code int, handled bool) {
 	if len(rest) != 0 {
 		return 0, false

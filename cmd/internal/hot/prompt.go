@@ -3,7 +3,6 @@ package hot
 import (
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 
 	"github.com/tether-dev/tether/identity"
@@ -31,13 +30,6 @@ type PromptOptions struct {
 	Color   bool
 	Timeout time.Duration
 	Now     func() time.Time
-	// GiveUp, when set, ends the process (status 0, nothing printed) once
-	// Timeout passed: the answer is then computed on the calling
-	// goroutine, which a process of its own (tether-hot) can afford.
-	// Without it the answer is computed on another goroutine that is
-	// abandoned at the timeout, costing a thread wake-up and a fresh
-	// stack on every prompt.
-	GiveUp func()
 }
 
 // PromptFlags are the command line of `tether prompt`.
@@ -53,25 +45,19 @@ func DefaultPromptFlags() PromptFlags {
 
 // Prompt is `tether prompt`: it checks the flags (usage errors exit 2) and
 // prints the segment.
-func Prompt(d *Deps, f PromptFlags) error { return prompt(d, &f, nil) }
-
-// prompt is Prompt with PromptOptions.GiveUp. Its inputs come by pointer
-// and the options are built in a frame of their own (promptOptions):
-// tether-hot's main goroutine runs it on a 4 KiB stack, which the frames
-// of its config, root and state reads then fit without a copy to 8 KiB.
-func prompt(d *Deps, f *PromptFlags, giveUp func()) error {
-	color, err := promptColor(d, f)
+func Prompt(d *Deps, f PromptFlags) error {
+	color, err := promptColor(d, &f)
 	if err != nil {
 		return err
 	}
 	// The options are built within the timeout: the budget covers the
 	// config's read too.
-	return guardPrompt(f.Timeout, giveUp, func() *PromptOptions {
+	return guardPrompt(f.Timeout, func() *PromptOptions {
 		if d.Unsafe() != nil {
 			// Nothing from a directory others can write (UnsafeDir).
 			return nil
 		}
-		return promptOptions(d, f, color, giveUp)
+		return promptOptions(d, &f, color)
 	})
 }
 
@@ -109,81 +95,49 @@ func CheckPromptFlags(f *PromptFlags) error {
 	return nil
 }
 
-// promptOptions are prompt's options, returned (so on the heap).
-//
-//go:noinline
-func promptOptions(d *Deps, f *PromptFlags, color bool, giveUp func()) *PromptOptions {
-	opts := &PromptOptions{
-		Out: d.IO.Out, StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir,
-		Format: f.Format, Shell: f.Shell, StampID: f.StampID,
-		Color: color, Timeout: f.Timeout, Now: d.Now, GiveUp: giveUp,
-	}
-	promptConfig(d, opts)
-	opts.Root = d.Root()
-	return opts
-}
-
-// promptConfig sets opts.Prompt from the config, in a frame of its own
-// (the config comes by value).
-//
-//go:noinline
-func promptConfig(d *Deps, opts *PromptOptions) {
+// promptOptions are prompt's options.
+func promptOptions(d *Deps, f *PromptFlags, color bool) *PromptOptions {
 	cfg, err := d.Config()
 	if err != nil {
 		// A broken config file must not take the prompt with it.
 		cfg = config.Default()
 	}
-	opts.Prompt = cfg.Prompt
+	return &PromptOptions{
+		Out: d.IO.Out, StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir,
+		Format: f.Format, Shell: f.Shell, StampID: f.StampID,
+		Color: color, Timeout: f.Timeout, Now: d.Now,
+		Prompt: cfg.Prompt, Root: d.Root(),
+	}
 }
 
 func usageErr(err error) error { return exitcode.With(exitcode.Usage, err) }
 
 // RunPrompt never fails: the prompt shows nothing rather than an error.
-func RunPrompt(opts PromptOptions) error { return runPrompt(&opts) }
-
-func runPrompt(opts *PromptOptions) error {
-	return guardPrompt(opts.Timeout, opts.GiveUp, func() *PromptOptions { return opts })
+func RunPrompt(opts PromptOptions) error {
+	return guardPrompt(opts.Timeout, func() *PromptOptions { return &opts })
 }
 
 type promptAns = struct{ seg, state, stamp string }
 
 // guardPrompt prints the answer for the options build returns (nothing
 // for nil), or nothing when building and answering take longer than
-// timeout. With giveUp the work runs on this goroutine and giveUp ends
-// the process at the timeout; without, on another goroutine, abandoned
-// at the timeout.
-func guardPrompt(timeout time.Duration, giveUp func(), build func() *PromptOptions) error {
+// timeout: the work runs on another goroutine, abandoned at the timeout.
+func guardPrompt(timeout time.Duration, build func() *PromptOptions) error {
 	var opts *PromptOptions
 	var ans promptAns
-	answer := func() {
+	done := make(chan struct{})
+	go func() {
 		if opts = build(); opts != nil {
 			ans = promptAnswer(opts)
 		}
-	}
-	if giveUp != nil {
-		// 0 computing, 1 printing, 2 given up: the watchdog ends the
-		// process only before anything is printed.
-		var phase atomic.Int32
-		watchdog := time.AfterFunc(timeout, func() {
-			if phase.CompareAndSwap(0, 2) {
-				giveUp()
-			}
-		})
-		defer watchdog.Stop()
-		answer()
-		if !phase.CompareAndSwap(0, 1) {
-			return nil
-		}
-	} else {
-		done := make(chan struct{})
-		go func() { answer(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(timeout):
-			// Print nothing: a script from tether init then asks again
-			// at the next prompt.
-			return nil
-		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		// Print nothing: a script from tether init then asks again
+		// at the next prompt.
+		return nil
 	}
 	if opts == nil {
 		return nil
@@ -240,8 +194,8 @@ func RootStatePath(stateDir, root string) string { return state.RootPath(stateDi
 // latestUsage reads the context use of root's latest session. ok is false
 // when no session has reported usage for root.
 func latestUsage(stateDir, root string) (u shellinit.Usage, ok bool, err error) {
-	var s state.Session
-	if err := state.LatestForRootTo(&s, stateDir, root); err != nil || !s.UsageKnown {
+	s, err := state.LatestForRoot(stateDir, root)
+	if err != nil || !s.UsageKnown {
 		return u, false, err
 	}
 	return shellinit.Usage{Harness: s.Harness, Model: s.Model, Tokens: s.Tokens, Window: s.Window, Percent: s.Percent}, true, nil

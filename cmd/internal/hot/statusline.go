@@ -43,39 +43,19 @@ func PromptThresholds(p config.Prompt) gauge.Thresholds {
 }
 
 // Statusline is `tether statusline`.
-//
-// The config is loaded and the payload read and decoded first, from a
-// small frame: loading the config goes ~5 KiB deep (it is passed by
-// value), the reader keeps its 4 KiB buffer on the stack and the decoder
-// recurses, and under this frame alone each fits the 8 KiB the main
-// goroutine's stack has grown to by then; under the options' frames they
-// took one more copy of the stack, to 16 KiB, on every render.
 func Statusline(ctx context.Context, d *Deps) error {
 	if d.Unsafe() != nil {
 		// Nothing read from, run from or written to a directory others
 		// can write (see UnsafeDir): an empty line.
 		return nil
 	}
-	loadConfig(d)
-	data, err := hooks.ReadPayload(d.IO.In, statuslineLimits)
-	in, perr := parseStatusLine(d.Agents(), data)
-	return statusline(ctx, statuslineOptions(d), data, &in, err, perr)
+	return RunStatusline(ctx, statuslineOptions(d))
 }
-
-// loadConfig loads the config, which Deps keeps, from a function of its
-// own (the config is returned by value: not in Statusline's frame).
-//
-//go:noinline
-func loadConfig(d *Deps) { d.Config() }
 
 // statuslineLimits bound the read of the statusLine's payload.
 var statuslineLimits = hooks.ReadLimits{Total: time.Second, Idle: 100 * time.Millisecond, Max: 1 << 20}
 
-// statuslineOptions are Statusline's options, returned (so on the heap):
-// the frame that builds them (the config by value, twice) is gone before
-// statusline goes down to the session's state file.
-//
-//go:noinline
+// statuslineOptions are Statusline's options.
 func statuslineOptions(d *Deps) *StatuslineOptions {
 	// An unreadable config still draws a line, with the defaults.
 	cfg, _ := d.Config()
@@ -111,8 +91,6 @@ func parseStatusLine(agents agent.Registry, data []byte) (agent.StatusInput, err
 
 // statusline is RunStatusline once the payload is read (err: how the
 // read failed) and decoded (perr: why it could not be).
-//
-//go:noinline
 func statusline(ctx context.Context, opts *StatuslineOptions, data []byte, in *agent.StatusInput, err, perr error) error {
 	if perr != nil {
 		if err == nil {
@@ -141,25 +119,16 @@ func statusline(ctx context.Context, opts *StatuslineOptions, data []byte, in *a
 		}
 		line = besides(chained, line)
 	}
-	// One write, not by fmt (its first use allocates its printer) nor
-	// io.WriteString (its assertion builds an itab at run time).
-	opts.IO.Out.Write([]byte(line + "\n"))
+	io.WriteString(opts.IO.Out, line+"\n")
 	return nil
 }
 
-// warnStatusline logs a statusLine's problem. A function of its own: its
-// attributes would otherwise sit in statusline's frame on every render.
-//
-//go:noinline
+// warnStatusline logs a statusLine's problem.
 func warnStatusline(log *eventlog.Log, sessionID, msg string) {
 	log.Warn(eventlog.HookError, sessionID, slog.String("hook_event", "statusLine"), slog.String("error", msg))
 }
 
-// renderStatusline is the line for in and st. A function of its own: the
-// copies of in and st it passes would otherwise sit in statusline's frame,
-// under which the session's state is read.
-//
-//go:noinline
+// renderStatusline is the line for in and st.
 func renderStatusline(opts *StatuslineOptions, in *agent.StatusInput, st *state.Session) string {
 	return hooks.RenderStatusLine(*in, *st, hooks.StatusOptions{
 		Color: !opts.IO.NoColor, Thresholds: PromptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
