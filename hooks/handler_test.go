@@ -27,7 +27,7 @@ type handlerEnv struct {
 	env     map[string]string
 }
 
-// testAgents are the agents of both binaries (internal/hot's registry),
+// testAgents are the agents of both binaries (cmd/internal/hot's registry),
 // bound to the given data roots.
 func testAgents(claudeDir, codexDir string) agent.Registry {
 	return agent.Registry{claude.New(claudeDir), codex.New(codexDir)}

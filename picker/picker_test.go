@@ -37,7 +37,7 @@ func fixture() []catalog.Session {
 	return []catalog.Session{a, b, c, d}
 }
 
-// testAgents are the agents of both binaries (internal/hot's registry).
+// testAgents are the agents of both binaries (cmd/internal/hot's registry).
 var testAgents = agent.Registry{claude.New(""), codex.New("")}
 
 func newModel(t *testing.T, opts Options) Model {
