@@ -8,8 +8,9 @@ package agent
 
 // Harness names, as tether logs, stores and prints them.
 const (
-	Claude = "claude-code"
-	Codex  = "codex"
+	Claude   = "claude-code"
+	Codex    = "codex"
+	OpenCode = "opencode"
 )
 
 // Usage is the context in use after the last turn of a session, as found

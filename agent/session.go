@@ -45,7 +45,7 @@ const (
 
 // Session is one agent session, described the same way for every harness.
 type Session struct {
-	Harness string `json:"harness" jsonschema:"enum=claude-code,enum=codex"`
+	Harness string `json:"harness" jsonschema:"enum=claude-code,enum=codex,enum=opencode"`
 	ID      string `json:"id" jsonschema:"minLength=1"`
 	// Cwd is the directory the session was started in, as recorded.
 	Cwd string `json:"cwd" jsonschema:"minLength=1"`
@@ -111,6 +111,24 @@ type Session struct {
 	// exec, vscode, ….
 	Origin string `json:"origin,omitempty"`
 	Model  string `json:"model,omitempty"`
+
+	// Parent is the session this one is a subagent's session of, when the
+	// agent records sessions of their own for subagents (OpenCode).
+	Parent string `json:"parent,omitempty"`
+	// Tokens are the session's running sums, when the agent keeps them
+	// (OpenCode).
+	Tokens *TokenSums `json:"tokens,omitempty"`
+}
+
+// TokenSums are the tokens and cost a session has used so far, summed
+// over its requests.
+type TokenSums struct {
+	Input      int64   `json:"input"`
+	Output     int64   `json:"output"`
+	Reasoning  int64   `json:"reasoning"`
+	CacheRead  int64   `json:"cacheRead"`
+	CacheWrite int64   `json:"cacheWrite"`
+	Cost       float64 `json:"cost"`
 }
 
 // Stale is a failed resume on record.

@@ -62,8 +62,10 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 	cache := catalog.ArchiveCacheFiles(a.Loc.CacheDir)
 	roots := hot.HarnessRoots(a.Loc)
 	ca := &catalog.Archive{}
-	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir) {
-		if h := ag.Name(); harness == "" || harness == h {
+	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
+		// An agent without an archive root (OpenCode: not archived yet)
+		// has no archived copies to list.
+		if h := ag.Name(); (harness == "" || harness == h) && roots[h] != "" {
 			// The archive's reader reads the stored copies (decoding
 			// compressed ones); it lists nothing live.
 			r := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, h), WorkRules: rules})

@@ -12,9 +12,11 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/opencode/opencodesessions"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
+	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/searchindex"
 )
 
@@ -76,7 +78,7 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 	// changed since it was last asked).
 	counts := searchindex.Counts(searchIndexPath(a.Loc))
 	c := &catalog.Catalog{}
-	for _, ag := range sessionAgents(claudeDir, codexDir) {
+	for _, ag := range sessionAgents(claudeDir, codexDir, a.Loc) {
 		if harness == "" || harness == ag.Name() {
 			c.Readers = append(c.Readers, ag.Sessions(agent.ReaderConfig{
 				CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), WorkRules: rules, Windows: a.Windows(), Counts: counts,
@@ -90,8 +92,9 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 // sessionAgents are the agents whose sessions the catalog lists, reading
 // these directories: the agents with their session readers, which only
 // tether links (tether-hot's agents are the plain ones).
-func sessionAgents(claudeDir, codexDir string) []agent.Lister {
-	return []agent.Lister{claudesessions.New(claudeDir), codexsessions.New(codexDir)}
+func sessionAgents(claudeDir, codexDir string, loc locations.Locations) []agent.Lister {
+	return []agent.Lister{claudesessions.New(claudeDir), codexsessions.New(codexDir),
+		opencodesessions.New(loc.OpenCodeDir, loc.OpenCodeDB)}
 }
 
 // withoutCounts makes c's listing leave the search index's message counts

@@ -36,11 +36,11 @@ var ranks = map[string]int{
 	"internal/config/configfile": 3,
 	// the agents: the only code that knows their files and formats
 	"agent/jsonl": 3, "agent": 4,
-	"agent/claude": 5, "agent/codex": 5,
+	"agent/claude": 5, "agent/codex": 5, "agent/opencode": 5,
 	// what the agents' session readers share, and the readers (only
 	// tether links them: agent.Lister)
 	"agent/filecache": 5, "agent/evidence": 5, "agent/scan": 6,
-	"agent/claude/claudesessions": 7, "agent/codex/codexsessions": 7,
+	"agent/claude/claudesessions": 7, "agent/codex/codexsessions": 7, "agent/opencode/opencodesessions": 7,
 	"internal/eventlog": 5, // pending: takes the harness names from agent
 	// features
 	"state": 6, "archive": 6, "trim": 6, "shellinit": 6, "shellinit/compindex": 6,

@@ -41,6 +41,7 @@ const (
 const (
 	ClaudeCode = agent.Claude
 	Codex      = agent.Codex
+	OpenCode   = agent.OpenCode
 )
 
 // Options configure a Log.

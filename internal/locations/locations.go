@@ -19,6 +19,12 @@ type Locations struct {
 	DataDir    string // $XDG_DATA_HOME/tether
 	ClaudeDir  string // $CLAUDE_CONFIG_DIR or ~/.claude
 	CodexDir   string // $CODEX_HOME or ~/.codex
+	// OpenCodeDir is OpenCode's data directory, $XDG_DATA_HOME/opencode;
+	// OpenCodeDB is $OPENCODE_DB when absolute ("": OpenCodeDir's
+	// opencode.db). A relative OPENCODE_DB is not resolved: how OpenCode
+	// resolves one was not observed.
+	OpenCodeDir string
+	OpenCodeDB  string
 }
 
 // ShimsDir holds the claude and codex symlinks to tether made by
@@ -69,14 +75,20 @@ func FromEnv(getenv func(string) string) Locations {
 	if v := getenv("TETHER_CONFIG"); v != "" {
 		configFile = v
 	}
+	openCodeDB := getenv("OPENCODE_DB")
+	if !filepath.IsAbs(openCodeDB) {
+		openCodeDB = ""
+	}
 	return Locations{
-		Home:       home,
-		ConfigFile: configFile,
-		ConfigDir:  configDir,
-		StateDir:   filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
-		CacheDir:   filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
-		DataDir:    filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),
-		ClaudeDir:  orHome("CLAUDE_CONFIG_DIR", ".claude"),
-		CodexDir:   orHome("CODEX_HOME", ".codex"),
+		Home:        home,
+		ConfigFile:  configFile,
+		ConfigDir:   configDir,
+		StateDir:    filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
+		CacheDir:    filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
+		DataDir:     filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),
+		ClaudeDir:   orHome("CLAUDE_CONFIG_DIR", ".claude"),
+		CodexDir:    orHome("CODEX_HOME", ".codex"),
+		OpenCodeDir: filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "opencode"),
+		OpenCodeDB:  openCodeDB,
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/codex"
+	"github.com/tether-dev/tether/agent/opencode"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/config/configfile"
@@ -80,6 +81,7 @@ func AgentsAt(loc locations.Locations) agent.Registry {
 	return agent.Registry{
 		claude.New(loc.ClaudeDir),
 		codex.New(loc.CodexDir),
+		opencode.New(loc.OpenCodeDir, loc.OpenCodeDB),
 	}
 }
 

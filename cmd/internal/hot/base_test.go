@@ -84,18 +84,18 @@ func TestResetNameIsTheExistingOne(t *testing.T) {
 // The registry is every agent, each bound to the data root Locations
 // says, built once per process and without reading anything.
 func TestAgentsAreBoundToTheirDirs(t *testing.T) {
-	d := &Deps{Loc: locations.Locations{ClaudeDir: "/nonexistent/claude", CodexDir: "/nonexistent/codex"}}
+	d := &Deps{Loc: locations.Locations{ClaudeDir: "/nonexistent/claude", CodexDir: "/nonexistent/codex", OpenCodeDir: "/nonexistent/opencode"}}
 	agents := d.Agents()
-	if names := strings.Join(agents.Names(), ","); names != "claude-code,codex" {
+	if names := strings.Join(agents.Names(), ","); names != "claude-code,codex,opencode" {
 		t.Fatalf("agents %s", names)
 	}
-	if agents[0].Home() != "/nonexistent/claude" || agents[1].Home() != "/nonexistent/codex" {
-		t.Errorf("homes %s, %s", agents[0].Home(), agents[1].Home())
+	if agents[0].Home() != "/nonexistent/claude" || agents[1].Home() != "/nonexistent/codex" || agents[2].Home() != "/nonexistent/opencode" {
+		t.Errorf("homes %s, %s, %s", agents[0].Home(), agents[1].Home(), agents[2].Home())
 	}
 	if &d.Agents()[0] != &agents[0] {
 		t.Error("the registry was built twice")
 	}
-	for _, name := range []string{"claude", "codex"} {
+	for _, name := range []string{"claude", "codex", "opencode"} {
 		if !IsAgentCommand(name) || agents.Get(name) == nil {
 			t.Errorf("%s is not an agent's command", name)
 		}

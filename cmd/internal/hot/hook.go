@@ -227,6 +227,8 @@ func NormalizeHarness(s string) string {
 		return eventlog.Codex
 	case "claude", "claude-code", "claudecode":
 		return eventlog.ClaudeCode
+	case "opencode":
+		return eventlog.OpenCode
 	}
 	return ""
 }
