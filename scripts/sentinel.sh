@@ -39,6 +39,8 @@ mkdir -p "$sentinel/config/go/telemetry"
 echo "off 2000-01-01" >"$sentinel/config/go/telemetry/mode"
 
 while IFS= read -r v; do unset "$v"; done < <(compgen -e | grep '^TETHER_' || true)
+# OpenCode's database is under XDG_DATA_HOME unless OPENCODE_DB names one.
+unset OPENCODE_DB
 export HOME="$sentinel/home"
 export CLAUDE_CONFIG_DIR="$HOME/.claude" CODEX_HOME="$HOME/.codex"
 export XDG_CONFIG_HOME="$sentinel/config" XDG_DATA_HOME="$sentinel/data" XDG_STATE_HOME="$sentinel/state"

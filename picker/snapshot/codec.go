@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/bincodec"
 )
@@ -32,7 +33,7 @@ import (
 // lists the catalog instead), never misread.
 const (
 	snapMagic   = "tether\x00p"
-	snapVersion = 2 // 1 was gob
+	snapVersion = 3 // 1 was gob; 3 added Parent and Tokens
 )
 
 // Which optional values a session has.
@@ -46,6 +47,7 @@ const (
 	hasArchive
 	hasSummary
 	hasEnv
+	hasTokens
 	knownFlags = 1<<iota - 1
 )
 
@@ -184,6 +186,7 @@ func flagsOf(s *catalog.Session) uint64 {
 	set(hasArchive, s.Archive != nil)
 	set(hasSummary, s.Summary != nil)
 	set(hasEnv, len(s.Resume.Env) > 0)
+	set(hasTokens, s.Tokens != nil)
 	return f
 }
 
@@ -257,6 +260,13 @@ func (w *snapWriter) session(s *catalog.Session) {
 	w.Str(s.CLIVersion)
 	w.Str(s.Origin)
 	w.Str(s.Model)
+	w.Str(s.Parent)
+	if t := s.Tokens; t != nil {
+		for _, v := range []int64{t.Input, t.Output, t.Reasoning, t.CacheRead, t.CacheWrite} {
+			w.Int(v)
+		}
+		w.Float(t.Cost)
+	}
 }
 
 // snapReader reads the snapshot's values, with the blocks the
@@ -353,6 +363,15 @@ func (r *snapReader) session(s *catalog.Session) {
 	s.CLIVersion = r.Str()
 	s.Origin = r.Str()
 	s.Model = r.Str()
+	s.Parent = r.Str()
+	if f&hasTokens != 0 {
+		t := &agent.TokenSums{}
+		for _, p := range []*int64{&t.Input, &t.Output, &t.Reasoning, &t.CacheRead, &t.CacheWrite} {
+			*p = r.Int()
+		}
+		t.Cost = r.Float()
+		s.Tokens = t
+	}
 }
 
 // blockSize is how many values of a kind share one allocation at most.

@@ -10,8 +10,10 @@ import (
 // that inherited one of them from the test's own environment would read or
 // write the user's real files (issue 23: an inherited XDG_DATA_HOME filled
 // the user's archive).
+// OPENCODE_DB (OpenCode's database, else under XDG_DATA_HOME) is dropped,
+// not set: its default is then under home.
 var isolatedVars = []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"}
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "OPENCODE_DB"}
 
 // IsolatedEnv is the environment for a process a test starts: the test's
 // own (PATH, TERM, Go's settings) without any TETHER_* variable, with HOME
