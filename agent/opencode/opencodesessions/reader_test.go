@@ -17,18 +17,7 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-func list(t *testing.T, r agent.Reader, all bool) (map[string]agent.Session, []agent.Diagnostic) {
-	t.Helper()
-	ss, diags, err := r.List(context.Background(), agent.ListOptions{All: all})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]agent.Session{}
-	for _, s := range ss {
-		m[s.ID] = s
-	}
-	return m, diags
-}
+var list = sessiontest.List
 
 func reader(data string) agent.Reader {
 	return opencodesessions.New(data, "").Sessions(agent.ReaderConfig{})
