@@ -8,11 +8,12 @@ import (
 
 // Agent is one coding agent: everything tether knows of it that is not a
 // feature of tether's own. Each implementation is one package under
-// agent/ (agent/claude, agent/codex); feature packages (catalog, hooks,
-// wrap, picker, searchindex, summarize, archive, state) see agents only
-// through this interface, and the Registry is built where the binaries
-// are assembled (cmd/). Adding an agent is adding one package and one
-// line there.
+// agent/ (agent/claude, agent/codex, agent/opencode), with its session
+// reader (an agent.Lister) in a package beside it that only tether links;
+// feature packages (catalog, hooks, wrap, picker, searchindex, summarize,
+// archive, state) see agents only through this interface, and the
+// registries are built where the binaries are assembled: one line in
+// hot.AgentsAt (both binaries) and one in sessionAgents (tether's catalog).
 //
 // An Agent value is bound to one data root (Home): constructing one reads
 // nothing, so a hook can build the registry within its budget.
