@@ -53,6 +53,13 @@ func TestPickResumesRealSessions(t *testing.T) {
 			tm.WaitFor(c.ready, 60*time.Second)
 			api.Enqueue(fakeapi.Text("second answer " + c.name))
 			tm.SendText("and one more thing")
+			// Codex's composer takes keys that arrive in a burst for a
+			// paste, and an Enter inside the burst for a newline: the
+			// text is on screen and the burst over before Enter is sent
+			// (the resumed thread's "›" can show before the composer
+			// reads keys at all).
+			tm.WaitFor("and one more thing", 60*time.Second)
+			time.Sleep(500 * time.Millisecond)
 			tm.SendKeys("Enter")
 			tm.WaitFor("second answer "+c.name, 60*time.Second)
 			req, ok := api.LastModelRequest()
