@@ -24,11 +24,10 @@ func New(home, db string) Agent { return Agent{opencode.New(home, db)} }
 var _ agent.Lister = Agent{}
 
 // Sessions implements agent.Lister. A reader of tether's archive (cfg.Open
-// set) lists nothing: OpenCode's sessions are not archived yet.
+// set) reads the sessions' exports there (ArchiveReader).
 func (a Agent) Sessions(cfg agent.ReaderConfig) agent.Reader {
-	r := &Reader{DB: a.DB(), Windows: cfg.Windows, Live: a.Live}
 	if cfg.Open != nil {
-		r.DB = ""
+		return &ArchiveReader{Open: cfg.Open, CachePath: cfg.CachePath, Windows: cfg.Windows, WorkRules: cfg.WorkRules}
 	}
-	return r
+	return &Reader{DB: a.DB(), Windows: cfg.Windows, Live: a.Live}
 }
