@@ -3,11 +3,16 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	_ "modernc.org/sqlite"
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
@@ -50,10 +55,76 @@ func gitProject(t *testing.T, env *harness.Env, name string) string {
 	return dir
 }
 
-// TestOpenCodeHarness runs the real OpenCode through the harness: a
+// openCodeRows reads the rows of session id from OpenCode's database,
+// read-only, as JSONL in the samples' form: the session row, its
+// messages and its parts in order, each with "_table" and the JSON
+// columns parsed.
+func openCodeRows(t *testing.T, env *harness.Env, id string) []byte {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+env.OpenCodeDB()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var out bytes.Buffer
+	for _, q := range []struct{ table, where string }{
+		{"session", "id = ? ORDER BY id"},
+		{"message", "session_id = ? ORDER BY time_created, id"},
+		{"part", "session_id = ? ORDER BY message_id, id"},
+	} {
+		rows, err := db.Query("SELECT * FROM "+q.table+" WHERE "+q.where, id)
+		if err != nil {
+			t.Fatalf("%s: %v", env.OpenCodeDB(), err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			out.WriteString(rowJSON(t, q.table, cols, vals))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	return out.Bytes()
+}
+
+// rowJSON is one row as a JSON line, keys in column order after
+// "_table"; text that is a JSON object or array is kept as JSON.
+func rowJSON(t *testing.T, table string, cols []string, vals []any) string {
+	t.Helper()
+	var b strings.Builder
+	k, _ := json.Marshal(table)
+	b.WriteString(`{"_table":` + string(k))
+	for i, c := range cols {
+		v := vals[i]
+		if s, ok := v.([]byte); ok {
+			v = string(s)
+		}
+		var raw []byte
+		if s, ok := v.(string); ok && (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && json.Valid([]byte(s)) {
+			raw = []byte(s)
+		} else {
+			raw, _ = json.Marshal(v)
+		}
+		name, _ := json.Marshal(c)
+		b.WriteString("," + string(name) + ":" + string(raw))
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// TestOpenCode runs the real OpenCode through the harness: a
 // session with a tool call against the fake API, continued once, then
 // listed by tether from OpenCode's database.
-func TestOpenCodeHarness(t *testing.T) {
+func TestOpenCode(t *testing.T) {
 	harness.CLIs(t)
 	api := startAPI(t)
 	env := harness.NewEnv(t, api)
@@ -86,4 +157,5 @@ func TestOpenCodeHarness(t *testing.T) {
 	if got := l.Sessions[0].Cwd; got != dir {
 		t.Errorf("cwd = %q, want %q", got, dir)
 	}
+	golden(t, env, "opencode-"+harness.OpenCodeVersion+"/golden-db-session-tool-resume.jsonl", env.OpenCodeDB(), openCodeRows(t, env, id))
 }
