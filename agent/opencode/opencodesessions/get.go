@@ -2,8 +2,8 @@ package opencodesessions
 
 import (
 	"context"
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -75,8 +75,8 @@ func eachRow(ctx context.Context, db *sql.DB, sc schema, id string, fn func(id, 
 	for rs.Next() {
 		var (
 			mid, data string
-			created  *int64
-			part     *string
+			created   *int64
+			part      *string
 		)
 		if err := rs.Scan(&mid, &data, &created, &part); err != nil {
 			return err

@@ -62,12 +62,12 @@ func (r *Reader) SaveCache() error { return r.Cache.Save() }
 // and workspace, and what its messages and parts add up to.
 type row struct {
 	ID, Dir, Title, Parent, Version, Model string
-	Worktree, Project, Branch               string
-	Tokens                                  [5]int64 // input, output, reasoning, cache read, cache write
-	Cost                                    float64
-	HasTokens                               bool
-	Created, Updated                        int64 // Unix ms
-	Archived                                bool
+	Worktree, Project, Branch              string
+	Tokens                                 [5]int64 // input, output, reasoning, cache read, cache write
+	Cost                                   float64
+	HasTokens                              bool
+	Created, Updated                       int64 // Unix ms
+	Archived                               bool
 	// HasMsgs: the messages were counted (the table is there).
 	HasMsgs                                   bool
 	Msgs, Humans, Tools, Compactions, LastHum int64
