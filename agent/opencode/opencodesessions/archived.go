@@ -2,7 +2,6 @@ package opencodesessions
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,7 +85,7 @@ func (r *ArchiveReader) Describe(path string) (agent.Session, string) {
 		return agent.Session{}, why
 	}
 	lr := &Reader{Windows: r.Windows}
-	s := lr.session(&w)
+	s := lr.session(&w, nil)
 	s.Source = path
 	c.put(path, st, s)
 	return s, ""
@@ -124,49 +123,29 @@ func (r *ArchiveReader) Get(ctx context.Context, s agent.Session) (agent.Session
 }
 
 // exportRow is the export data as the listing's row of its session, or
-// why it is not an export.
+// why it is not an export. An export is the JSON storage's session file
+// and its messages with their parts in one object, so it adds up as
+// those do.
 func exportRow(data []byte) (row, string) {
 	if !gjson.ValidBytes(data) {
 		return row{}, "not JSON (an OpenCode export is one JSON object)"
 	}
 	root := gjson.ParseBytes(data)
 	info := root.Get("info")
-	var w row
-	for i, k := range []string{"id", "directory", "title", "parentID", "version"} {
-		if v := info.Get(k); v.Type == gjson.String {
-			w.s[i] = sql.NullString{String: v.String(), Valid: true}
-		}
-	}
-	if !w.s[0].Valid || !w.s[1].Valid || !root.Get("messages").IsArray() {
+	if info.Get("id").Type != gjson.String || info.Get("directory").Type != gjson.String || !root.Get("messages").IsArray() {
 		return row{}, "not an OpenCode export (no info.id, info.directory or messages)"
 	}
-	if m := info.Get("model"); m.Exists() {
-		w.s[5] = sql.NullString{String: m.Raw, Valid: true}
-	}
-	if tk := info.Get("tokens"); tk.Exists() {
-		for i, k := range []string{"input", "output", "reasoning", "cache.read", "cache.write"} {
-			w.n[i] = nullInt(tk.Get(k).Int())
+	w := infoRow(info, "")
+	var msgs []legacyMessage
+	for _, m := range root.Get("messages").Array() {
+		mi := m.Get("info")
+		lm := legacyMessage{id: mi.Get("id").String(), data: mi.Raw, created: mi.Get("time.created").Int()}
+		for _, p := range m.Get("parts").Array() {
+			lm.parts = append(lm.parts, p.Raw)
 		}
+		msgs = append(msgs, lm)
 	}
-	if c := info.Get("cost"); c.Exists() {
-		w.cost = sql.NullFloat64{Float64: c.Float(), Valid: true}
-	}
-	for i, k := range []string{"created", "updated", "archived"} {
-		if v := info.Get("time." + k); v.Exists() {
-			w.t[i] = nullInt(v.Int())
-		}
-	}
-	msgs := root.Get("messages").Array()
-	w.msgs = nullInt(int64(len(msgs)))
-	// The last assistant message with output, as the listing's query
-	// picks it (newest by creation time).
-	var lastAt int64 = -1
-	for _, m := range msgs {
-		info := m.Get("info")
-		if info.Get("role").String() == "assistant" && info.Get("tokens.output").Int() > 0 && info.Get("time.created").Int() >= lastAt {
-			lastAt, w.last = info.Get("time.created").Int(), sql.NullString{String: info.Raw, Valid: true}
-		}
-	}
+	w.addMessages(msgs)
 	return w, ""
 }
 
