@@ -1,4 +1,4 @@
-// Package wrap runs the real claude or codex transparently: the identity
+// Package wrap runs the real claude, codex or opencode transparently: the identity
 // root pinned for everything the agent starts, arguments, terminal, signals
 // and exit status passed through untouched, and a resume that fails because
 // of the session (missing, empty, too large) followed by one fresh start
@@ -84,6 +84,10 @@ type Options struct {
 	// completion index), so --resume TITLE resumes the one it names
 	// (harness: the agent's name).
 	Names func(harness string) []Named
+	// Finder is the agent's session reader, for an agent whose sessions
+	// are rows of a database (Capabilities.Database): a session resumed
+	// by id is looked up there (nil, as in tether-hot: it is not).
+	Finder agent.Finder
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -103,7 +107,12 @@ func Run(o Options) (int, error) {
 	dir := startDir(root)
 
 	var tr transcript
-	if res.Kind == "id" {
+	var st stored
+	if res.Kind == "id" && o.Agent.Capabilities().Database {
+		st = o.lookup(res.ID)
+		root = o.inItsDirectory(res.ID, st, root)
+		dir = startDir(root)
+	} else if res.Kind == "id" {
 		tr = o.findTranscript(res.ID)
 		if tr.path == "" && looksLikeID(res.ID) {
 			var err error
@@ -132,13 +141,14 @@ func Run(o Options) (int, error) {
 
 	child := Child{Path: o.Bin, Args: o.Args, Dir: dir, Env: env, Interactive: o.Interactive}
 	// Only a resume by id can be checked: a title or the picker is the
-	// agent's to resolve.
-	checkable := res.Kind == "id" && looksLikeID(res.ID)
+	// agent's to resolve. A database's sessions have no titles.
+	checkable := res.Kind == "id" && (looksLikeID(res.ID) || st.db)
 	if checkable {
-		if reason := tr.unusable(); reason != "" {
-			return o.fallback(log, res, child, tr, reason, -1)
+		reason, err := o.resumable(log, res.ID, tr, st)
+		if err != nil {
+			return 0, err
 		}
-		if reason := o.staleReason(res.ID, tr); reason != "" {
+		if reason != "" {
 			return o.fallback(log, res, child, tr, reason, -1)
 		}
 		if o.Agent.Capabilities().Trim {

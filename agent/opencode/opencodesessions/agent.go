@@ -21,12 +21,15 @@ type Agent struct{ *opencode.Agent }
 // ("": home/opencode.db).
 func New(home, db string) Agent { return Agent{opencode.New(home, db)} }
 
-var _ agent.Lister = Agent{}
+var (
+	_ agent.Lister = Agent{}
+	_ agent.Finder = (*Reader)(nil)
+)
 
 // Sessions implements agent.Lister. A reader of tether's archive (cfg.Open
 // set) lists nothing: OpenCode's sessions are not archived yet.
 func (a Agent) Sessions(cfg agent.ReaderConfig) agent.Reader {
-	r := &Reader{DB: a.DB(), Windows: cfg.Windows, Live: a.Live}
+	r := &Reader{DB: a.DB(), Windows: cfg.Windows, Live: a.LiveAt}
 	if cfg.Open != nil {
 		r.DB = ""
 	}

@@ -24,8 +24,9 @@ type Reader struct {
 	Windows agent.Windows
 	// WorkRules find work references in show (nil: the defaults).
 	WorkRules []agent.WorkRule
-	// Live says whether a session runs (nil: none is reported running).
-	Live func(id, path string) agent.Liveness
+	// Live says whether a session, recorded in dir and updated last at
+	// updated, runs (nil: none is reported running).
+	Live func(id, dir string, updated time.Time) agent.Liveness
 
 	roots evidence.RootMemo
 }
@@ -83,13 +84,16 @@ func (r *Reader) query(ctx context.Context) ([]row, error) {
 	var out []row
 	err := readDB(r.DB, func(db *sql.DB) error {
 		var err error
-		out, err = querySessions(ctx, db)
+		out, err = querySessions(ctx, db, nil)
 		return err
 	})
 	return out, err
 }
 
-func querySessions(ctx context.Context, db *sql.DB) ([]row, error) {
+// querySessions reads the sessions that where (nil: all) selects: a
+// clause after FROM session s, given the probed schema, and its
+// arguments.
+func querySessions(ctx context.Context, db *sql.DB, where func(schema) (string, []any)) ([]row, error) {
 	sc, err := probe(ctx, db, "session", "message")
 	if err != nil {
 		return nil, err
@@ -112,7 +116,12 @@ func querySessions(ctx context.Context, db *sql.DB) ([]row, error) {
 			AND json_extract(m.data, '$.role') = 'assistant' AND json_extract(m.data, '$.tokens.output') > 0
 			ORDER BY ` + order + ` LIMIT 1)`
 	}
-	rs, err := db.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM session s")
+	q, args := "SELECT "+strings.Join(sel, ", ")+" FROM session s", []any(nil)
+	if where != nil {
+		clause, a := where(sc)
+		q, args = q+" "+clause, a
+	}
+	rs, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query sessions: %w", err)
 	}
@@ -173,8 +182,11 @@ func (r *Reader) session(w *row) agent.Session {
 		}
 	}
 	if r.Live != nil && !s.Archived {
-		if l := r.Live(id, ""); l.Live() {
+		if l := r.Live(id, dir, s.LastActivity); l.Live() {
 			s.State, s.Runtime = agent.StateRunning, &agent.Runtime{PID: l.PID}
+			if l.Possible {
+				s.Runtime.Status = agent.StatusPossibly
+			}
 		}
 	}
 	s.NormalizeTimes()
