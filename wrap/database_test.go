@@ -43,7 +43,7 @@ func (f fakeFinder) Latest(context.Context, string, time.Time) (agent.Session, b
 func (f *fixture) ocRun(finder agent.Finder, force bool, step func(c Child) int, args ...string) (int, error) {
 	return Run(Options{
 		Agent: opencode.New(filepath.Join(f.home, "oc"), ""), Bin: "/usr/bin/opencode", Args: args, Root: f.root,
-		Env: []string{"HOME=" + f.home}, Stderr: &f.stderr, Finder: finder, Force: force,
+		Env: []string{"HOME=" + f.home, "PWD=" + f.root.Dir}, Stderr: &f.stderr, Finder: finder, Force: force,
 		Log: eventlog.Open(eventlog.Options{Path: f.logPath}),
 		Exec: func(c Child) (int, error) {
 			f.calls = append(f.calls, c)
@@ -67,7 +67,9 @@ func TestDatabaseSessionResumesInItsDirectory(t *testing.T) {
 		t.Fatal(code, err)
 	}
 	c := f.calls[0]
-	if c.Dir != other || !reflect.DeepEqual(c.Args, args) || !reflect.DeepEqual(envValue(c.Env, identity.EnvRoot), []string{other}) {
+	// PWD too: OpenCode takes its directory from it.
+	if c.Dir != other || !reflect.DeepEqual(c.Args, args) || !reflect.DeepEqual(envValue(c.Env, identity.EnvRoot), []string{other}) ||
+		!reflect.DeepEqual(envValue(c.Env, "PWD"), []string{other}) {
 		t.Errorf("child %+v", c)
 	}
 	if ev := f.events(); !reflect.DeepEqual(ev, []string{"resume_cwd_repair", "spawn", "end"}) || f.stderr.Len() != 0 {
@@ -77,7 +79,7 @@ func TestDatabaseSessionResumesInItsDirectory(t *testing.T) {
 	f.calls = nil
 	finder.sessions[ocID] = agent.Session{ID: ocID, Cwd: f.root.Path}
 	f.ocRun(finder, false, ok, args...)
-	if c := f.calls[0]; c.Dir != f.root.Dir {
+	if c := f.calls[0]; c.Dir != f.root.Dir || !reflect.DeepEqual(envValue(c.Env, "PWD"), []string{f.root.Dir}) {
 		t.Errorf("in its directory: %+v", c)
 	}
 }
@@ -163,5 +165,28 @@ func TestDatabaseSessionRunning(t *testing.T) {
 	finder.sessions[ocID] = running
 	if _, err := f.ocRun(finder, false, ok, "-s", ocID); err != nil || len(f.calls) != 2 {
 		t.Errorf("possibly running: %v, %d runs", err, len(f.calls))
+	}
+}
+
+// PWD follows the child's directory; a symlinked spelling of the same
+// directory is left as the shell set it.
+func TestWithPWD(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(dir, link)
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"PWD=/somewhere/else"}, dir},
+		{[]string{"PWD=" + link}, link},
+		{[]string{"HOME=/h"}, dir},
+	} {
+		if got := envValue(withPWD(c.env, dir), "PWD"); !reflect.DeepEqual(got, []string{c.want}) {
+			t.Errorf("%q: PWD %q, want %q", c.env, got, c.want)
+		}
+	}
+	if got := withPWD([]string{"PWD=/x"}, ""); !reflect.DeepEqual(got, []string{"PWD=/x"}) {
+		t.Errorf("no directory: %q", got)
 	}
 }

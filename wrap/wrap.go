@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -131,7 +132,7 @@ func Run(o Options) (int, error) {
 		}
 	}
 	log := o.log(harness, root.Path)
-	env := setEnv(o.Env, identity.EnvRoot, root.Path)
+	env := withPWD(setEnv(o.Env, identity.EnvRoot, root.Path), dir)
 	// A new session's id is not known yet: spawn has none, end gets the
 	// one the hooks recorded while it ran.
 	sid := res.ID
@@ -285,6 +286,27 @@ func setEnv(env []string, key, value string) []string {
 		}
 	}
 	return append(out, key+"="+value)
+}
+
+// withPWD is env with PWD=dir when its PWD names another directory (the
+// child starts elsewhere than the wrapper: a session resumed in the
+// directory it recorded). os/exec does the same for a child given a
+// directory and no environment; a program may take its directory from
+// PWD rather than from getcwd (OpenCode 1.18.33 does, and resumed with a
+// stale one never exits). A PWD that is a symlinked spelling of dir
+// stays.
+func withPWD(env []string, dir string) []string {
+	if dir == "" {
+		return env
+	}
+	if pwd := lastEnv(env, "PWD"); pwd != "" {
+		a, err1 := filepath.EvalSymlinks(pwd)
+		b, err2 := filepath.EvalSymlinks(dir)
+		if err1 == nil && err2 == nil && a == b {
+			return env
+		}
+	}
+	return setEnv(env, "PWD", dir)
 }
 
 // looksLikeID reports whether a --resume value is a session id (a UUID),
