@@ -5,7 +5,7 @@
 #   ./install.sh --prefix DIR    install into DIR/bin
 #   ./install.sh --shell zsh     also add the shell integration line to ~/.zshrc
 #   ./install.sh --hooks         also install tether's Claude Code / Codex hooks
-#   ./install.sh --shims         also make claude/codex shims that run tether's wrapper
+#   ./install.sh --shims         also make claude/codex/opencode shims that run tether's wrapper
 #   ./install.sh --uninstall     remove what install put there (with --shell: only that line)
 #
 # It edits a shell rc file only with --shell: once, after a backup, with a
@@ -30,7 +30,7 @@ Options:
   --shell SHELL  add the init line for bash, zsh or fish to its rc file (idempotent,
                  keeps a .tether-backup copy); with --uninstall, remove exactly that line
   --hooks        run 'tether hooks install' after installing
-  --shims        create claude and codex symlinks to tether-hot in the shims directory
+  --shims        create claude, codex and opencode symlinks to tether-hot in the shims directory
                  (put it first on PATH to wrap the real programs without shell functions)
   --uninstall    remove the installed binary and shims, and the init line from the rc files
   --no-run       do not run tether after installing
@@ -168,7 +168,7 @@ if [ "$action" = uninstall ]; then
 	for sh in bash zsh fish; do
 		remove_init_line "$sh"
 	done
-	for name in claude codex; do
+	for name in claude codex opencode; do
 		# Only our own links: a shim is a symlink that points at tether
 		# (or, since tether-hot, at tether-hot).
 		if [ -L "${shimdir}/${name}" ] && case "$(basename "$(readlink "${shimdir}/${name}")")" in tether | tether-hot) true ;; *) false ;; esac then
@@ -221,7 +221,7 @@ echo "install.sh: installed ${target} and ${hot}" >&2
 
 if [ "$shims" = 1 ]; then
 	mkdir -p -- "$shimdir"
-	for name in claude codex; do
+	for name in claude codex opencode; do
 		if [ -e "${shimdir}/${name}" ] && [ ! -L "${shimdir}/${name}" ]; then
 			echo "install.sh: ${shimdir}/${name} exists and is not a shim; left alone" >&2
 			continue

@@ -126,6 +126,11 @@ type Capabilities struct {
 	// prompt (CLI.AppendSystemPrompt), for the wrapper's handoff and
 	// self-report.
 	SystemPrompt bool
+	// Database: its sessions are rows of a database, not transcript
+	// files, read by its Lister's reader (an agent.Finder), which only
+	// tether links: the wrapper looks a resumed session up through that
+	// reader, so tether-hot leaves the agent's runs to tether.
+	Database bool
 }
 
 // Lister is an Agent whose sessions tether's catalog lists, shows and

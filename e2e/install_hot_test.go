@@ -45,7 +45,7 @@ func TestInstallHotBinary(t *testing.T) {
 		t.Errorf("tether-hot --version = %q, tether's version is %q", hv, tv)
 	}
 	shims := filepath.Join(home, "data", "tether", "shims")
-	for _, name := range []string{"claude", "codex"} {
+	for _, name := range []string{"claude", "codex", "opencode"} {
 		if dest, err := os.Readlink(filepath.Join(shims, name)); err != nil || dest != hot {
 			t.Errorf("shim %s -> %q (%v), want %s", name, dest, err, hot)
 		}
@@ -70,7 +70,7 @@ func TestInstallHotBinary(t *testing.T) {
 	}
 
 	run(filepath.Join(root, "install.sh"), "--uninstall")
-	for _, p := range []string{tether, hot, filepath.Join(shims, "claude"), filepath.Join(shims, "codex")} {
+	for _, p := range []string{tether, hot, filepath.Join(shims, "claude"), filepath.Join(shims, "codex"), filepath.Join(shims, "opencode")} {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("--uninstall left %s", p)
 		}

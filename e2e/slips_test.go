@@ -126,7 +126,7 @@ func TestRunHelpIsTethersBeforeTheProgram(t *testing.T) {
 	env.Setenv("TETHER_CLAUDE_BIN", clis.Claude)
 	dir := env.ProjectDir("help")
 	r := env.Run(ctx, "tether run --help", tether, dir, "run", "--help")
-	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "tether run - run the real claude or codex") || r.Stderr != "" {
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "tether run - run the real claude, codex or opencode") || r.Stderr != "" {
 		t.Errorf("tether run --help: exit %d\n%s%s", r.ExitCode, r.Stdout, r.Stderr)
 	}
 	r = env.Run(ctx, "tether run claude --help", tether, dir, "run", "claude", "--help")

@@ -12,6 +12,7 @@ __tether_bin=#{{.Bin}}
 # status is the function's.
 function claude { \command "$__tether_bin" run claude "$@"; }
 function codex { \command "$__tether_bin" run codex "$@"; }
+function opencode { \command "$__tether_bin" run opencode "$@"; }
 #{{end}}
 
 #{{if .Prompt}}

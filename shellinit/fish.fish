@@ -14,6 +14,9 @@ end
 function codex --description 'codex, through tether run'
     command $__tether_bin run codex $argv
 end
+function opencode --description 'opencode, through tether run'
+    command $__tether_bin run opencode $argv
+end
 #{{end}}
 
 #{{if .Prompt}}

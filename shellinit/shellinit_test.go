@@ -189,37 +189,38 @@ func TestRenderRefusesNUL(t *testing.T) {
 	}
 }
 
-// TestNoWrapDefinesNoWrappers: --no-wrap leaves claude and codex alone,
-// and the wrappers preserve arguments and exit status.
+// TestWrapperArgsAndStatus: the wrappers (claude, codex, opencode)
+// preserve arguments and exit status, and --no-wrap defines none of them.
 func TestWrapperArgsAndStatus(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "tether")
 	// A fake tether that prints its arguments one per line and exits 7.
 	os.WriteFile(fake, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\nexit 7\n"), 0o755)
 	args := []string{"-r", "a b", "", "$(touch pwned)", "*", "it's"}
-	want := "<run>\n<claude>\n<-r>\n<a b>\n<>\n<$(touch pwned)>\n<*>\n<it's>\nstatus=7\n"
 	for _, name := range Names() {
 		prog := need(t, name)
 		sh, _ := ByName(name)
-		script, _ := Render(sh, Options{Bin: fake, Wrap: true})
-		var cmd *exec.Cmd
-		switch name {
-		case "fish":
-			cmd = exec.Command(prog, "--no-config", "-c", script+"\nclaude $argv; echo status=$status", "--")
+		for _, agent := range []string{"claude", "codex", "opencode"} {
+			want := "<run>\n<" + agent + ">\n<-r>\n<a b>\n<>\n<$(touch pwned)>\n<*>\n<it's>\nstatus=7\n"
+			script, _ := Render(sh, Options{Bin: fake, Wrap: true})
+			var cmd *exec.Cmd
+			switch name {
+			case "fish":
+				cmd = exec.Command(prog, "--no-config", "-c", script+"\n"+agent+" $argv; echo status=$status", "--")
+			default:
+				cmd = exec.Command(prog, "-c", script+"\n"+agent+" \"$@\"; echo status=$?", "x")
+			}
 			cmd.Args = append(cmd.Args, args...)
-		default:
-			cmd = exec.Command(prog, "-c", script+"\nclaude \"$@\"; echo status=$?", "x")
-			cmd.Args = append(cmd.Args, args...)
-		}
-		cmd.Dir = dir
-		cmd.Env = testutil.IsolatedEnv(dir)
-		out, _ := cmd.CombinedOutput()
-		if string(out) != want {
-			t.Errorf("%s: got\n%s\nwant\n%s", name, out, want)
-		}
-		script, _ = Render(sh, Options{Bin: fake})
-		if strings.Contains(script, "function claude") {
-			t.Errorf("%s: --no-wrap still defines claude", name)
+			cmd.Dir = dir
+			cmd.Env = testutil.IsolatedEnv(dir)
+			out, _ := cmd.CombinedOutput()
+			if string(out) != want {
+				t.Errorf("%s %s: got\n%s\nwant\n%s", name, agent, out, want)
+			}
+			script, _ = Render(sh, Options{Bin: fake})
+			if strings.Contains(script, "function "+agent) {
+				t.Errorf("%s: --no-wrap still defines %s", name, agent)
+			}
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {

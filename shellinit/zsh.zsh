@@ -10,6 +10,7 @@ typeset -g __tether_bin=#{{.Bin}}
 # status is the function's.
 function claude { \command "$__tether_bin" run claude "$@"; }
 function codex { \command "$__tether_bin" run codex "$@"; }
+function opencode { \command "$__tether_bin" run opencode "$@"; }
 #{{end}}
 
 #{{if .Prompt}}

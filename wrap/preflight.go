@@ -30,7 +30,7 @@ type RunningError struct {
 }
 
 func (e *RunningError) Error() string {
-	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one file; pass --force to do it anyway", cmp.Or(e.Short, identity.ShortID(e.ID)), e.PID)
+	return fmt.Sprintf("session %s is running in process %d — resuming it twice would interleave two conversations in one session; pass --force to do it anyway", cmp.Or(e.Short, identity.ShortID(e.ID)), e.PID)
 }
 
 // preflight decides, before a resume by id (of an agent tether can

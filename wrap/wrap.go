@@ -1,4 +1,4 @@
-// Package wrap runs the real claude or codex transparently: the identity
+// Package wrap runs the real claude, codex or opencode transparently: the identity
 // root pinned for everything the agent starts, arguments, terminal, signals
 // and exit status passed through untouched, and a resume that fails because
 // of the session (missing, empty, too large) followed by one fresh start
@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -84,6 +85,10 @@ type Options struct {
 	// completion index), so --resume TITLE resumes the one it names
 	// (harness: the agent's name).
 	Names func(harness string) []Named
+	// Finder is the agent's session reader, for an agent whose sessions
+	// are rows of a database (Capabilities.Database): a session resumed
+	// by id is looked up there (nil, as in tether-hot: it is not).
+	Finder agent.Finder
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -103,7 +108,12 @@ func Run(o Options) (int, error) {
 	dir := startDir(root)
 
 	var tr transcript
-	if res.Kind == "id" {
+	var st stored
+	if res.Kind == "id" && o.Agent.Capabilities().Database {
+		st = o.lookup(res.ID)
+		root = o.inItsDirectory(res.ID, st, root)
+		dir = startDir(root)
+	} else if res.Kind == "id" {
 		tr = o.findTranscript(res.ID)
 		if tr.path == "" && looksLikeID(res.ID) {
 			var err error
@@ -122,7 +132,7 @@ func Run(o Options) (int, error) {
 		}
 	}
 	log := o.log(harness, root.Path)
-	env := setEnv(o.Env, identity.EnvRoot, root.Path)
+	env := withPWD(setEnv(o.Env, identity.EnvRoot, root.Path), dir)
 	// A new session's id is not known yet: spawn has none, end gets the
 	// one the hooks recorded while it ran.
 	sid := res.ID
@@ -132,13 +142,14 @@ func Run(o Options) (int, error) {
 
 	child := Child{Path: o.Bin, Args: o.Args, Dir: dir, Env: env, Interactive: o.Interactive}
 	// Only a resume by id can be checked: a title or the picker is the
-	// agent's to resolve.
-	checkable := res.Kind == "id" && looksLikeID(res.ID)
+	// agent's to resolve. A database's sessions have no titles.
+	checkable := res.Kind == "id" && (looksLikeID(res.ID) || st.db)
 	if checkable {
-		if reason := tr.unusable(); reason != "" {
-			return o.fallback(log, res, child, tr, reason, -1)
+		reason, err := o.resumable(log, res.ID, tr, st)
+		if err != nil {
+			return 0, err
 		}
-		if reason := o.staleReason(res.ID, tr); reason != "" {
+		if reason != "" {
 			return o.fallback(log, res, child, tr, reason, -1)
 		}
 		if o.Agent.Capabilities().Trim {
@@ -282,6 +293,27 @@ func setEnv(env []string, key, value string) []string {
 		}
 	}
 	return append(out, key+"="+value)
+}
+
+// withPWD is env with PWD=dir when its PWD names another directory (the
+// child starts elsewhere than the wrapper: a session resumed in the
+// directory it recorded). os/exec does the same for a child given a
+// directory and no environment; a program may take its directory from
+// PWD rather than from getcwd (OpenCode 1.18.33 does, and resumed with a
+// stale one never exits). A PWD that is a symlinked spelling of dir
+// stays.
+func withPWD(env []string, dir string) []string {
+	if dir == "" {
+		return env
+	}
+	if pwd := lastEnv(env, "PWD"); pwd != "" {
+		a, err1 := filepath.EvalSymlinks(pwd)
+		b, err2 := filepath.EvalSymlinks(dir)
+		if err1 == nil && err2 == nil && a == b {
+			return env
+		}
+	}
+	return setEnv(env, "PWD", dir)
 }
 
 // looksLikeID reports whether a --resume value is a session id (a UUID),

@@ -9,7 +9,9 @@
 package opencode
 
 import (
+	"bytes"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tether-dev/tether/agent"
@@ -73,11 +75,41 @@ func (*Agent) SessionGlobs(string, string) []string { return nil }
 // SessionIDOf implements agent.Files.
 func (*Agent) SessionIDOf(string) string { return "" }
 
-// LoadFailed implements agent.Failures. OpenCode says "Session not
-// found" (exit 1) for an unknown id, but how a resume by the wrapper
-// reads that is not built yet: nothing is recognised, so OpenCode's own
-// message reaches the user unchanged.
-func (*Agent) LoadFailed([]byte, string) bool { return false }
+// LoadFailed implements agent.Failures: OpenCode 1.18.33 ends a resume of
+// an id its database does not have with exit status 1 and one line on
+// stderr, coloured even when stderr is no terminal: "Error: Session not
+// found" (run) or "Error: Session not found: ID" (the TUI).
+func (*Agent) LoadFailed(stderr []byte, id string) bool {
+	for _, line := range bytes.Split(stderr, []byte("\n")) {
+		l := strings.TrimSpace(string(stripSGR(line)))
+		if l == notFound || l == notFound+": "+id {
+			return true
+		}
+	}
+	return false
+}
+
+// notFound is OpenCode's message for a session id it does not have.
+const notFound = "Error: Session not found"
+
+// stripSGR is b without its colour escapes (ESC [ … m).
+func stripSGR(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0x1b && i+1 < len(b) && b[i+1] == '[' {
+			j := i + 2
+			for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == ';') {
+				j++
+			}
+			if j < len(b) && b[j] == 'm' {
+				i = j
+				continue
+			}
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
 
 // ResumeFailure implements agent.Failures: a failed resume appends
 // nothing to a transcript file (OpenCode writes its database), so no
@@ -107,6 +139,7 @@ func (*Agent) Resume(id, _ string, fork bool) ([]string, bool) {
 	return []string{"opencode", "--session", id}, true
 }
 
-// Capabilities implements agent.Agent: none of trim, fork, the start
-// notice or the system prompt apply yet.
-func (*Agent) Capabilities() agent.Capabilities { return agent.Capabilities{} }
+// Capabilities implements agent.Agent: the sessions are rows of a
+// database (read by opencodesessions, through tether); trim, fork, the
+// start notice and the system prompt do not apply yet.
+func (*Agent) Capabilities() agent.Capabilities { return agent.Capabilities{Database: true} }

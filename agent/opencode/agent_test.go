@@ -77,3 +77,29 @@ func TestLiveFromProcessTable(t *testing.T) {
 		t.Errorf("ses_c: %+v", l)
 	}
 }
+
+// OpenCode's own message for an unknown id, as 1.18.33 prints it (run,
+// then the TUI, coloured on a pipe too), is a load failure; other errors
+// and the words elsewhere are not.
+func TestLoadFailed(t *testing.T) {
+	a := New("", "")
+	for _, c := range []struct {
+		stderr string
+		want   bool
+	}{
+		{"\x1b[91m\x1b[1mError: \x1b[0mSession not found\n", true},
+		{"\x1b[91m\x1b[1mError: \x1b[0mSession not found: ses_a\n", true},
+		{"some log\nError: Session not found\n", true},
+		{"\x1b[91m\x1b[1mError: \x1b[0mSession not found: ses_b\n", false},
+		{"Error: Session not found in the notes, try again\n", false},
+		{"\x1b[91m\x1b[1mError: \x1b[0mModel not found: fake/x\n", false},
+		{"", false},
+	} {
+		if got := a.LoadFailed([]byte(c.stderr), "ses_a"); got != c.want {
+			t.Errorf("%q: %v", c.stderr, got)
+		}
+	}
+	if !a.Capabilities().Database || a.Capabilities().Trim {
+		t.Errorf("capabilities: %+v", a.Capabilities())
+	}
+}

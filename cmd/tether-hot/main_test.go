@@ -13,13 +13,15 @@ import (
 )
 
 // TestHandsOtherCommandsToTether: what tether-hot does not answer itself
-// runs the tether next to it with the same arguments, and the exit status
-// is that tether's.
+// (an OpenCode run among them) runs the tether next to it with the same
+// arguments, and the exit status is that tether's.
 func TestHandsOtherCommandsToTether(t *testing.T) {
 	dir, hot := buildHot(t)
 	fake := "#!/bin/sh\nprintf '%s|' \"$0\" \"$@\"\nexit 3\n"
 	os.WriteFile(filepath.Join(dir, "tether"), []byte(fake), 0o755)
-	for _, args := range [][]string{{"sessions", "list", "a b"}, {"prompt", "--help"}, {"complete", "--refresh-index"}, {"complete", "--", "tether", "ses"}, {"run", "--help"}, {}} {
+	for _, args := range [][]string{{"sessions", "list", "a b"}, {"prompt", "--help"}, {"complete", "--refresh-index"}, {"complete", "--", "tether", "ses"}, {"run", "--help"},
+		// OpenCode's sessions are in a database, which tether's reader reads.
+		{"run", "opencode", "-s", "ses_dcb4b0e4cffeMvX0Jl9MZ0QL8u"}, {"run", "opencode"}, {}} {
 		cmd := exec.Command(hot, args...)
 		cmd.Env = testutil.IsolatedEnv(dir, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
 		out, err := cmd.Output()

@@ -105,7 +105,7 @@ func TestRunHelp(t *testing.T) {
 		if code := ta.run(args...); code != 0 || ta.err.Len() != 0 {
 			t.Errorf("%q: exit %d, stderr %q", args, code, ta.err)
 		}
-		if out := ta.out.String(); !strings.Contains(out, "tether run - run the real claude or codex") || !strings.Contains(out, "--self-report") {
+		if out := ta.out.String(); !strings.Contains(out, "tether run - run the real claude, codex or opencode") || !strings.Contains(out, "--self-report") {
 			t.Errorf("%q: not run's help: %q", args, out)
 		}
 	}

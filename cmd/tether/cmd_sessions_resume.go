@@ -85,13 +85,14 @@ func (a *App) sessionsResumeCommand() *cli.Command {
 		Name:      "resume",
 		Usage:     "continue a session in the directory it belongs to",
 		ArgsUsage: "ID",
-		Description: "Changes to the session's recorded cwd and runs 'tether run claude --resume ID' or\n" +
-			"'tether run codex resume ID' in place of tether: the wrapper's preflight, notice and\n" +
-			"fallback apply as to a resume typed in a shell. A running session is refused (exit 4)\n" +
-			"unless --force. --tmux[=NAME] opens it in a detached tmux session instead (NAME, else\n" +
-			"the name remembered for this session, else the cwd base name; -2, -3 … when a\n" +
-			"live session has that name) and attaches, or, with no client to attach, says how\n" +
-			"to; the name is remembered in $XDG_STATE_HOME/tether/bindings.json.\n\n" +
+		Description: "Changes to the session's recorded cwd and runs 'tether run claude --resume ID',\n" +
+			"'tether run codex resume ID' or 'tether run opencode --session ID' in place of tether:\n" +
+			"the wrapper's preflight, notice and fallback apply as to a resume typed in a shell.\n" +
+			"A running session is refused (exit 4) unless --force. --tmux[=NAME] opens it in a\n" +
+			"detached tmux session instead (NAME, else the name remembered for this session, else\n" +
+			"the cwd base name; -2, -3 … when a live session has that name) and attaches, or, with\n" +
+			"no client to attach, says how to; the name is remembered in\n" +
+			"$XDG_STATE_HOME/tether/bindings.json.\n\n" +
 			"Examples:\n" +
 			"  tether sessions resume d9f7\n" +
 			"  tether sessions resume --tmux=review 01a22e82-5d0\n" +

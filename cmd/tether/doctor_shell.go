@@ -60,7 +60,7 @@ func shellChecks(opts doctorOptions, add func(status, name string, fix func() er
 
 	wrapped := thisShell && strings.Contains(","+features+",", ",wrap,")
 	self, _ := opts.Executable()
-	for _, prog := range []string{"claude", "codex"} {
+	for _, prog := range []string{"claude", "codex", "opencode"} {
 		path, err := opts.LookPath(prog)
 		switch {
 		case wrapped:

@@ -30,7 +30,10 @@ type Agent struct {
 // ("": home/opencode.db).
 func New(home, db string) Agent { return Agent{Agent: opencode.New(home, db)} }
 
-var _ agent.Lister = Agent{}
+var (
+	_ agent.Lister = Agent{}
+	_ agent.Finder = (*Reader)(nil)
+)
 
 // Sessions implements agent.Lister. A reader of tether's archive (cfg.Open
 // set) reads the sessions' exports there (ArchiveReader).
@@ -39,7 +42,7 @@ func (a Agent) Sessions(cfg agent.ReaderConfig) agent.Reader {
 		return &ArchiveReader{Open: cfg.Open, CachePath: cfg.CachePath, Windows: cfg.Windows, WorkRules: cfg.WorkRules}
 	}
 	r := &Reader{DB: a.DB(), Windows: cfg.Windows, Limits: a.Limits, WorkRules: cfg.WorkRules,
-		Live: a.Live, Proc: a.Proc, Now: cfg.Now}
+		Processes: a.Processes, Now: cfg.Now}
 	if a.Home() != "" {
 		r.Storage = filepath.Join(a.Home(), StorageDir)
 	}

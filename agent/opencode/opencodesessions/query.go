@@ -20,8 +20,9 @@ var sessionColumns = []string{"id", "directory", "title", "parent_id", "version"
 // project's worktree and name, its workspace's branch, and per session
 // its message count, its last assistant message with output (the context
 // in use), its tool calls and compactions, and its human prompts and
-// the time of the last one.
-func querySessions(ctx context.Context, db *sql.DB) ([]row, error) {
+// the time of the last one. where (nil: every session) selects: a
+// clause after the FROM, given the probed schema, and its arguments.
+func querySessions(ctx context.Context, db *sql.DB, where func(schema) (string, []any)) ([]row, error) {
 	sc, err := probe(ctx, db, "session", "message", "part", "project", "workspace")
 	if err != nil {
 		return nil, err
@@ -79,7 +80,12 @@ func querySessions(ctx context.Context, db *sql.DB) ([]row, error) {
 	} else {
 		sel = append(sel, "NULL", "NULL", "NULL", "NULL")
 	}
-	rs, err := db.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+from)
+	q, args := "SELECT "+strings.Join(sel, ", ")+" FROM "+from, []any(nil)
+	if where != nil {
+		clause, a := where(sc)
+		q, args = q+" "+clause, a
+	}
+	rs, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query sessions: %w", err)
 	}

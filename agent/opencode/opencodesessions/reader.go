@@ -14,7 +14,6 @@ import (
 	"github.com/tether-dev/tether/agent/evidence"
 	"github.com/tether-dev/tether/agent/opencode"
 	"github.com/tether-dev/tether/agent/scan"
-	"github.com/tether-dev/tether/internal/procfs"
 )
 
 // Reader reads the sessions of one OpenCode database (and of the JSON
@@ -30,11 +29,9 @@ type Reader struct {
 	Limits  *opencode.Limits
 	// WorkRules find work references in show (nil: the defaults).
 	WorkRules []agent.WorkRule
-	// Live says whether a session runs (nil: none is reported running);
-	// Proc is the process table whose command lines name the sessions
-	// Live is asked about.
-	Live func(id, path string) agent.Liveness
-	Proc procfs.FS
+	// Processes are the opencode processes running now, read once per
+	// listing (nil: none is reported running).
+	Processes func() []opencode.Process
 	// Cache keeps the listed rows while the database is unchanged (nil:
 	// none).
 	Cache *Cache
@@ -145,7 +142,7 @@ func (r *Reader) dbRows(ctx context.Context) ([]row, error) {
 	var rows []row
 	err := readDB(r.DB, func(db *sql.DB) error {
 		var err error
-		rows, err = querySessions(ctx, db)
+		rows, err = querySessions(ctx, db, nil)
 		return err
 	})
 	for i := range rows {
@@ -157,27 +154,21 @@ func (r *Reader) dbRows(ctx context.Context) ([]row, error) {
 	return rows, err
 }
 
-// running are the sessions an opencode process runs, by id. A running
-// session's id is on its process's command line (see opencode.Agent's
-// Live), so Live, a walk of the process table each, is asked only of the
-// sessions some command line names.
+// running are the sessions an opencode process runs, by id: the
+// process table is read once for every session (opencode.LiveIn).
 func (r *Reader) running(rows []row) map[string]agent.Liveness {
-	if r.Live == nil || len(rows) == 0 {
+	if r.Processes == nil || len(rows) == 0 {
 		return nil
 	}
-	named := map[string]bool{}
-	for _, pid := range r.Proc.PIDs() {
-		for _, w := range r.Proc.Argv(pid) {
-			if strings.HasPrefix(w, "ses_") || strings.HasPrefix(w, "--session=ses_") {
-				named[strings.TrimPrefix(w, "--session=")] = true
-			}
-		}
+	procs := r.Processes()
+	if len(procs) == 0 {
+		return nil
 	}
 	out := map[string]agent.Liveness{}
 	for i := range rows {
-		if id := rows[i].ID; named[id] && !rows[i].Archived {
-			if l := r.Live(id, ""); l.Live() {
-				out[id] = l
+		if w := &rows[i]; !w.Archived {
+			if l := opencode.LiveIn(procs, w.ID, w.Dir, unixMilli(w.Updated)); l.Live() {
+				out[w.ID] = l
 			}
 		}
 	}
@@ -232,6 +223,9 @@ func (r *Reader) session(w *row, running map[string]agent.Liveness) agent.Sessio
 	}
 	if l, ok := running[w.ID]; ok {
 		s.State, s.Runtime = agent.StateRunning, &agent.Runtime{PID: l.PID}
+		if l.Possible {
+			s.Runtime.Status = agent.StatusPossibly
+		}
 	}
 	s.NormalizeTimes()
 	return s

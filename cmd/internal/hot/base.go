@@ -40,6 +40,12 @@ type Deps struct {
 	// Exit ends the process (nil: os.Exit). A hook over its time budget
 	// calls it; tests that run many hooks in one process replace it.
 	Exit func(code int)
+	// Finder is the session reader of an agent whose sessions are rows
+	// of a database (agent.Capabilities.Database), which the wrapper asks
+	// about a resumed session and its context at exit. tether sets it;
+	// tether-hot links no reader and leaves such runs to tether (nil, or
+	// a nil answer: none).
+	Finder func(a agent.Agent) agent.Finder
 
 	// readConfig reads the config file (nil: configfile.Load). A test
 	// makes it hang.

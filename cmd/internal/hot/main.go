@@ -127,9 +127,9 @@ func mainRun(d *Deps, rest []string) (code int, handled bool) {
 		return 0, false
 	}
 	cfg, cerr := d.Config()
-	if cerr != nil || opts.Handoff || cfg.Wrap.Handoff {
-		// The handoff summary reads the catalog; a config error is
-		// the full tether's to report.
+	if cerr != nil || opts.Handoff || cfg.Wrap.Handoff || needsReader(d, opts) {
+		// The handoff summary reads the catalog, an agent's database
+		// its reader; a config error is the full tether's to report.
 		return 0, false
 	}
 	// The process ends with the child: its signal handlers need
@@ -141,6 +141,16 @@ func mainRun(d *Deps, rest []string) (code int, handled bool) {
 		return 0, false
 	}
 	return report(d, err), true
+}
+
+// needsReader reports whether the wrapped agent keeps its sessions in a
+// database, which only tether's reader reads (tether-hot links no
+// SQLite): the session a resume names, and the context a run ended with,
+// are looked up there. Starting tether costs ~2 ms; OpenCode starts in
+// about a second.
+func needsReader(d *Deps, opts RunOptions) bool {
+	a := d.Agents().Get(opts.Program)
+	return a != nil && a.Capabilities().Database && d.Finder == nil
 }
 
 // mainVersion is tether-hot --version.

@@ -1,6 +1,7 @@
 package hot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -80,10 +81,10 @@ func ParseRunArgs(args []string) (RunOptions, error) {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return opts, fmt.Errorf("run needs a program: claude or codex")
+		return opts, fmt.Errorf("run needs a program: %s", agentCommands())
 	}
 	if !IsAgentCommand(args[0]) {
-		return opts, fmt.Errorf("run wraps claude or codex, not %q", args[0])
+		return opts, fmt.Errorf("run wraps %s, not %q", agentCommands(), args[0])
 	}
 	opts.Program, opts.Args = args[0], args[1:]
 	return opts, nil
@@ -141,6 +142,7 @@ func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcri
 		Force:       opts.Force,
 		Abbrev:      Abbrev(d.Loc.CacheDir, a),
 		Names:       IndexNames(d.Loc.CacheDir),
+		Finder:      finderOf(d, a),
 	}
 	// A transcript that is gone is put back from the archive.
 	if st, _, err := SafeArchiveStore(cfg, d.Loc); err == nil {
@@ -180,9 +182,12 @@ func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcri
 // get back to it. The hooks keep that state; without it (hooks not
 // installed) there is nothing reliable to say and the line is skipped.
 func exitLine(d *Deps, opts RunOptions, started time.Time) string {
-	st, err := state.LatestForRoot(d.Loc.StateDir, d.Root().Path)
 	a := d.Agents().Get(opts.Program)
 	res := a.ParseResume(opts.Args)
+	if a.Capabilities().Database {
+		return storedExitLine(d, a, res, started)
+	}
+	st, err := state.LatestForRoot(d.Loc.StateDir, d.Root().Path)
 	// res.ID may be an id prefix the wrapper expanded: the latest session
 	// here is then the one it resumed.
 	if res.Kind == "id" && (err != nil || !identity.SameSession(st.SessionID, res.ID) && !strings.HasPrefix(st.SessionID, strings.ToLower(res.ID))) {
@@ -195,18 +200,68 @@ func exitLine(d *Deps, opts RunOptions, started time.Time) string {
 	return FormatExitLine(a, res.Print, st, short)
 }
 
+// storedExitLine is exitLine for an agent whose sessions are rows of a
+// database (no hooks keep their state): the session resumed by id, else
+// the one of this directory updated since the run started, as the
+// agent's reader has it (one indexed query, ~1 ms; tether only).
+func storedExitLine(d *Deps, a agent.Agent, res agent.ResumeArgs, started time.Time) string {
+	f := finderOf(d, a)
+	if f == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var s agent.Session
+	var ok bool
+	if res.Kind == "id" && !res.Fork {
+		s, ok, _ = f.Find(ctx, res.ID)
+	} else {
+		s, ok, _ = f.Latest(ctx, d.Root().Dir, started.Add(-time.Second))
+	}
+	if !ok {
+		return ""
+	}
+	st := state.Session{SessionID: s.ID, Cwd: s.Cwd}
+	if c := s.Context; c != nil {
+		st.UsageKnown, st.Tokens, st.Window, st.Percent = true, c.Tokens, c.Window, c.Percent
+	}
+	return FormatExitLine(a, res.Print, st, Abbrev(d.Loc.CacheDir, a)(s.ID, ""))
+}
+
+// finderOf is a's session reader when its sessions are in a database and
+// this binary links the reader (nil otherwise).
+func finderOf(d *Deps, a agent.Agent) agent.Finder {
+	if d.Finder == nil || !a.Capabilities().Database {
+		return nil
+	}
+	return d.Finder(a)
+}
+
+// agentCommands names the programs `run` wraps ("claude, codex or
+// opencode").
+func agentCommands() string {
+	var names []string
+	for _, a := range AgentsAt(locations.Locations{}) {
+		names = append(names, a.Command())
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // FormatExitLine writes the exit line for st, a session of a. Claude Code
 // prints its own "Resume this session with: claude --resume ID" as it
 // exits, and Codex's TUI "To continue this session, run: codex resume
-// ID", so the line names the command only after `codex exec`, which
-// prints none.
+// ID", so the line names the command only after `codex exec` and
+// `opencode run`, which print none.
 func FormatExitLine(a agent.Agent, print bool, st state.Session, short string) string {
 	ctx := "ctx –"
 	if st.UsageKnown && st.Window > 0 {
 		ctx = "ctx " + gauge.Pct(st.Percent) + "%"
 	}
 	line := fmt.Sprintf("tether: session %s · %s", termsafe.String(short), ctx)
-	if argv, ok := a.Resume(st.SessionID, st.Cwd, false); ok && a.Name() == agent.Codex && print {
+	if argv, ok := a.Resume(st.SessionID, st.Cwd, false); ok && a.Name() != agent.Claude && print {
 		line += " · resume: " + strings.Join(argv, " ")
 	}
 	return line
