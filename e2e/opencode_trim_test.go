@@ -15,8 +15,8 @@ import (
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
 )
 
-// openCodeExport is `opencode export ID` of the real OpenCode, as bytes.
-func openCodeExport(t *testing.T, env *harness.Env, dir, id string) []byte {
+// openCodeExportRaw is `opencode export ID` of the real OpenCode, as bytes.
+func openCodeExportRaw(t *testing.T, env *harness.Env, dir, id string) []byte {
 	t.Helper()
 	r := env.OpenCode(context.Background(), harness.CLIs(t).OpenCode, dir, "export", id)
 	if r.ExitCode != 0 {
@@ -71,7 +71,7 @@ func TestOpenCodeTrimOverflowCompactsItself(t *testing.T) {
 	api.Enqueue(fakeapi.PromptTooLong(250000, 200000))
 	// OpenCode exits 1 after any error event, even one it recovered from.
 	env.OpenCodePrompt(context.Background(), harness.CLIs(t).OpenCode, dir, "second prompt overflows", "--session", id)
-	if good, failed := parseOCExport(t, openCodeExport(t, env, dir, id)).summaries(); good != 1 || failed != 0 {
+	if good, failed := parseOCExport(t, openCodeExportRaw(t, env, dir, id)).summaries(); good != 1 || failed != 0 {
 		t.Fatalf("summaries: %d good, %d failed; want OpenCode's own compaction", good, failed)
 	}
 	if again := openCodeSession(t, env, dir, "third prompt after compaction", "--session", id); again != id {
@@ -89,14 +89,14 @@ func TestOpenCodeTrimCompact(t *testing.T) {
 	dir := gitProject(t, env, "proj")
 	id := openCodeSession(t, env, dir, "first prompt")
 	openCodeSession(t, env, dir, "second prompt", "--session", id)
-	if good, _ := parseOCExport(t, openCodeExport(t, env, dir, id)).summaries(); good != 0 {
+	if good, _ := parseOCExport(t, openCodeExportRaw(t, env, dir, id)).summaries(); good != 0 {
 		t.Fatalf("a summary before the compaction")
 	}
 	code, out, errOut := tether(t, env, "trim", id, "--compact")
 	if code != 0 || !strings.Contains(out, "compacted "+id) {
 		t.Fatalf("trim --compact: exit %d\n%s%s", code, out, errOut)
 	}
-	if good, failed := parseOCExport(t, openCodeExport(t, env, dir, id)).summaries(); good != 1 || failed != 0 {
+	if good, failed := parseOCExport(t, openCodeExportRaw(t, env, dir, id)).summaries(); good != 1 || failed != 0 {
 		t.Errorf("summaries after --compact: %d good, %d failed", good, failed)
 	}
 	if pids := serversOf(env); len(pids) > 0 {
@@ -143,7 +143,7 @@ func TestOpenCodeTrimForkKeep(t *testing.T) {
 	failing.Store(true)
 	r := env.OpenCodePrompt(context.Background(), harness.CLIs(t).OpenCode, dir, "second-kept-prompt", "--session", id)
 	failing.Store(false)
-	before := openCodeExport(t, env, dir, id)
+	before := openCodeExportRaw(t, env, dir, id)
 	if _, failed := parseOCExport(t, before).summaries(); failed == 0 {
 		t.Fatalf("OpenCode's compaction did not fail (exit %d): %s", r.ExitCode, before)
 	}
@@ -155,7 +155,7 @@ func TestOpenCodeTrimForkKeep(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &f); err != nil || !strings.HasPrefix(f.Fork, "ses_") || f.Directory != dir {
 		t.Fatalf("trim --json: %v %q", err, out)
 	}
-	if after := openCodeExport(t, env, dir, id); string(after) != string(before) {
+	if after := openCodeExportRaw(t, env, dir, id); string(after) != string(before) {
 		t.Errorf("the original's export changed")
 	}
 	api.Reset()
