@@ -56,6 +56,7 @@ func openCodeExport(t *testing.T, env *harness.Env, dir, id string) (info map[st
 // adds nothing to OpenCode's history) from the archive, and put back by
 // `tether archive restore` through `opencode import`.
 func TestOpenCodeArchive(t *testing.T) {
+	t.Parallel()
 	clis := harness.CLIs(t)
 	api := startAPI(t)
 	api.SetSideClassifier(func(r fakeapi.Request) bool { return !isSummaryRequest(r) && fakeapi.IsSideRequest(r) })

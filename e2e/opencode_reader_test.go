@@ -18,6 +18,7 @@ import (
 // search` of a word of its prompt, from the index, twice (the second
 // search reading nothing again).
 func TestOpenCodeReader(t *testing.T) {
+	t.Parallel()
 	harness.CLIs(t)
 	api := startAPI(t)
 	env := harness.NewEnv(t, api)

@@ -125,6 +125,7 @@ func rowJSON(t *testing.T, table string, cols []string, vals []any) string {
 // session with a tool call against the fake API, continued once, then
 // listed by tether from OpenCode's database.
 func TestOpenCode(t *testing.T) {
+	t.Parallel()
 	harness.CLIs(t)
 	api := startAPI(t)
 	env := harness.NewEnv(t, api)

@@ -63,6 +63,7 @@ func (e ocExport) summaries() (good, failed int) {
 // (a) A prompt the API refuses as too long is compacted by OpenCode
 // itself, and the session goes on: nothing for tether to do.
 func TestOpenCodeTrimOverflowCompactsItself(t *testing.T) {
+	t.Parallel()
 	harness.CLIs(t)
 	api := startAPI(t)
 	env := harness.NewEnv(t, api)
@@ -82,6 +83,7 @@ func TestOpenCodeTrimOverflowCompactsItself(t *testing.T) {
 // (b) tether trim ID --compact: OpenCode compacts the session through
 // the server tether starts and stops.
 func TestOpenCodeTrimCompact(t *testing.T) {
+	t.Parallel()
 	harness.CLIs(t)
 	api := startAPI(t)
 	env := harness.NewEnv(t, api)
@@ -126,6 +128,7 @@ func serversOf(env *harness.Env) []string {
 // with that turn's prompt and without the dropped one's; the original's
 // export is unchanged.
 func TestOpenCodeTrimForkKeep(t *testing.T) {
+	t.Parallel()
 	harness.CLIs(t)
 	api := startAPI(t)
 	env := harness.NewEnv(t, api)

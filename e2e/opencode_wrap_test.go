@@ -21,6 +21,7 @@ import (
 // gets one notice and a fresh session; a session an opencode process is
 // running is refused by both `tether sessions resume` and `tether run`.
 func TestOpenCodeWrap(t *testing.T) {
+	t.Parallel()
 	clis := harness.CLIs(t)
 	ctx := context.Background()
 	api := startAPI(t)
