@@ -25,6 +25,9 @@ type Locations struct {
 	// resolves one was not observed.
 	OpenCodeDir string
 	OpenCodeDB  string
+	// OpenCodeConfig is OpenCode's config directory,
+	// $XDG_CONFIG_HOME/opencode, where its user plugins are.
+	OpenCodeConfig string
 }
 
 // ShimsDir holds the claude and codex symlinks to tether made by
@@ -80,15 +83,16 @@ func FromEnv(getenv func(string) string) Locations {
 		openCodeDB = ""
 	}
 	return Locations{
-		Home:        home,
-		ConfigFile:  configFile,
-		ConfigDir:   configDir,
-		StateDir:    filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
-		CacheDir:    filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
-		DataDir:     filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),
-		ClaudeDir:   orHome("CLAUDE_CONFIG_DIR", ".claude"),
-		CodexDir:    orHome("CODEX_HOME", ".codex"),
-		OpenCodeDir: filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "opencode"),
-		OpenCodeDB:  openCodeDB,
+		Home:           home,
+		ConfigFile:     configFile,
+		ConfigDir:      configDir,
+		StateDir:       filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
+		CacheDir:       filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
+		DataDir:        filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),
+		ClaudeDir:      orHome("CLAUDE_CONFIG_DIR", ".claude"),
+		CodexDir:       orHome("CODEX_HOME", ".codex"),
+		OpenCodeDir:    filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "opencode"),
+		OpenCodeDB:     openCodeDB,
+		OpenCodeConfig: filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "opencode"),
 	}
 }
