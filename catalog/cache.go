@@ -10,7 +10,7 @@ import (
 // CacheFiles are the cache files readers keep under dir; ClearCache
 // removes them.
 func CacheFiles(dir string) []string {
-	return []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex)}
+	return []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex), CacheFile(dir, OpenCode)}
 }
 
 // CacheFile is the cache file under dir of harness's reader.

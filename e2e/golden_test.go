@@ -299,9 +299,17 @@ type shape map[string]map[string]bool
 // with each other.
 func recordKind(m map[string]any) string {
 	parts := []string{}
-	for _, k := range []string{"type", "subtype", "hook_event_name"} {
+	for _, k := range []string{"_table", "type", "subtype", "hook_event_name"} {
 		if v, ok := m[k].(string); ok {
 			parts = append(parts, k+"="+v)
+		}
+	}
+	// OpenCode's rows: a message's role, a part's type.
+	if d, ok := m["data"].(map[string]any); ok {
+		for _, k := range []string{"role", "type"} {
+			if v, ok := d[k].(string); ok {
+				parts = append(parts, "data."+k+"="+v)
+			}
 		}
 	}
 	if p, ok := m["payload"].(map[string]any); ok {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs the pinned Claude Code and Codex CLIs used by the end-to-end suite
+# Installs the pinned Claude Code, Codex and OpenCode CLIs used by the end-to-end suite
 # into .cache/e2e-clis/<name>@<version>/ under the repository root (git-ignored),
 # each only once, and prints one line per CLI on stdout:
 #
 #   claude-2.1.332=/abs/path/to/executable
 #   claude-2.0.77=/abs/path/to/executable
 #   codex-0.171.0=/abs/path/to/executable
+#   opencode-1.18.33=/abs/path/to/executable
 #
 # Progress and npm's output go to stderr. Arguments, if any, select CLIs by
 # key (e.g. `scripts/e2e-clis.sh codex-0.171.0`). E2E_CLIS_DIR overrides the
@@ -21,6 +22,7 @@ clis=(
 	"claude-2.1.332|@anthropic-ai/claude-code|2.1.332"
 	"claude-2.0.77|@anthropic-ai/claude-code|2.0.77"
 	"codex-0.171.0|@openai/codex|0.171.0"
+	"opencode-1.18.33|opencode-ai|1.18.33"
 )
 
 log() { printf 'e2e-clis: %s\n' "$*" >&2; }
@@ -75,6 +77,7 @@ answers() {
 		XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" XDG_STATE_HOME="$scratch/.local/state" \
 		XDG_CACHE_HOME="$scratch/.cache" XDG_RUNTIME_DIR="$scratch/.run" \
 		DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+		OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
 		${limit[@]+"${limit[@]}"} "$exe" --version </dev/null 2>/dev/null)" || return 1
 	case "$out" in
 	*"$version"*) return 0 ;;
@@ -105,6 +108,16 @@ find_exe() {
 			"$dir/node_modules/@openai/codex-$os-$arch/vendor/$codex_triple/bin/codex"
 			"$dir/node_modules/@openai/codex/vendor/$codex_triple/bin/codex"
 			"$dir/node_modules/.bin/codex"
+		)
+		;;
+	opencode-*)
+		# The Bun-compiled binary from the platform package (the baseline
+		# build for CPUs without AVX2); .bin/opencode (a node launcher)
+		# as a fallback.
+		candidates=(
+			"$dir/node_modules/opencode-$os-$arch$libc/bin/opencode"
+			"$dir/node_modules/opencode-$os-$arch-baseline$libc/bin/opencode"
+			"$dir/node_modules/.bin/opencode"
 		)
 		;;
 	*) return 1 ;;
@@ -159,7 +172,7 @@ for a in ${selected[@]+"${selected[@]}"}; do
 	for entry in "${clis[@]}"; do
 		[ "${entry%%|*}" = "$a" ] && known=true
 	done
-	$known || die "unknown CLI $a (known: claude-2.1.332 claude-2.0.77 codex-0.171.0)"
+	$known || die "unknown CLI $a (known: claude-2.1.332 claude-2.0.77 codex-0.171.0 opencode-1.18.33)"
 done
 
 mkdir -p "$cache"

@@ -22,7 +22,7 @@ case "${1:-}" in
 esac
 
 set +e
-go test -count=1 -tags e2e -timeout 15m ./e2e -run '^(TestClaude|TestCodex)$' -v "${mode[@]}" |
+go test -count=1 -tags e2e -timeout 15m ./e2e -run '^(TestClaude|TestCodex|TestOpenCode)$' -v "${mode[@]}" |
 	grep -E '^(=== RUN|--- |ok|FAIL|PASS)|golden|_test\.go:[0-9]+: [^e]'
 status=${PIPESTATUS[0]}
 set -e

@@ -1,4 +1,4 @@
-// Package harness drives the real Claude Code and Codex CLIs against the
+// Package harness drives the real Claude Code, Codex and OpenCode CLIs against the
 // offline fake model API (internal/testkit/fakeapi) for end-to-end tests.
 //
 // CLIs installs the pinned CLI versions once per test binary (through
@@ -27,6 +27,7 @@ const (
 	ClaudeVersion    = "2.1.332"
 	ClaudeOldVersion = "2.0.77"
 	CodexVersion     = "0.171.0"
+	OpenCodeVersion  = "1.18.33"
 )
 
 // Paths are the absolute paths of the installed CLI executables, each
@@ -38,8 +39,10 @@ type Paths struct {
 	ClaudeOld string
 	// Codex is the Codex CLI 0.171.0 (a native binary).
 	Codex string
+	// OpenCode is OpenCode 1.18.33 (a Bun-compiled native binary).
+	OpenCode string
 	// ByKey maps the script's keys (claude-2.1.332, claude-2.0.77,
-	// codex-0.171.0) to the paths.
+	// codex-0.171.0, opencode-1.18.33) to the paths.
 	ByKey map[string]string
 }
 
@@ -121,10 +124,11 @@ func installCLIs(t testing.TB) (Paths, string, error) {
 	p.Claude = p.ByKey["claude-"+ClaudeVersion]
 	p.ClaudeOld = p.ByKey["claude-"+ClaudeOldVersion]
 	p.Codex = p.ByKey["codex-"+CodexVersion]
-	if p.Claude == "" || p.ClaudeOld == "" || p.Codex == "" {
+	p.OpenCode = p.ByKey["opencode-"+OpenCodeVersion]
+	if p.Claude == "" || p.ClaudeOld == "" || p.Codex == "" || p.OpenCode == "" {
 		return Paths{}, "", fmt.Errorf("%s printed no path for every CLI:\n%s", script, stdout.String())
 	}
-	t.Logf("e2e: CLIs ready in %v: claude %s=%s, claude %s=%s, codex %s=%s", time.Since(start).Round(time.Millisecond),
-		ClaudeVersion, p.Claude, ClaudeOldVersion, p.ClaudeOld, CodexVersion, p.Codex)
+	t.Logf("e2e: CLIs ready in %v: claude %s=%s, claude %s=%s, codex %s=%s, opencode %s=%s", time.Since(start).Round(time.Millisecond),
+		ClaudeVersion, p.Claude, ClaudeOldVersion, p.ClaudeOld, CodexVersion, p.Codex, OpenCodeVersion, p.OpenCode)
 	return p, "", nil
 }

@@ -99,6 +99,9 @@ func NewEnv(t testing.TB, api *fakeapi.Server) *Env {
 		"DISABLE_AUTOUPDATER":                      "1",
 		"CLAUDE_CODE_MAX_RETRIES":                  "0",
 		OpenAIKeyEnv:                               OpenAIKey,
+		OpenCodeKeyEnv:                             AnthropicKey,
+		"OPENCODE_DISABLE_AUTOUPDATE":              "1",
+		"OPENCODE_DISABLE_MODELS_FETCH":            "1",
 	}
 	for _, d := range []string{e.ClaudeConfigDir, e.CodexHome, e.vars["XDG_CONFIG_HOME"], e.vars["XDG_STATE_HOME"], e.vars["XDG_CACHE_HOME"], e.vars["XDG_DATA_HOME"]} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -108,6 +111,7 @@ func NewEnv(t testing.TB, api *fakeapi.Server) *Env {
 	if err := os.WriteFile(filepath.Join(e.CodexHome, "config.toml"), []byte(e.codexConfig()), 0o644); err != nil {
 		t.Fatalf("e2e: %v", err)
 	}
+	e.writeOpenCodeConfig()
 	t.Logf("e2e: env HOME=%s fake API=%s", home, api.URL())
 	t.Cleanup(e.Cleanup)
 	return e
@@ -276,6 +280,13 @@ func (e *Env) Codex(ctx context.Context, bin, dir string, args ...string) Result
 // process group (killed whole on timeout), and logs what it does.
 func (e *Env) Run(ctx context.Context, name, bin, dir string, args ...string) Result {
 	e.T.Helper()
+	return e.RunInput(ctx, name, bin, dir, "", args...)
+}
+
+// RunInput is Run with stdin as the program's standard input ("" is
+// /dev/null).
+func (e *Env) RunInput(ctx context.Context, name, bin, dir, stdin string, args ...string) Result {
+	e.T.Helper()
 	timeout := e.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -285,7 +296,9 @@ func (e *Env) Run(ctx context.Context, name, bin, dir string, args ...string) Re
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = e.Environ()
-	cmd.Stdin = nil // /dev/null
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -25,9 +25,13 @@ type Locations struct {
 	// resolves one was not observed.
 	OpenCodeDir string
 	OpenCodeDB  string
-	// OpenCodeConfig is OpenCode's config directory,
-	// $XDG_CONFIG_HOME/opencode, where its user plugins are.
-	OpenCodeConfig string
+	// OpenCodeConfigDir is OpenCode's config directory
+	// ($OPENCODE_CONFIG_DIR, or $XDG_CONFIG_HOME/opencode) and
+	// OpenCodeConfig the extra config file $OPENCODE_CONFIG names;
+	// OpenCodeCacheDir is $XDG_CACHE_HOME/opencode (models.json).
+	OpenCodeConfigDir string
+	OpenCodeConfig    string
+	OpenCodeCacheDir  string
 }
 
 // ShimsDir holds the claude and codex symlinks to tether made by
@@ -78,21 +82,32 @@ func FromEnv(getenv func(string) string) Locations {
 	if v := getenv("TETHER_CONFIG"); v != "" {
 		configFile = v
 	}
+	openCodeConfigDir := getenv("OPENCODE_CONFIG_DIR")
+	if !filepath.IsAbs(openCodeConfigDir) {
+		openCodeConfigDir = filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "opencode")
+	}
+	openCodeConfig := getenv("OPENCODE_CONFIG")
+	if !filepath.IsAbs(openCodeConfig) {
+		openCodeConfig = ""
+	}
 	openCodeDB := getenv("OPENCODE_DB")
 	if !filepath.IsAbs(openCodeDB) {
 		openCodeDB = ""
 	}
 	return Locations{
-		Home:           home,
-		ConfigFile:     configFile,
-		ConfigDir:      configDir,
-		StateDir:       filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
-		CacheDir:       filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
-		DataDir:        filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),
-		ClaudeDir:      orHome("CLAUDE_CONFIG_DIR", ".claude"),
-		CodexDir:       orHome("CODEX_HOME", ".codex"),
-		OpenCodeDir:    filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "opencode"),
-		OpenCodeDB:     openCodeDB,
-		OpenCodeConfig: filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "opencode"),
+		Home:        home,
+		ConfigFile:  configFile,
+		ConfigDir:   configDir,
+		StateDir:    filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "tether"),
+		CacheDir:    filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "tether"),
+		DataDir:     filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "tether"),
+		ClaudeDir:   orHome("CLAUDE_CONFIG_DIR", ".claude"),
+		CodexDir:    orHome("CODEX_HOME", ".codex"),
+		OpenCodeDir: filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "opencode"),
+		OpenCodeDB:  openCodeDB,
+
+		OpenCodeConfigDir: openCodeConfigDir,
+		OpenCodeConfig:    openCodeConfig,
+		OpenCodeCacheDir:  filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "opencode"),
 	}
 }
