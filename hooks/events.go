@@ -121,6 +121,14 @@ func onStopFailure(c *call) (string, []entry) {
 func onPreCompact(c *call) (string, []entry) {
 	st := &c.st
 	attrs := []slog.Attr{slog.String("trigger", c.p.Trigger)}
+	// A payload that carries the usage (agent.HookUsager) says the
+	// context before the compaction, which no Stop may have told yet
+	// (OpenCode compacts past its threshold within the turn).
+	if h, ok := c.agent.(agent.HookUsager); ok {
+		if u, ok := h.HookUsage(c.p.Raw); ok && u.Found {
+			applyUsage(st, c.env.Windows, u)
+		}
+	}
 	st.CompactPending, st.TokensBeforeCompact = true, 0
 	if st.UsageKnown {
 		st.TokensBeforeCompact = st.Tokens

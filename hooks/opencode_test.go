@@ -72,3 +72,21 @@ func TestOpenCodePluginPayloads(t *testing.T) {
 		t.Errorf("SessionEnd: %+v", res)
 	}
 }
+
+// TestOpenCodePreCompactUsage: OpenCode compacts past its threshold
+// within the turn, before any Stop: the PreCompact's tokens are the
+// tokens before the compaction.
+func TestOpenCodePreCompactUsage(t *testing.T) {
+	h := newHandlerEnv(t)
+	h.Agents = agent.Registry{claude.New(""), opencode.New("", "")}
+	base := `{"session_id":"ses_a","cwd":"` + t.TempDir() + `","opencode_event":"x","hook_event_name":`
+	h.handle(t, base+`"SessionStart","source":"startup"}`)
+	h.handle(t, base+`"PreCompact","trigger":"auto","tokens":196000,"context_window":200000,"model":"m"}`)
+	h.handle(t, base+`"PostCompact","trigger":"auto"}`)
+	if r := h.records(t, EvCompactStart)[0]; r.Get("tokens_before").Int() != 196000 {
+		t.Errorf("compact_start: %s", r.Raw)
+	}
+	if r := h.records(t, EvCompactEnd)[0]; r.Get("tokens_before").Int() != 196000 || r.Get("tokens_after_known").Bool() {
+		t.Errorf("compact_end: %s", r.Raw)
+	}
+}

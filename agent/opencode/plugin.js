@@ -116,13 +116,7 @@ function instance(dir) {
         const s = sessions.get(p.sessionID)
         if (!s) return
         if (s.parent) return emit(s.parent, "SubagentStop", event.type, { agent_id: p.sessionID, agent_type: "subagent" })
-        const fields = {}
-        if (s.tokens) {
-          Object.assign(fields, { tokens: s.tokens, model: s.model })
-          const limit = limits.get(s.provider + "/" + s.model)
-          if (limit) fields.context_window = limit
-        }
-        emit(p.sessionID, "Stop", event.type, fields)
+        emit(p.sessionID, "Stop", event.type, usage(s))
         return
       }
       case "session.compacted": {
@@ -143,9 +137,21 @@ function instance(dir) {
     }
   }
 
+  // usage is the context in use: the last assistant message's tokens
+  // and the model's limit (none when no message had tokens yet).
+  const usage = (s) => {
+    if (!s.tokens) return {}
+    const fields = { tokens: s.tokens, model: s.model }
+    const limit = limits.get(s.provider + "/" + s.model)
+    if (limit) fields.context_window = limit
+    return fields
+  }
+
+  // A compaction OpenCode starts on its own, past its threshold, comes
+  // before the turn's idle: the PreCompact says the tokens before it.
   inst.compacting = (id) => {
     const s = inst.active(id, "experimental.session.compacting")
-    if (s && !s.parent) emit(id, "PreCompact", "experimental.session.compacting", { trigger: s.trigger || "auto" })
+    if (s && !s.parent) emit(id, "PreCompact", "experimental.session.compacting", { trigger: s.trigger || "auto", ...usage(s) })
   }
   return inst
 }
@@ -157,7 +163,8 @@ function contextTokens(t) {
 }
 
 // At exit what is still queued, and the end of every session seen, go to
-// one last detached run.
+// one last detached run. (OpenCode's TUI ends its server without an exit
+// event there: its sessions get no SessionEnd.)
 process.once("exit", () => {
   const last = queue.splice(0)
   for (const inst of instances) {

@@ -90,7 +90,7 @@ func TestPluginOnRecordedEvents(t *testing.T) {
 			t.Fatalf("run %d: %v\n%s", i, err, b)
 		}
 		// The last hook runs detached: wait for its SessionEnd lines.
-		waitFor(t, func() bool { n := countLines(out); return n > before && strings.Contains(lastLine(out), "SessionEnd") })
+		waitFor(t, func() bool { n := countLines(out); return n > before && strings.Contains(lastSent(out), "SessionEnd") })
 	}
 	got := summarize(t, out)
 	s1, s2 := "ses_dcd139480ffeoAscKd2JgtbA1X", "ses_dcd09fbc5ffeVjgWt4UDgHeQf3"
@@ -204,7 +204,7 @@ func countLines(path string) int {
 	return bytes.Count(data, []byte("\n"))
 }
 
-func lastLine(path string) string {
+func lastSent(path string) string {
 	data, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	return lines[len(lines)-1]
