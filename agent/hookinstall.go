@@ -46,3 +46,47 @@ func (r Registry) HookInstallers() []HookInstaller {
 	}
 	return out
 }
+
+// PluginInstaller is an agent whose events reach tether through a plugin:
+// one file tether writes into a directory the agent loads plugins from
+// (OpenCode), rather than entries in a settings file the user shares
+// with tether (HookInstaller). The file is tether's alone: install writes
+// it whole, uninstall removes it, and it is recognised by PluginMarker
+// on its first line, so a user's file of the same name is never touched.
+// What it contains is the agent's; writing and removing it is the same
+// for every agent: hooks/ and the command layer do it.
+type PluginInstaller interface {
+	Agent
+	// PluginScopes are the scopes a plugin can be installed in, the
+	// default first (OpenCode: user, project).
+	PluginScopes() []string
+	// PluginFile is the path of tether's plugin in scope (one of
+	// PluginScopes); project is the project's directory, for the scopes
+	// kept in it.
+	PluginFile(scope, project string) string
+	// Plugin is the plugin's content: its first line holds PluginMarker,
+	// and it runs command (tether's hook program and its arguments) for
+	// the events tether logs.
+	Plugin(command []string) []byte
+	// PluginCommand is the command of a plugin Plugin wrote (nil when
+	// data is not one).
+	PluginCommand(data []byte) []string
+	// HookArgs are the arguments of tether's hook command the plugin runs
+	// ("hook --harness NAME").
+	HookArgs() string
+}
+
+// PluginMarker is on the first line of every plugin tether writes.
+const PluginMarker = "tether:plugin"
+
+// PluginInstallers are the agents of r tether's plugin can be installed
+// into, in order.
+func (r Registry) PluginInstallers() []PluginInstaller {
+	var out []PluginInstaller
+	for _, a := range r {
+		if p, ok := a.(PluginInstaller); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -83,3 +83,13 @@ func (r Registry) MatchHook(in HookInput) Agent {
 	}
 	return best
 }
+
+// HookUsager is an agent whose hook payloads carry the context usage
+// themselves, because it keeps no transcript a hook could read the usage
+// from (OpenCode: its plugin remembers the last assistant message's
+// tokens and the model's context limit and sends them).
+type HookUsager interface {
+	// HookUsage is the usage a payload reports; ok is false when raw is
+	// not such a payload (the transcript is read as for any agent).
+	HookUsage(raw []byte) (u Usage, ok bool)
+}

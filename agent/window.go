@@ -11,7 +11,7 @@ const DefaultWindow = 200_000
 // Where a window came from, strongest first.
 const (
 	SourceStatusline = "statusline" // Claude Code's statusLine reported it
-	SourceTranscript = "transcript" // the transcript recorded it (Codex)
+	SourceTranscript = "transcript" // the transcript (Codex) or the hook's payload (OpenCode's plugin, from the model's limit) recorded it
 	SourceConfig     = "config"     // [hooks.windows] in tether's config
 	SourceModel      = "model"      // the built-in table below
 	SourceDefault    = "default"    // DefaultWindow: nothing is known

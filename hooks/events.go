@@ -54,7 +54,9 @@ func onSessionStart(c *call) (string, []entry) {
 		st.RunStarted = c.now
 		// The session loaded: whatever failed before, it is not stale.
 		state.ClearStale(c.env.StateDir, p.SessionID)
-		attrs = append(attrs, slog.String("transcript_path", p.TranscriptPath))
+		if p.TranscriptPath != "" {
+			attrs = append(attrs, slog.String("transcript_path", p.TranscriptPath))
+		}
 		usage := c.updateUsage()
 		// The usage read names the size it read; say it once.
 		if fi, err := os.Stat(p.TranscriptPath); err == nil && !hasAttr(usage, "transcript_bytes") {
@@ -119,6 +121,14 @@ func onStopFailure(c *call) (string, []entry) {
 func onPreCompact(c *call) (string, []entry) {
 	st := &c.st
 	attrs := []slog.Attr{slog.String("trigger", c.p.Trigger)}
+	// A payload that carries the usage (agent.HookUsager) says the
+	// context before the compaction, which no Stop may have told yet
+	// (OpenCode compacts past its threshold within the turn).
+	if h, ok := c.agent.(agent.HookUsager); ok {
+		if u, ok := h.HookUsage(c.p.Raw); ok && u.Found {
+			applyUsage(st, c.env.Windows, u)
+		}
+	}
 	st.CompactPending, st.TokensBeforeCompact = true, 0
 	if st.UsageKnown {
 		st.TokensBeforeCompact = st.Tokens
@@ -231,7 +241,13 @@ const (
 var errNoTranscript = errors.New("payload has no transcript_path")
 
 // readUsage reads the transcript tail: the call's one transcript read.
+// An agent whose payloads carry the usage (agent.HookUsager) is not read.
 func (c *call) readUsage() (agent.Usage, error) {
+	if h, ok := c.agent.(agent.HookUsager); ok {
+		if u, ok := h.HookUsage(c.p.Raw); ok {
+			return u, nil
+		}
+	}
 	path := c.p.TranscriptPath
 	if path == "" {
 		return agent.Usage{}, errNoTranscript
@@ -243,7 +259,7 @@ func (c *call) readUsage() (agent.Usage, error) {
 // transcript not yet written) and applies it to the state.
 func (c *call) updateUsage() []slog.Attr {
 	u, err := c.readUsage()
-	for i := 0; err == nil && !u.Found && !u.Compacted && c.p.Event == "Stop" && i < usageRetries; i++ {
+	for i := 0; err == nil && !u.Found && !u.Compacted && c.p.Event == "Stop" && c.p.TranscriptPath != "" && i < usageRetries; i++ {
 		time.Sleep(usageRetryWait)
 		u, err = c.readUsage()
 	}
@@ -259,7 +275,11 @@ func afterTurn(st *state.Session, w agent.Windows, u agent.Usage, err error) []s
 		return []slog.Attr{slog.String("usage_error", err.Error())}
 	}
 	if !u.Found {
-		attrs := []slog.Attr{slog.Bool("usage_found", false), slog.Int64("bytes_read", u.BytesRead)}
+		attrs := []slog.Attr{slog.Bool("usage_found", false)}
+		if u.BytesRead > 0 || u.Size > 0 {
+			// Not when the payload reported (no) usage: nothing was read.
+			attrs = append(attrs, slog.Int64("bytes_read", u.BytesRead))
+		}
 		if u.Compacted {
 			forgetUsage(st)
 			attrs = append(attrs, slog.Bool("after_compaction", true))
@@ -311,11 +331,16 @@ func applyUsage(st *state.Session, w agent.Windows, u agent.Usage) []slog.Attr {
 	st.Window, st.WindowSource = w.For(st.Model, st.ReportedWindow, u.Window)
 	st.Tokens, st.UsageKnown = u.Tokens, true
 	st.Percent = agent.Percent(st.Tokens, st.Window)
-	return []slog.Attr{
+	attrs := []slog.Attr{
 		slog.Int64("tokens", u.Tokens), slog.Int64("window", st.Window), slog.Float64("pct", st.Percent),
 		slog.String("window_source", st.WindowSource), slog.String("model", st.Model),
-		slog.Int64("transcript_bytes", u.Size), slog.Int64("bytes_read", u.BytesRead),
 	}
+	if u.Size == 0 && u.BytesRead == 0 {
+		// The payload reported the usage (agent.HookUsager): no
+		// transcript was read.
+		return attrs
+	}
+	return append(attrs, slog.Int64("transcript_bytes", u.Size), slog.Int64("bytes_read", u.BytesRead))
 }
 
 // selfReport compares the model's own "[ctx: ~NN%]" with the usage.

@@ -23,6 +23,10 @@ type HooksFileRecord struct {
 	// UserStatusLine is the user's statusLine (raw JSON) that the first
 	// forced install replaced; later installs never overwrite it.
 	UserStatusLine string `json:"userStatusLine,omitempty"`
+	// CreatedDirs are the directories install created for a plugin file
+	// (agent.PluginInstaller), deepest first: uninstall removes those
+	// left empty, so the tree is as it was.
+	CreatedDirs []string `json:"createdDirs,omitempty"`
 }
 
 // HooksRecordKey is the key of a settings file in the record: its resolved

@@ -25,6 +25,9 @@ const DBName = "opencode.db"
 // Agent is OpenCode bound to one data directory.
 type Agent struct {
 	home, db string
+	// config is the config directory (WithConfig), where the user's
+	// plugins are.
+	config string
 	// Proc is the process table Live reads (zero: the machine's /proc).
 	Proc procfs.FS
 }

@@ -61,10 +61,10 @@ type hooksOptions struct {
 }
 
 func (a *App) hooksCommand() *cli.Command {
-	scope := choice(&cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"},
+	scope := choice(&cli.StringFlag{Name: "scope", Value: "user", Usage: "Claude Code settings to edit: `user` (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json); OpenCode: user (~/.config/opencode/plugins/) or project (.opencode/plugins/)"},
 		"user", "project", "local")
-	harness := choice(&cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` (alias claude) or codex ($CODEX_HOME/hooks.json)"},
-		hot.HarnessClaude, hot.HarnessCodex)
+	harness := choice(&cli.StringFlag{Name: "harness", Value: "claude-code", Usage: "`claude-code` (alias claude), codex ($CODEX_HOME/hooks.json) or opencode (a plugin file)"},
+		hot.HarnessClaude, hot.HarnessCodex, agent.OpenCode)
 	dry := &cli.BoolFlag{Name: "dry-run", Usage: "print what would change and the resulting file; write nothing"}
 	action := func(name string) cli.ActionFunc {
 		return func(ctx context.Context, cmd *cli.Command) error {
@@ -81,14 +81,18 @@ func (a *App) hooksCommand() *cli.Command {
 				opts.OnPath, opts.Tether = tetherBinary(a.Getenv("PATH"))
 				return runHooks(ctx, opts)
 			}
-			inst := hookInstaller(opts.Agents, opts.Harness)
-			if inst == nil {
-				return usageErr(fmt.Errorf("--harness: want claude-code or codex, got %q", cmd.String("harness")))
-			}
 			switch opts.Scope {
 			case "user", "project", "local":
 			default:
 				return usageErr(fmt.Errorf("--scope: want user, project or local, got %q", opts.Scope))
+			}
+			opts.OnPath, opts.Tether = tetherBinary(a.Getenv("PATH"))
+			if p := pluginInstaller(opts.Agents, opts.Harness); p != nil {
+				return runPlugin(opts, p)
+			}
+			inst := hookInstaller(opts.Agents, opts.Harness)
+			if inst == nil {
+				return usageErr(fmt.Errorf("--harness: want claude-code, codex or opencode, got %q", cmd.String("harness")))
 			}
 			if scopes := inst.HookScopes(); !slices.Contains(scopes, opts.Scope) {
 				return usageErr(fmt.Errorf("--scope %s: %s keeps its hooks only in %s (use --scope %s)",
@@ -97,18 +101,19 @@ func (a *App) hooksCommand() *cli.Command {
 			if opts.ClaudeBin == "" {
 				opts.ClaudeBin = "claude"
 			}
-			opts.OnPath, opts.Tether = tetherBinary(a.Getenv("PATH"))
 			return runHooks(ctx, opts)
 		}
 	}
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "install, remove or show tether's hooks in Claude Code and Codex settings",
+		Usage: "install, remove or show tether's hooks in Claude Code and Codex settings and its OpenCode plugin",
 		Description: "Adds hook entries that run 'tether hook' for the lifecycle events (session start,\n" +
 			"turn end, failures, compaction, subagents, session end), so they are logged and the\n" +
 			"context usage is tracked. Only tether's entries are touched: other hooks, keys and\n" +
 			"formatting stay, the previous file is kept as <file>.bak, and uninstall removes\n" +
-			"exactly what install added.",
+			"exactly what install added. For OpenCode, which has no hook settings, install\n" +
+			"writes one plugin file (tether.js, in its plugins directory) that hands the events\n" +
+			"to tether; uninstall removes that file, and only when it is tether's.",
 		Commands: []*cli.Command{
 			{
 				Name:  "install",
@@ -207,6 +212,9 @@ func (o hooksOptions) target() hookTarget {
 func runHooks(ctx context.Context, opts hooksOptions) error {
 	if opts.Action == "status" {
 		return runHooksStatus(opts)
+	}
+	if p := pluginInstaller(opts.Agents, opts.Harness); p != nil {
+		return runPlugin(opts, p)
 	}
 	t := opts.target()
 	old, err := os.ReadFile(t.path)

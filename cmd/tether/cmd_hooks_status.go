@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/hooks"
+	"github.com/tether-dev/tether/internal/shquote"
+	"github.com/tether-dev/tether/internal/termsafe"
 )
 
 func runHooksStatus(opts hooksOptions) error {
@@ -59,6 +62,11 @@ func runHooksStatus(opts hooksOptions) error {
 			fmt.Fprintf(w, "%-19s runs %s (%s)\n", "", c, binaryVerdict(c, opts.OnPath))
 		}
 	}
+	for _, t := range pluginTargets(opts.Agents, opts.RootDir) {
+		if pluginStatus(opts, t) {
+			any = true
+		}
+	}
 	if !any {
 		fmt.Fprintln(w, "no tether hooks installed; 'tether hooks install' adds them")
 	}
@@ -91,4 +99,42 @@ func binaryVerdict(command, onPath string) string {
 		return "the tether on PATH"
 	}
 	return "differs from the tether on PATH " + onPath
+}
+
+// pluginStatus prints the state of one plugin file and reports whether
+// tether's plugin is installed there.
+func pluginStatus(opts hooksOptions, t pluginTarget) bool {
+	w := opts.IO.Out
+	name := t.inst.Name()
+	p, err := hooks.ReadPlugin(t.inst, t.path)
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "%-11s %-7s %s\n", name, t.scope, termsafe.String(err.Error()))
+		return false
+	case !p.Exists:
+		fmt.Fprintf(w, "%-11s %-7s %s: no file\n", name, t.scope, termsafe.String(t.path))
+		return false
+	case !p.Ours:
+		fmt.Fprintf(w, "%-11s %-7s %s: not tether's (left alone)\n", name, t.scope, termsafe.String(t.path))
+		return false
+	}
+	fmt.Fprintf(w, "%-11s %-7s %s: plugin\n", name, t.scope, termsafe.String(t.path))
+	if len(p.Command) == 0 {
+		fmt.Fprintf(w, "%-19s runs no command it can read; reinstall\n", "")
+		return true
+	}
+	verdict := binaryVerdict(shquote.Join(p.Command), opts.OnPath)
+	if !bytes.Equal(p.Data, t.inst.Plugin(p.Command)) {
+		verdict += "; written by another tether version: 'tether hooks install" + harnessFlag(name) + scopeFlag(t.scope) + "' updates it"
+	}
+	fmt.Fprintf(w, "%-19s runs %s (%s)\n", "", termsafe.String(shquote.Join(p.Command)), verdict)
+	return true
+}
+
+// scopeFlag is the --scope flag of scope ("" for the default, user).
+func scopeFlag(scope string) string {
+	if scope == "user" {
+		return ""
+	}
+	return " --scope " + scope
 }

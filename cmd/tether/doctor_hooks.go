@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -92,6 +93,11 @@ func hooksChecks(opts doctorOptions, add func(status, name string, fix func() er
 		}
 		add(status, name, fix, "%s", detail)
 	}
+	for _, t := range pluginTargets(agents, opts.Root.Dir) {
+		if pluginCheck(opts, t, self, add) {
+			installed++
+		}
+	}
 	if installed == 0 {
 		add("warn", "hooks", nil, "not installed — 'tether hooks install' (or ./install.sh --hooks) logs sessions and feeds the context gauge in the prompt")
 	}
@@ -163,4 +169,45 @@ func harnessFlag(h string) string {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// pluginCheck reports on tether's plugin at one plugin path (nothing
+// when none is there) and whether it is installed: that it runs a binary
+// that exists (--fix installs it again when not), this tether's, and is
+// what this tether writes.
+func pluginCheck(opts doctorOptions, t pluginTarget, self string, add func(status, name string, fix func() error, format string, args ...any)) bool {
+	name := t.inst.Command()
+	if t.scope != "user" {
+		name += ":" + t.scope[:1]
+	}
+	p, err := hooks.ReadPlugin(t.inst, t.path)
+	if err != nil {
+		add("warn", name, nil, "%v", err)
+		return false
+	}
+	if !p.Exists || !p.Ours {
+		return false
+	}
+	reinstall := "'tether hooks install" + harnessFlag(t.inst.Name()) + scopeFlag(t.scope) + "'"
+	var fix func() error
+	if opts.ReinstallHooks != nil {
+		h, s := t.inst.Name(), t.scope
+		fix = func() error { return opts.ReinstallHooks(h, s, false, false) }
+	}
+	if len(p.Command) == 0 {
+		add("fail", name, fix, "%s: tether's plugin names no command it can read — %s writes it again", t.path, reinstall)
+		return true
+	}
+	prog := p.Command[0]
+	switch {
+	case !exists(prog):
+		add("fail", name, fix, "%s runs %s, which does not exist — %s points it at this tether", t.path, prog, reinstall)
+	case !bytes.Equal(p.Data, t.inst.Plugin(p.Command)):
+		add("warn", name, fix, "%s was written by another tether version — %s updates it", t.path, reinstall)
+	case self != "" && !sameFile(prog, self) && !sameFile(prog, hot.Sibling(self)):
+		add("warn", name, nil, "%s runs %s, another tether than this one (%s)", t.path, prog, self)
+	default:
+		add("ok", name, nil, "plugin %s, running %s", t.path, prog)
+	}
+	return true
 }

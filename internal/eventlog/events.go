@@ -89,7 +89,7 @@ var Events = sync.OnceValue(func() []Event {
 		{SessionStart, "hook: SessionStart, other source", []string{"source", "cwd", "model", "reported_context_tokens"}},
 		{TurnEnd, "hook: Stop", fields([]string{"first_after_compaction"}, usageFields)},
 		{TurnFailure, "hook: StopFailure, or SessionEnd after an API error", []string{"error", "prompt_too_long", "agent_id", "detected_at"}},
-		{TurnInterrupt, "hook: Interrupt (Codex)", []string{"turn_id"}},
+		{TurnInterrupt, "hook: Interrupt (Codex, OpenCode)", []string{"turn_id"}},
 		{CompactStart, "hook: PreCompact", []string{"trigger", "tokens_before"}},
 		{CompactEnd, "hook: PostCompact", fields([]string{"trigger", "tokens_before"}, compactionFields)},
 		{SessionEnd, "hook: SessionEnd", []string{"reason", "duration_ms", "tokens", "pct"}},

@@ -87,7 +87,7 @@ func AgentsAt(loc locations.Locations) agent.Registry {
 	return agent.Registry{
 		claude.New(loc.ClaudeDir),
 		codex.New(loc.CodexDir),
-		opencode.New(loc.OpenCodeDir, loc.OpenCodeDB),
+		opencode.New(loc.OpenCodeDir, loc.OpenCodeDB).WithConfig(loc.OpenCodeConfigDir),
 	}
 }
 

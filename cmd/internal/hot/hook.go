@@ -120,7 +120,7 @@ type Ended struct{ Harness, SessionID string }
 // ended (zero otherwise), for the background summary.
 func RunHook(ctx context.Context, opts HookOptions) (ended Ended) {
 	log := opts.Env.Log
-	event, payloadArg := "", ""
+	event, payloadArgs := "", []string(nil)
 	for i := 0; i < len(opts.Args); i++ {
 		arg := opts.Args[i]
 		switch {
@@ -130,7 +130,7 @@ func RunHook(ctx context.Context, opts HookOptions) (ended Ended) {
 		case strings.HasPrefix(arg, "--harness="):
 			opts.Env.Harness = NormalizeHarness(strings.TrimPrefix(arg, "--harness="))
 		case strings.HasPrefix(arg, "{"):
-			payloadArg = arg
+			payloadArgs = append(payloadArgs, arg)
 		case strings.HasPrefix(arg, "-"):
 			log.Debug(eventlog.HookError, "", slog.String("error", "unknown hook argument "+arg))
 		case event == "":
@@ -164,9 +164,20 @@ func RunHook(ctx context.Context, opts HookOptions) (ended Ended) {
 			ended = Ended{}
 		}
 	}()
-	var err error
-	if ended, err = hookOnce(opts, event, payloadArg); err != nil {
-		log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", err.Error()))
+	if len(payloadArgs) == 0 {
+		payloadArgs = []string{""} // the payload is on stdin
+	}
+	// Several payload arguments are events in order (what OpenCode's
+	// plugin had queued when OpenCode exited), handled one by one within
+	// the one budget.
+	for _, arg := range payloadArgs {
+		e, err := hookOnce(opts, event, arg)
+		if err != nil {
+			log.Warn(eventlog.HookError, "", slog.String("hook_event", event), slog.String("error", err.Error()))
+		}
+		if e.SessionID != "" {
+			ended = e
+		}
 	}
 	return ended
 }
