@@ -48,6 +48,7 @@ type Reader struct {
 
 	roots evidence.RootMemo
 	stats *scan.DirStats // set per listing (ShareStats) by the catalog
+	usage *filecache.UsageCache // opened by CountUsage
 }
 
 // Harness implements Reader.
