@@ -119,7 +119,7 @@ func Build(files []agent.FileUsage, opts Options) Report {
 		model := reportedModel(c.rec)
 		if model != "" && c.rec.Tokens() > 0 && !c.rec.HasCost {
 			if _, ok := opts.Pricing.Find(c.rec.Model); !ok {
-				unpriced[c.rec.Model] = true
+				unpriced[model] = true
 			}
 		}
 		t := tokensOf(c)

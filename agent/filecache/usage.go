@@ -191,7 +191,6 @@ func getUsage(rd *bincodec.Reader) UsageEntry {
 	return e
 }
 
-
 // JSONLFiles are the *.jsonl files under root at any depth, sorted by
 // path (none when root does not exist); links are not followed (the
 // agents' usage reports do not follow them either).

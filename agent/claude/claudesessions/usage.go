@@ -96,7 +96,9 @@ type claudeUsage struct {
 
 func (c *claudeUsage) Start([]byte) {}
 
-func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) { return c.recs, c.skipped, nil, false }
+func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) {
+	return c.recs, c.skipped, nil, false
+}
 
 var usageMarker = []byte(`"usage":{`)
 

@@ -52,7 +52,7 @@ type Reader struct {
 	Now func() time.Time
 
 	roots evidence.RootMemo
-	stats *scan.DirStats // set per listing (ShareStats) by the catalog
+	stats *scan.DirStats        // set per listing (ShareStats) by the catalog
 	usage *filecache.UsageCache // opened by CountUsage
 }
 

@@ -398,8 +398,11 @@ func usageOf(v gjson.Result) (rawUsage, bool) {
 	out, _ := num("output_tokens", "completion_tokens", "output")
 	reason, _ := num("reasoning_output_tokens", "reasoning_tokens")
 	cached, _ := num("cached_input_tokens", "cache_read_input_tokens", "cached_tokens")
-	u := rawUsage{input: in, cached: cached, output: out, reasoning: reason, total: in + out + reason}
-	if t, ok := num("total_tokens"); ok && (t > 0 || in+out+reason == 0) {
+	// ccusage 20.0.24 holds cached input to the input in every usage it
+	// reads (a total too, so a delta of totals is of held values), and
+	// totals a usage without one as input + output.
+	u := rawUsage{input: in, cached: min(cached, in), output: out, reasoning: reason, total: in + out}
+	if t, ok := num("total_tokens"); ok && (t > 0 || in+out == 0) {
 		u.total = t
 	}
 	return u, true
