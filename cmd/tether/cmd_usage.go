@@ -185,111 +185,18 @@ func filesIn(files []agent.FileUsage, dir string) []agent.FileUsage {
 	return out
 }
 
-// usageJSONKey is the key a report's rows are under.
-var usageJSONKey = map[usage.Kind]string{usage.Daily: "daily", usage.Weekly: "weekly", usage.Monthly: "monthly",
-	usage.Sessions: "sessions", usage.Projects: "projects", usage.Models: "models"}
-
-// usageRowKey names a row's key field.
-var usageRowKey = map[usage.Kind]string{usage.Daily: "period", usage.Weekly: "period", usage.Monthly: "period",
-	usage.Sessions: "session", usage.Projects: "project", usage.Models: "model"}
-
-// UsageTokens are a row's sums in --json.
-type UsageTokens struct {
-	InputTokens           int64   `json:"inputTokens"`
-	OutputTokens          int64   `json:"outputTokens"`
-	CacheCreationTokens   int64   `json:"cacheCreationTokens"`
-	CacheReadTokens       int64   `json:"cacheReadTokens"`
-	ReasoningOutputTokens int64   `json:"reasoningOutputTokens"`
-	TotalTokens           int64   `json:"totalTokens"`
-	CostUSD               float64 `json:"costUSD"`
-}
-
-// UsageModelJSON is one model's part of a row.
-type UsageModelJSON struct {
-	Model string `json:"model"`
-	UsageTokens
-}
-
-// UsageRowJSON is one row; its key field is named after the report
-// (period, session, project or model).
-type UsageRowJSON struct {
-	Key string `json:"-"`
-	UsageTokens
-	Models    []string         `json:"models"`
-	Harnesses []string         `json:"harnesses"`
-	Breakdown []UsageModelJSON `json:"breakdown,omitempty"`
-	keyName   string
-}
-
-// UsageTotalsJSON are the report's totals.
-type UsageTotalsJSON struct {
-	UsageTokens
-	ByHarness map[string]UsageTokens `json:"byHarness"`
-}
-
-// UsageJSON is `tether usage --json`.
-type UsageJSON struct {
-	Report         string          `json:"report"`
-	Totals         UsageTotalsJSON `json:"totals"`
-	UnpricedModels []string        `json:"unpricedModels"`
-	Pricing        UsagePricing    `json:"pricing"`
-	SkippedLines   int             `json:"skippedLines"`
-	Duplicates     int             `json:"duplicateRecords"`
-}
-
-// UsagePricing says where the prices came from.
-type UsagePricing struct {
-	Source string `json:"source"`
-	Taken  string `json:"taken,omitempty"`
-	Models int    `json:"models"`
-}
-
-func tokensJSON(t usage.Tokens) UsageTokens {
-	return UsageTokens{InputTokens: t.Input, OutputTokens: t.Output, CacheCreationTokens: t.CacheWrite,
-		CacheReadTokens: t.CacheRead, ReasoningOutputTokens: t.Reasoning, TotalTokens: t.Total, CostUSD: t.CostUSD}
-}
-
-// MarshalJSON puts the row's key under its report's name.
-func (r UsageRowJSON) MarshalJSON() ([]byte, error) {
-	type plain UsageRowJSON
-	b, err := json.Marshal(plain(r))
-	if err != nil {
-		return nil, err
-	}
-	k, _ := json.Marshal(r.Key)
-	name, _ := json.Marshal(r.keyName)
-	return append(append(append(append([]byte("{"), name...), ':'), k...), append([]byte(","), b[1:]...)...), nil
-}
-
 func writeUsageJSON(a *App, rep usage.Report, pricing *usage.Pricing) error {
-	out := UsageJSON{Report: usageJSONKey[rep.Kind], Totals: UsageTotalsJSON{UsageTokens: tokensJSON(rep.Totals), ByHarness: map[string]UsageTokens{}},
-		UnpricedModels: append([]string{}, rep.Unpriced...), Pricing: UsagePricing{Source: pricing.Source, Taken: pricing.Taken, Models: pricing.Len()},
-		SkippedLines: rep.Skipped, Duplicates: rep.Duplicates}
-	for h, t := range rep.ByHarness {
-		out.Totals.ByHarness[h] = tokensJSON(t)
-	}
-	rows := make([]UsageRowJSON, 0, len(rep.Rows))
-	for _, r := range rep.Rows {
-		row := UsageRowJSON{Key: r.Key, keyName: usageRowKey[rep.Kind], UsageTokens: tokensJSON(r.Tokens),
-			Models: append([]string{}, r.Models...), Harnesses: r.Harnesses}
-		for _, m := range r.Breakdown {
-			row.Breakdown = append(row.Breakdown, UsageModelJSON{Model: m.Model, UsageTokens: tokensJSON(m.Tokens)})
-		}
-		rows = append(rows, row)
-	}
-	b, err := json.Marshal(out)
+	b, err := json.Marshal(usage.ToJSON(rep, pricing))
 	if err != nil {
 		return err
 	}
-	rb, err := json.Marshal(rows)
-	if err != nil {
-		return err
-	}
-	key, _ := json.Marshal(out.Report)
-	doc := append(append(append(append([]byte("{"), key...), ':'), rb...), append([]byte(","), b[1:]...)...)
-	_, err = fmt.Fprintf(a.IO.Out, "%s\n", doc)
+	_, err = fmt.Fprintf(a.IO.Out, "%s\n", b)
 	return err
 }
+
+// usageRowKey names a table's first column.
+var usageRowKey = map[usage.Kind]string{usage.Daily: "date", usage.Weekly: "week", usage.Monthly: "month",
+	usage.Sessions: "session", usage.Projects: "project", usage.Models: "model"}
 
 // humanTokens writes n short: 950, 12.3k, 4.56M, 1.20B.
 func humanTokens(n int64) string {
@@ -308,9 +215,6 @@ func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
 
 func writeUsageTable(a *App, rep usage.Report, opts usageOptions) error {
 	head := strings.ToUpper(usageRowKey[rep.Kind])
-	if rep.Kind == usage.Daily {
-		head = "DATE"
-	}
 	header := []string{head, "INPUT", "OUTPUT", "CACHE W", "CACHE R", "TOTAL", "COST", "MODELS"}
 	cells := func(key string, t usage.Tokens, models string) []string {
 		return []string{termsafe.Printable(key), humanTokens(t.Input), humanTokens(t.Output), humanTokens(t.CacheWrite),
