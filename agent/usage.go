@@ -83,3 +83,15 @@ func (u *UsageRecord) Tokens() int64 {
 	}
 	return u.Input + u.Output + u.CacheWrite + u.CacheRead
 }
+
+// Spend is a session's tokens and their cost (see tether usage).
+type Spend struct {
+	InputTokens         int64   `json:"inputTokens"`
+	OutputTokens        int64   `json:"outputTokens"`
+	CacheCreationTokens int64   `json:"cacheCreationTokens"`
+	CacheReadTokens     int64   `json:"cacheReadTokens"`
+	TotalTokens         int64   `json:"totalTokens"`
+	CostUSD             float64 `json:"costUSD"`
+	// Unpriced: a model of the session has no price (counted at $0).
+	Unpriced bool `json:"unpriced,omitempty"`
+}

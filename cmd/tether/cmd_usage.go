@@ -17,6 +17,7 @@ import (
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/internal/todayspend"
 	"github.com/tether-dev/tether/usage"
 )
 
@@ -135,6 +136,9 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 	}
 	rep := usage.Build(files, usage.Options{Kind: opts.Kind, Since: opts.Since, Until: opts.Until,
 		Location: opts.Location, Pricing: pricing, Breakdown: opts.Breakdown})
+	if opts.Cwd == "" && opts.Harness == "" && opts.PricingFile == "" {
+		a.keepToday(files)
+	}
 	for _, d := range diags {
 		fmt.Fprintf(a.IO.ErrOut, "tether: %s: %s\n", termsafe.Printable(d.Path), termsafe.Printable(d.Problem))
 	}
@@ -255,4 +259,63 @@ func fitLastColumn(rows [][]string, header []string, width int) {
 	for _, r := range rows {
 		r[len(r)-1] = table.Truncate(r[len(r)-1], room)
 	}
+}
+
+// sessionSpends is every transcript's spend by path, for the harnesses
+// of sessions (the same deduplicated count as `tether usage session`: a
+// response a fork repeats is its parent's).
+func (a *App) sessionSpends(ctx context.Context, sessions []catalog.Session) map[string]*agent.Spend {
+	harnesses := map[string]bool{}
+	for _, s := range sessions {
+		harnesses[s.Harness] = true
+	}
+	var files []agent.FileUsage
+	for h := range harnesses {
+		f, _, err := a.countUsage(ctx, h)
+		if err == nil {
+			files = append(files, f...)
+		}
+	}
+	rep := usage.Build(files, usage.Options{Kind: usage.Sessions})
+	bySession := map[string]usage.Row{}
+	for _, r := range rep.Rows {
+		bySession[r.Key] = r
+	}
+	unpriced := map[string]bool{}
+	for _, m := range rep.Unpriced {
+		unpriced[m] = true
+	}
+	out := map[string]*agent.Spend{}
+	for _, f := range files {
+		r, ok := bySession[f.Session]
+		if !ok {
+			continue
+		}
+		sp := &agent.Spend{InputTokens: r.Input, OutputTokens: r.Output, CacheCreationTokens: r.CacheWrite,
+			CacheReadTokens: r.CacheRead, TotalTokens: r.Total, CostUSD: r.CostUSD}
+		for _, m := range r.Models {
+			sp.Unpriced = sp.Unpriced || unpriced[m]
+		}
+		out[f.Path] = sp
+	}
+	return out
+}
+
+// spendText is a spend for people: "$1.23 (4.56M tokens)".
+func spendText(sp *agent.Spend) string {
+	s := fmt.Sprintf("%s (%s tokens", usd(sp.CostUSD), humanTokens(sp.TotalTokens))
+	if sp.Unpriced {
+		s += "; a model without a price counted at $0"
+	}
+	return s + ")"
+}
+
+// keepToday leaves today's spend (local date, every harness) where the
+// statusLine's "today" segment reads it; failing to is not an error of
+// the report.
+func (a *App) keepToday(files []agent.FileUsage) {
+	now := a.Now()
+	day := now.Format(time.DateOnly)
+	rep := usage.Build(files, usage.Options{Kind: usage.Daily, Since: day, Until: day, Location: now.Location()})
+	_ = todayspend.Write(todayspend.File(a.Loc.CacheDir), todayspend.Spend{Date: day, CostUSD: rep.Totals.CostUSD, Tokens: rep.Totals.Total, Counted: now})
 }

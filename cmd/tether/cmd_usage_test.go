@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/internal/testkit/testutil"
+	"github.com/tether-dev/tether/internal/todayspend"
 )
 
 func copyTestdata(t *testing.T, dst string, src ...string) {
@@ -60,6 +62,20 @@ func TestUsageJSON(t *testing.T) {
 	}
 	if !strings.Contains(ta.out.String(), "TOTAL") {
 		t.Errorf("table:\n%s", ta.out)
+	}
+	// The first report (every harness) left today's spend for the
+	// statusLine: none of these transcripts is of today.
+	if sp, ok := todayspend.Read(todayspend.File(ta.Loc.CacheDir), ta.Now().Format(time.DateOnly)); !ok || sp.CostUSD != 0 {
+		t.Errorf("today's spend %+v %v", sp, ok)
+	}
+	// show gives a session's spend: the fork's copies are the parent's.
+	ta.out.Reset()
+	if code := ta.run("sessions", "show", "--json", "claude-code:a"); code != 0 {
+		t.Fatalf("show: %d %s", code, ta.err)
+	}
+	sp := validate(t, "show", ta.out.Bytes())["spend"].(map[string]any)
+	if sp["totalTokens"] != 4440.0 || sp["unpriced"] != true {
+		t.Errorf("spend %v", sp)
 	}
 }
 

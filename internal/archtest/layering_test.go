@@ -29,7 +29,7 @@ var ranks = map[string]int{
 	// ground: know nothing of tether's features
 	"internal/atomicfile": 0, "internal/bincodec": 0, "internal/config": 0, "internal/exitcode": 0,
 	"internal/gauge": 0, "internal/iostreams": 0, "internal/locations": 0, "internal/procfs": 0,
-	"internal/table": 0, "internal/termsafe": 0, "identity": 0,
+	"internal/table": 0, "internal/termsafe": 0, "identity": 0, "internal/todayspend": 1,
 	"internal/osfs":              0,
 	"internal/shquote":           1,
 	"internal/safeio":            2,
