@@ -83,11 +83,22 @@ func cost(r *agent.UsageRecord, billing agent.Billing, pricing *Pricing) float64
 		return 0
 	}
 	if billing == agent.BillingFlat {
-		cached := p.Input
-		if p.CacheReadListed {
-			cached = p.CacheRead
+		in, out, cached, listed := p.Input, p.Output, p.CacheRead, p.CacheReadListed
+		// A request past a context tier is priced whole at the tier's
+		// prices (ccusage 20.0.24 reads models.dev's tiers so).
+		for _, t := range p.Tiers {
+			size := t.Size
+			if p.Near {
+				size = min(size, 200_000)
+			}
+			if r.Input+r.CacheRead > size {
+				in, out, cached, listed = t.Input, t.Output, t.CacheRead, t.CacheReadListed
+			}
 		}
-		return float64(r.Input)*p.Input + float64(r.CacheRead)*cached + float64(r.Output)*p.Output
+		if !listed {
+			cached = in
+		}
+		return float64(r.Input)*in + float64(r.CacheRead)*cached + float64(r.Output)*out
 	}
 	w5m := r.CacheWrite - r.CacheWrite1h
 	c := tiered(r.Input, p.Input, p.InputAbove) + tiered(r.Output, p.Output, p.OutputAbove) +

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -28,6 +29,20 @@ type Price struct {
 	CacheReadListed bool
 	// Fast multiplies the price of a fast-tier record (1 when unknown).
 	Fast float64
+	// Tiers price a whole flat-billed request whose input passes their
+	// Size (OpenAI's long-context prices), largest Size last.
+	Tiers []Tier
+	// Near: the price is another id's, found by the loose match. ccusage
+	// 20.0.24 then starts the tiers at 200,000 input tokens, whatever
+	// their size (observed; see docs/usage.md).
+	Near bool
+}
+
+// Tier is a context tier's prices per token.
+type Tier struct {
+	Size                     int64
+	Input, Output, CacheRead float64
+	CacheReadListed          bool
 }
 
 // Pricing is a table of prices by model id.
@@ -49,6 +64,11 @@ type listPrice struct {
 	I, O                *float64
 	CC, CR, IA, OA, CCA *float64
 	CRA, Fast           *float64
+	Tiers               []struct {
+		Size int64
+		I, O float64
+		CR   *float64
+	}
 }
 
 var (
@@ -140,9 +160,16 @@ func parseEntry(raw json.RawMessage) (Price, bool) {
 		}
 		return *p
 	}
-	return Price{Input: *lp.I, Output: *lp.O, CacheWrite: val(lp.CC, *lp.I*1.25), CacheRead: val(lp.CR, *lp.I*0.1),
+	pr := Price{Input: *lp.I, Output: *lp.O, CacheWrite: val(lp.CC, *lp.I*1.25), CacheRead: val(lp.CR, *lp.I*0.1),
 		InputAbove: val(lp.IA, 0), OutputAbove: val(lp.OA, 0), CacheWriteAbove: val(lp.CCA, 0), CacheReadAbove: val(lp.CRA, 0),
-		CacheReadListed: lp.CR != nil, Fast: val(lp.Fast, 1)}, true
+		CacheReadListed: lp.CR != nil, Fast: val(lp.Fast, 1)}
+	for _, t := range lp.Tiers {
+		if t.Size > 0 {
+			pr.Tiers = append(pr.Tiers, Tier{Size: t.Size, Input: t.I, Output: t.O, CacheRead: val(t.CR, t.I*0.1), CacheReadListed: t.CR != nil})
+		}
+	}
+	sort.Slice(pr.Tiers, func(i, j int) bool { return pr.Tiers[i].Size < pr.Tiers[j].Size })
+	return pr, true
 }
 
 // Len is how many models the table prices.
@@ -193,6 +220,7 @@ func (p *Pricing) find(model string) *Price {
 		return nil
 	}
 	pr := p.models[best]
+	pr.Near = true
 	return &pr
 }
 

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/bincodec"
@@ -213,4 +215,51 @@ func JSONLFiles(root string) ([]string, error) {
 	})
 	sort.Strings(out)
 	return out, err
+}
+
+// Models interns model names: a record's model must not keep the line it
+// was read from alive (a whole transcript's lines, otherwise).
+type Models struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// Intern is s, shared with every equal name seen before.
+func (ms *Models) Intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if v, ok := ms.m[s]; ok {
+		return v
+	}
+	if ms.m == nil {
+		ms.m = map[string]string{}
+	}
+	v := strings.Clone(s)
+	ms.m[v] = v
+	return v
+}
+
+// CountAll runs count for each of n files on a few goroutines (the files
+// are independent; the caller keeps their order by index).
+func CountAll(n int, count func(i int)) {
+	workers := min(n, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				count(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

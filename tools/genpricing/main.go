@@ -36,6 +36,19 @@ type price struct {
 	CCA  *float64 `json:"cca,omitempty"`
 	CRA  *float64 `json:"cra,omitempty"`
 	Fast *float64 `json:"fast,omitempty"`
+	// Ctx are the context tiers: past Size input tokens in one request,
+	// the whole request is priced at the tier's prices (models.dev's
+	// "context" tiers, which ccusage 20 applies to Codex's requests).
+	Ctx []tier `json:"tiers,omitempty"`
+}
+
+// tier is one context tier, prices per token.
+type tier struct {
+	Size int64    `json:"size"`
+	I    float64  `json:"i"`
+	O    float64  `json:"o"`
+	CR   *float64 `json:"cr,omitempty"`
+	CC   *float64 `json:"cc,omitempty"`
 }
 
 // table is the file written: where the list came from and when.
@@ -60,25 +73,29 @@ var kept = []string{"claude-", "anthropic.", "anthropic/", "us.anthropic.", "eu.
 
 func main() {
 	litellm := flag.String("litellm", "", "LiteLLM's model_prices_and_context_window.json (full or compact)")
-	ccusage := flag.String("ccusage", "", "a ccusage native binary to take its embedded list from")
+	ccusage := flag.String("ccusage", "", "a ccusage native binary to take its embedded lists from")
+	modelsDev := flag.String("models-dev", "", "with -litellm: models.dev's compact list, for the context tiers")
 	source := flag.String("source", "", "what the list is (recorded in the table)")
 	taken := flag.String("taken", time.Now().UTC().Format("2006-01-02"), "the date the list was taken")
 	out := flag.String("o", "usage/pricing.json", "the table to write")
 	flag.Parse()
-	if err := run(*litellm, *ccusage, *source, *taken, *out); err != nil {
+	if err := run(*litellm, *modelsDev, *ccusage, *source, *taken, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "genpricing:", err)
 		os.Exit(1)
 	}
 }
 
-func run(litellm, ccusage, source, taken, out string) error {
-	var raw []byte
+func run(litellm, modelsDev, ccusage, source, taken, out string) error {
+	var raw, dev []byte
 	var err error
 	switch {
 	case litellm != "" && ccusage == "":
 		raw, err = os.ReadFile(litellm)
+		if err == nil && modelsDev != "" {
+			dev, err = os.ReadFile(modelsDev)
+		}
 	case ccusage != "" && litellm == "":
-		raw, err = fromBinary(ccusage)
+		raw, dev, err = fromBinary(ccusage)
 	default:
 		return errors.New("give one of -litellm or -ccusage")
 	}
@@ -88,6 +105,11 @@ func run(litellm, ccusage, source, taken, out string) error {
 	models, err := parse(raw)
 	if err != nil {
 		return err
+	}
+	if dev != nil {
+		if err := addTiers(models, dev); err != nil {
+			return err
+		}
 	}
 	b, err := encode(table{Source: source, Taken: taken, Models: models})
 	if err != nil {
@@ -147,15 +169,15 @@ func keptModel(m string) bool {
 	return false
 }
 
-// fromBinary finds the deflated compact list in a ccusage binary: the
-// first raw deflate stream that inflates to a JSON object whose first
-// entry has input and output prices.
-func fromBinary(path string) ([]byte, error) {
+// fromBinary finds the deflated lists in a ccusage binary: raw deflate
+// streams that inflate to a JSON object of models, the LiteLLM one (its
+// entries have "i" and "o") and the models.dev one (entries with "cost").
+func fromBinary(path string) (litellm, modelsDev []byte, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for off := 0; off+2 < len(data); off++ {
+	for off := 0; off+2 < len(data) && (litellm == nil || modelsDev == nil); off++ {
 		head := make([]byte, 64)
 		n, _ := io.ReadFull(flate.NewReader(bytes.NewReader(data[off:min(len(data), off+256)])), head)
 		if n < 8 || !bytes.HasPrefix(head, []byte(`{"`)) || !bytes.Contains(head[:n], []byte(`":{"`)) {
@@ -169,16 +191,67 @@ func fromBinary(path string) ([]byte, error) {
 		if json.Unmarshal(all, &probe) != nil {
 			continue
 		}
+		var prices, costs int
 		for _, v := range probe {
-			if _, ok := v["i"]; ok {
-				if _, ok := v["o"]; ok {
-					return all, nil
-				}
+			_, i := v["i"]
+			_, o := v["o"]
+			if _, c := v["cost"]; c {
+				costs++
 			}
-			break
+			if i && o {
+				prices++
+			}
+		}
+		switch {
+		case prices > len(probe)/2 && litellm == nil:
+			litellm = all
+		case costs > len(probe)/2 && modelsDev == nil:
+			modelsDev = all
 		}
 	}
-	return nil, fmt.Errorf("%s: no embedded price list found", path)
+	if litellm == nil {
+		return nil, nil, fmt.Errorf("%s: no embedded price list found", path)
+	}
+	return litellm, modelsDev, nil
+}
+
+// addTiers takes each kept model's context tiers from the models.dev
+// list's entry of the same id (prices there are per million tokens).
+func addTiers(models map[string]price, dev []byte) error {
+	var list map[string]struct {
+		Cost struct {
+			Tiers []struct {
+				Input     *float64 `json:"input"`
+				Output    *float64 `json:"output"`
+				CacheRead *float64 `json:"cache_read"`
+				CacheWr   *float64 `json:"cache_write"`
+				Tier      struct {
+					Size int64  `json:"size"`
+					Type string `json:"type"`
+				} `json:"tier"`
+			} `json:"tiers"`
+		} `json:"cost"`
+	}
+	if err := json.Unmarshal(dev, &list); err != nil {
+		return fmt.Errorf("the models.dev list: %w", err)
+	}
+	perToken := func(p *float64) *float64 {
+		if p == nil {
+			return nil
+		}
+		v := *p / 1e6
+		return &v
+	}
+	for m, pr := range models {
+		for _, t := range list[m].Cost.Tiers {
+			if t.Tier.Type != "context" || t.Input == nil || t.Output == nil || t.Tier.Size <= 0 {
+				continue
+			}
+			pr.Ctx = append(pr.Ctx, tier{Size: t.Tier.Size, I: *perToken(t.Input), O: *perToken(t.Output), CR: perToken(t.CacheRead), CC: perToken(t.CacheWr)})
+		}
+		models[m] = pr
+	}
+	return nil
 }
 
 // encode writes the table one model a line, sorted, so a refresh diffs

@@ -42,21 +42,37 @@ func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Dia
 		return nil, nil, err
 	}
 	cache := r.usageCache()
-	var out []agent.FileUsage
-	var diags []agent.Diagnostic
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, diags, err
+	models := &filecache.Models{}
+	out := make([]agent.FileUsage, len(paths))
+	errs := make([]error, len(paths))
+	filecache.CountAll(len(paths), func(i int) {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			return
 		}
-		e, err := filecache.CountUsage(cache, r.opener(), p, &claudeUsage{})
+		p := paths[i]
+		e, err := filecache.CountUsage(cache, r.opener(), p, &claudeUsage{models: models})
 		if err != nil {
-			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: p, Problem: "usage not counted: " + err.Error()})
-			continue
+			errs[i] = err
+			return
 		}
 		sess, project := sessionParts(root, p)
-		out = append(out, agent.FileUsage{Harness: agent.Claude, Path: p, Session: sess, Project: project,
-			Billing: agent.BillingPerRequest, Records: e.Records, Skipped: e.Skipped})
+		out[i] = agent.FileUsage{Harness: agent.Claude, Path: p, Session: sess, Project: project,
+			Billing: agent.BillingPerRequest, Records: e.Records, Skipped: e.Skipped}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
+	var diags []agent.Diagnostic
+	kept := out[:0]
+	for i, f := range out {
+		if errs[i] != nil {
+			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: paths[i], Problem: "usage not counted: " + errs[i].Error()})
+			continue
+		}
+		kept = append(kept, f)
+	}
+	out = kept
 	if err := cache.Save(); err != nil {
 		diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: cache.Path(), Problem: "usage cache not saved: " + err.Error()})
 	}
@@ -90,6 +106,7 @@ func sessionParts(root, p string) (session, project string) {
 // type; records naming an invalid version or an empty id are skipped;
 // "<synthetic>" records count in no model.
 type claudeUsage struct {
+	models  *filecache.Models
 	recs    []agent.UsageRecord
 	skipped int
 }
@@ -117,6 +134,11 @@ func (c *claudeUsage) Line(b []byte) {
 		rec, ok, valid = usageRecord(root.Get("data.message"))
 	}
 	if ok && valid {
+		if c.models != nil {
+			rec.Model = c.models.Intern(rec.Model)
+		} else {
+			rec.Model = strings.Clone(rec.Model)
+		}
 		c.recs = append(c.recs, rec)
 	} else {
 		c.skipped++
@@ -155,37 +177,70 @@ func hasNullField(b []byte) bool {
 	}
 }
 
+// fieldsOf is the values of the keys named in want (the first of each),
+// from one pass over v's members: a transcript line's content, often
+// most of its bytes, is skipped once, not once per field.
+func fieldsOf(v gjson.Result, want map[string]int, into []gjson.Result) {
+	v.ForEach(func(k, val gjson.Result) bool {
+		if i, ok := want[k.Str]; ok && !into[i].Exists() {
+			into[i] = val
+		}
+		return true
+	})
+}
+
+// The members usageRecord reads, by index.
+const (
+	fTimestamp = iota
+	fVersion
+	fSessionID
+	fRequestID
+	fSidechain
+	fCost
+	fMessage
+	nTop
+)
+
+var (
+	topKeys = map[string]int{"timestamp": fTimestamp, "version": fVersion, "sessionId": fSessionID, "requestId": fRequestID,
+		"isSidechain": fSidechain, "costUSD": fCost, "message": fMessage}
+	msgKeys = map[string]int{"usage": 0, "model": 1, "id": 2}
+)
+
 // usageRecord reads one record: ok when it has the shape (a timestamp, a
 // message with usage, every field of its type), valid when it counts.
 func usageRecord(v gjson.Result) (rec agent.UsageRecord, ok, valid bool) {
 	if !v.IsObject() {
 		return rec, false, false
 	}
-	ts, msg := v.Get("timestamp"), v.Get("message")
-	usage := msg.Get("usage")
-	if ts.Type != gjson.String || !msg.IsObject() || !usage.IsObject() {
+	var top [nTop]gjson.Result
+	fieldsOf(v, topKeys, top[:])
+	ts, msg := top[fTimestamp], top[fMessage]
+	if ts.Type != gjson.String || !msg.IsObject() {
 		return rec, false, false
 	}
-	var fields [5]int64
+	var m [3]gjson.Result
+	fieldsOf(msg, msgKeys, m[:])
+	usage := m[0]
+	if !usage.IsObject() {
+		return rec, false, false
+	}
+	var fields [4]int64
 	for i, name := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
-		f := usage.Get(name)
-		n, good := uintField(f, i < 2)
+		n, good := uintField(usage.Get(name), i < 2)
 		if !good {
 			return rec, false, false
 		}
 		fields[i] = n
 	}
-	strs := map[string]gjson.Result{}
-	for _, p := range []string{"version", "sessionId", "requestId"} {
-		strs[p] = v.Get(p)
-	}
-	strs["model"], strs["id"] = msg.Get("model"), msg.Get("id")
+	strs := map[string]gjson.Result{"version": top[fVersion], "sessionId": top[fSessionID], "requestId": top[fRequestID],
+		"model": m[1], "id": m[2]}
 	for _, s := range strs {
 		if s.Exists() && s.Type != gjson.String {
 			return rec, false, false
 		}
 	}
-	side, cost := v.Get("isSidechain"), v.Get("costUSD")
+	side, cost := top[fSidechain], top[fCost]
 	if side.Exists() && !side.IsBool() || cost.Exists() && cost.Type != gjson.Number {
 		return rec, false, false
 	}

@@ -173,7 +173,7 @@ func (c *codexUsage) Line(b []byte) {
 	}
 	if c.st.cwd == "" && bytes.Contains(b, markSessionMeta) {
 		if cwd := gjson.GetBytes(b, "payload.cwd"); cwd.Type == gjson.String {
-			c.st.cwd = cwd.Str
+			c.st.cwd = strings.Clone(cwd.Str)
 		}
 	}
 	if c.st.replayCand && !c.st.decided {
@@ -313,7 +313,7 @@ func (c *codexUsage) line(b []byte) {
 	switch v.Get("type").Str {
 	case "turn_context":
 		if m := modelOf(v.Get("payload")); m != "" {
-			c.st.model, c.st.fallback = m, false
+			c.st.model, c.st.fallback = strings.Clone(m), false
 		}
 		return
 	case "event_msg":
@@ -355,11 +355,11 @@ func (c *codexUsage) count(ts string, raw rawUsage, payload, info gjson.Result) 
 		model = modelOf(info)
 	}
 	if model != "" {
-		c.st.model, c.st.fallback = model, false
+		c.st.model, c.st.fallback = strings.Clone(model), false
 	} else if c.st.model == "" {
 		c.st.model, c.st.fallback = "gpt-5", true
 	}
-	model = c.st.model
+	model = strings.Clone(c.st.model)
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		c.skipped++
