@@ -74,6 +74,10 @@ type UsageRecord struct {
 	// CostUSD is the cost the agent recorded, when HasCost.
 	CostUSD float64
 	HasCost bool
+	// Quirk: a record ccusage does not count though it is sound (Claude:
+	// a null under one of its field names anywhere in the line, as in a
+	// tool call's input). Counted only when corrections are asked for.
+	Quirk bool
 }
 
 // Tokens is the record's total: the agent's own when it gives one.

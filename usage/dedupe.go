@@ -9,7 +9,7 @@ import "github.com/tether-dev/tether/agent"
 // more tokens, else the costlier, else a fast-tier one, else the first.
 // A record replacing an earlier copy takes its place (its date and model
 // count).
-func dedupe(files []agent.FileUsage, pricing *Pricing, rep *Report) []counted {
+func dedupe(files []agent.FileUsage, opts Options, rep *Report) []counted {
 	var out []counted
 	type keyOf struct {
 		harness string
@@ -21,7 +21,11 @@ func dedupe(files []agent.FileUsage, pricing *Pricing, rep *Report) []counted {
 		f := &files[fi]
 		for ri := range f.Records {
 			r := &f.Records[ri]
-			c := counted{file: f, rec: r, cost: cost(r, f.Billing, pricing)}
+			if r.Quirk && !opts.Corrected {
+				rep.Skipped++ // as ccusage skips it
+				continue
+			}
+			c := counted{file: f, rec: r, cost: cost(r, f.Billing, opts.Pricing)}
 			if r.Key == 0 {
 				out = append(out, c)
 				continue

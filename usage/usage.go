@@ -38,6 +38,9 @@ type Options struct {
 	Pricing  *Pricing
 	// Breakdown keeps each row's per-model sums.
 	Breakdown bool
+	// Corrected counts the records ccusage drops though they are sound
+	// (agent.UsageRecord.Quirk; docs/usage.md).
+	Corrected bool
 }
 
 // Tokens are a sum of records.
@@ -109,7 +112,7 @@ func Build(files []agent.FileUsage, opts Options) Report {
 	}
 	rep := Report{Kind: opts.Kind, ByHarness: map[string]Tokens{}}
 	unpriced := map[string]bool{}
-	kept := dedupe(files, opts.Pricing, &rep)
+	kept := dedupe(files, opts, &rep)
 	rows := map[string]*rowAcc{}
 	for _, c := range kept {
 		date := time.UnixMilli(c.rec.Time).In(opts.Location).Format(time.DateOnly)

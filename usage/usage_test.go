@@ -167,3 +167,15 @@ func TestContextTiers(t *testing.T) {
 		t.Errorf("gpt-5.5-codex at 200,001: %v, want ccusage's 1.14501", got)
 	}
 }
+
+func TestQuirksCountOnlyCorrected(t *testing.T) {
+	r := rec(1, 0, false, 5, 1, "2026-03-01T10:00:00Z")
+	r.Quirk = true
+	f := claudeFile("a", r)
+	if rep := Build([]agent.FileUsage{f}, Options{Kind: Daily}); rep.Totals.Input != 0 || rep.Skipped != 1 {
+		t.Fatalf("default: %+v", rep)
+	}
+	if rep := Build([]agent.FileUsage{f}, Options{Kind: Daily, Corrected: true}); rep.Totals.Input != 5 {
+		t.Fatalf("corrected: %+v", rep)
+	}
+}

@@ -29,6 +29,7 @@ type usageOptions struct {
 	Location     *time.Location
 	Breakdown    bool
 	JSON         bool
+	Corrected    bool
 	PricingFile  string
 	Style        tableStyle
 }
@@ -52,6 +53,7 @@ func (a *App) usageCommand() *cli.Command {
 			&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the time zone dates are taken in (default: local)"},
 			&cli.BoolFlag{Name: "breakdown", Aliases: []string{"b"}, Usage: "a line per model under each row"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (schema: 'tether sessions schema usage')"},
+			&cli.BoolFlag{Name: "corrected", Usage: "also count what ccusage drops though it is sound (see docs/usage.md)"},
 			&cli.StringFlag{Name: "pricing", Usage: "price from this table instead (the bundled form, or LiteLLM's model_prices_and_context_window.json)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -65,7 +67,7 @@ func (a *App) usageCommand() *cli.Command {
 }
 
 func (a *App) usageOptionsFrom(cmd *cli.Command) (usageOptions, error) {
-	opts := usageOptions{Kind: usage.Daily, Breakdown: cmd.Bool("breakdown"), JSON: cmd.Bool("json"),
+	opts := usageOptions{Kind: usage.Daily, Breakdown: cmd.Bool("breakdown"), JSON: cmd.Bool("json"), Corrected: cmd.Bool("corrected"),
 		PricingFile: cmd.String("pricing"), Style: a.tableStyle()}
 	if cmd.Args().Len() > 1 {
 		return opts, usageErr(fmt.Errorf("unexpected argument %q", cmd.Args().Get(1)))
@@ -135,7 +137,7 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 		files = filesIn(files, opts.Cwd)
 	}
 	rep := usage.Build(files, usage.Options{Kind: opts.Kind, Since: opts.Since, Until: opts.Until,
-		Location: opts.Location, Pricing: pricing, Breakdown: opts.Breakdown})
+		Location: opts.Location, Pricing: pricing, Breakdown: opts.Breakdown, Corrected: opts.Corrected})
 	if opts.Cwd == "" && opts.Harness == "" && opts.PricingFile == "" {
 		a.keepToday(files)
 	}

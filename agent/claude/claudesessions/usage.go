@@ -18,7 +18,7 @@ var _ agent.UsageCounter = (*Reader)(nil)
 
 // usageKind versions what the counter keeps: a change to its rules
 // changes it, so kept counts are recounted.
-const usageKind = "claude-code/1"
+const usageKind = "claude-code/2"
 
 // usageCache is the reader's usage cache, opened on first use beside the
 // list's cache.
@@ -123,7 +123,7 @@ func (c *claudeUsage) Line(b []byte) {
 	if !bytes.Contains(b, usageMarker) {
 		return
 	}
-	if hasNullField(b) || !gjson.ValidBytes(b) {
+	if !gjson.ValidBytes(b) {
 		c.skipped++
 		return
 	}
@@ -132,6 +132,12 @@ func (c *claudeUsage) Line(b []byte) {
 	if !ok {
 		// An agent's progress record relays its message under data.message.
 		rec, ok, valid = usageRecord(root.Get("data.message"))
+	}
+	// ccusage skips a line with a null under one of the record's field
+	// names anywhere in it; a record whose own fields are sound is kept,
+	// marked, for the corrected count.
+	if ok && hasNullField(b) {
+		rec.Quirk = true
 	}
 	if ok && valid {
 		if c.models != nil {
@@ -241,7 +247,7 @@ func usageRecord(v gjson.Result) (rec agent.UsageRecord, ok, valid bool) {
 		}
 	}
 	side, cost := top[fSidechain], top[fCost]
-	if side.Exists() && !side.IsBool() || cost.Exists() && cost.Type != gjson.Number {
+	if side.Exists() && side.Type != gjson.Null && !side.IsBool() || cost.Exists() && cost.Type != gjson.Number {
 		return rec, false, false
 	}
 	speed := usage.Get("speed")

@@ -154,3 +154,17 @@ func TestUsageReadsOnlyAppendedBytes(t *testing.T) {
 		t.Fatalf("rewritten: %+v", f.Records)
 	}
 }
+
+// ccusage drops a response whose line has "id":null anywhere (a tool
+// call's input, say): kept, marked, for the corrected count.
+func TestUsageNullElsewhereIsAQuirk(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "projects", "-w-p", "s1.jsonl")
+	write(t, p, `{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","requestId":"r","message":{"id":"m","model":"claude-sonnet-4-5-20250929",`+
+		`"content":[{"type":"tool_use","input":{"id":null}}],"usage":{"input_tokens":5,"output_tokens":1}}}`+"\n"+
+		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","requestId":"r2","message":{"id":null,"usage":{"input_tokens":5,"output_tokens":1}}}`+"\n")
+	files, _ := countReader(t, dir, nil)
+	if f := files[0]; len(f.Records) != 1 || !f.Records[0].Quirk || f.Skipped != 1 {
+		t.Fatalf("%+v", f)
+	}
+}
