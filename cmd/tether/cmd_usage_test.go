@@ -102,3 +102,21 @@ func TestUsageEmpty(t *testing.T) {
 		t.Fatalf("exit %d out %q err %q", code, ta.out, ta.err)
 	}
 }
+
+// sessions --cost adds COST and spend, as show has them.
+func TestSessionsListCost(t *testing.T) {
+	ta := newTestApp(t)
+	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-project")
+	copyTestdata(t, filepath.Join(proj, "a.jsonl"), "claude-code-2.1.332", "golden-tool-session.jsonl")
+	if code := ta.run("sessions", "list", "--cost"); code != 0 || !strings.Contains(ta.out.String(), "COST") || !strings.Contains(ta.out.String(), "$0.00") {
+		t.Fatalf("exit %d\n%s%s", code, ta.out, ta.err)
+	}
+	ta.out.Reset()
+	if code := ta.run("sessions", "list", "--cost", "--json"); code != 0 {
+		t.Fatal(ta.err)
+	}
+	s := validate(t, "list", ta.out.Bytes())["sessions"].([]any)[0].(map[string]any)
+	if sp, ok := s["spend"].(map[string]any); !ok || sp["totalTokens"] != 4440.0 {
+		t.Fatalf("spend %v", s["spend"])
+	}
+}
