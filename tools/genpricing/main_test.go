@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestParseAndTiers(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := m["gpt-x"].Ctx
-	if len(tr) != 1 || tr[0].Size != 272000 || tr[0].I != 2e-6 || *tr[0].CR != 2e-7 {
+	if len(tr) != 1 || tr[0].Size != 272000 || tr[0].I != 2e-6 || math.Abs(*tr[0].CR-2e-7) > 1e-18 {
 		t.Fatalf("tiers %+v", tr)
 	}
 	b, err := encode(table{Source: "s", Taken: "2026-12-02", Models: m})
