@@ -67,7 +67,8 @@ type Session struct {
 	FirstPrompt   string   `json:"firstPrompt,omitempty"`
 	RecentPrompts []string `json:"recentPrompts,omitempty"`
 
-	// Counts are known only after a full read (show).
+	// Counts are known only after a full read (show), or from a list
+	// where the agent's database counts them (OpenCode).
 	Counts *Counts `json:"counts,omitempty"`
 	// Messages is the number of messages (Counts.Messages' rule), when
 	// known: show always knows it; a list knows it for transcripts it read
@@ -148,6 +149,9 @@ type Counts struct {
 	HumanPrompts int `json:"humanPrompts"`
 	Messages     int `json:"messages"`
 	ToolCalls    int `json:"toolCalls"`
+	// Compactions is how many times the agent compacted the session's
+	// history, where it records that (OpenCode).
+	Compactions int `json:"compactions,omitempty"`
 }
 
 // Runtime describes the live process of a running session.

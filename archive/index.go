@@ -106,3 +106,19 @@ func (s *Store) SaveIndex(ix Index) error {
 	}
 	return atomicfile.WriteBytes(s.IndexPath(), append(data, '\n'), atomicfile.Options{Perm: 0o600})
 }
+
+// IndexExports adds the sessions of harness stored as exports (ModeExport)
+// to ix. have says whether the agent still has session id, and where
+// (its database): an export whose session is gone is the only copy.
+func (s *Store) IndexExports(ix *Index, harness string, have func(id string) (where string, ok bool)) error {
+	return s.Walk([]string{harness}, func(e Entry) {
+		id := ExportID(e.Stored)
+		if id == "" {
+			return
+		}
+		rel, _ := filepath.Rel(s.Dir, e.Stored)
+		where, ok := have(id)
+		ix.Entries = append(ix.Entries, IndexEntry{Harness: harness, ID: id, Stored: rel, Live: where, Mode: ModeExport,
+			LiveGone: !ok, DiskBytes: e.Info.Size(), LastWrite: e.LastWrite().UTC()})
+	})
+}

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -63,5 +64,34 @@ func TestRadixSortStable(t *testing.T) {
 		if !slices.Equal(es, want) {
 			t.Fatalf("n=%d: radix order differs", n)
 		}
+	}
+}
+
+// OpenCode's ids (ses_ + time-ordered hex + random) share long prefixes:
+// each is shown by the shortest unique prefix of its body, and that
+// short form, any longer prefix of the body, the whole id or the
+// opencode: key resolves to it.
+func TestOpenCodeShortIDsResolve(t *testing.T) {
+	ids := []string{"ses_dcd139480ffeoAscKd2JgtbA1X", "ses_dcd139480fffXyZabc1234567Q", "ses_dcd09fbc5ffeVjgWt4UDgHeQf3"}
+	var ss []Session
+	for _, id := range ids {
+		ss = append(ss, Session{Harness: OpenCode, ID: id})
+	}
+	short := ShortIDs(ss)
+	if short[0] != "dcd139480ffe" || short[1] != "dcd139480fff" || short[2] != "dcd09fbc" {
+		t.Errorf("short ids: %q", short)
+	}
+	for i, q := range []string{short[0], short[1], short[2], "dcd139480ffeoAsc", ids[0], "opencode:" + ids[2], "opencode:" + short[2]} {
+		want := ids[min(i, 2)]
+		if i == 3 || i == 4 {
+			want = ids[0]
+		}
+		if s, err := Resolve(ss, q); err != nil || s.ID != want {
+			t.Errorf("Resolve(%q): %q %v, want %q", q, s.ID, err, want)
+		}
+	}
+	var amb *AmbiguousError
+	if _, err := Resolve(ss, "dcd13948"); !errors.As(err, &amb) || len(amb.Candidates) != 2 {
+		t.Errorf("a shared prefix: %v", err)
 	}
 }

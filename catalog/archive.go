@@ -52,6 +52,10 @@ type ArchiveSource struct {
 	// Reader is a reader of the harness (its Open set to ArchiveOpen, its
 	// Cache a separate file); Dir and Procs are not used.
 	Reader Reader
+	// RestoreTo, when set, is where every stored file of the source goes
+	// back to: an agent's database, through the agent's own import (the
+	// stored files are its exports, mirroring no file under Root).
+	RestoreTo string
 
 	// resolved is Root with symlinks resolved when that differs ("" when
 	// not, or not known): the spelling Codex records its rollouts under
@@ -186,7 +190,11 @@ func (a *Archive) listArchived(live []Session, found [][]archiveDir) ([]Session,
 					continue
 				}
 				s.State, s.Runtime = StateArchived, nil
-				s.Archive = &ArchiveRef{Path: path, Compressed: archive.IsCompressed(path), Restore: filepath.Join(liveDir, name)}
+				restore := filepath.Join(liveDir, name)
+				if src.RestoreTo != "" {
+					restore = src.RestoreTo
+				}
+				s.Archive = &ArchiveRef{Path: path, Compressed: archive.IsCompressed(path), Restore: restore}
 				out = append(out, s)
 			}
 		}

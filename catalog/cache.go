@@ -11,7 +11,7 @@ import (
 // counts' included (beside each, named -usage.gob); ClearCache removes
 // them.
 func CacheFiles(dir string) []string {
-	return []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex),
+	return []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex), CacheFile(dir, OpenCode),
 		filepath.Join(dir, "catalog-"+ClaudeCode+"-usage.gob"), filepath.Join(dir, "catalog-"+Codex+"-usage.gob")}
 }
 

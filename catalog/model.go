@@ -17,6 +17,7 @@ import (
 const (
 	ClaudeCode = agent.Claude
 	Codex      = agent.Codex
+	OpenCode   = agent.OpenCode
 )
 
 // The types readers produce live in package agent, below the readers:

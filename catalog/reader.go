@@ -239,14 +239,15 @@ func (e *AmbiguousError) Error() string {
 }
 
 // Resolve finds the one session query names: a full id, a unique prefix of
-// at least MinPrefix characters, either optionally qualified as
-// "claude-code:<id>" or "codex:<id>". Ids are also compared by body
+// at least MinPrefix characters of the id or of its body (what ShortIDs
+// shows), either optionally qualified as "claude-code:<id>", "codex:<id>"
+// or "opencode:<id>". Ids are also compared by body
 // (identity.SameSession), so a renamed prefix still resolves. Errors wrap
 // ErrNotFound or ErrShortPrefix, or are an *AmbiguousError.
 func Resolve(sessions []Session, query string) (Session, error) {
 	q := strings.TrimSpace(query)
 	harness := ""
-	for _, h := range []string{ClaudeCode, Codex} {
+	for _, h := range []string{ClaudeCode, Codex, OpenCode} {
 		if rest, ok := strings.CutPrefix(q, h+":"); ok {
 			harness, q = h, rest
 		}
@@ -264,7 +265,9 @@ func Resolve(sessions []Session, query string) (Session, error) {
 		switch {
 		case id == lq || identity.SameSession(id, lq):
 			exact = append(exact, s)
-		case strings.HasPrefix(id, lq):
+		case strings.HasPrefix(id, lq) || strings.HasPrefix(identity.SessionBody(id), lq):
+			// The body's prefix is what ShortIDs shows (OpenCode's
+			// ses_dcd13948… is shown as dcd13948…).
 			prefix = append(prefix, s)
 		}
 	}

@@ -56,7 +56,7 @@ func Search(ctx context.Context, sessions []Session, query string, opts SearchOp
 			defer wg.Done()
 			for i := range work {
 				if ctx.Err() == nil {
-					results[i] = searchOne(sessions[i], terms, opts.AllText, open)
+					results[i] = searchOne(ctx, sessions[i], terms, opts.AllText, open)
 				}
 			}
 		}()
@@ -81,7 +81,7 @@ func Search(ctx context.Context, sessions []Session, query string, opts SearchOp
 	return out
 }
 
-func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResult {
+func searchOne(ctx context.Context, s Session, terms []string, allText bool, open Opener) *SearchResult {
 	found := map[string]bool{}
 	score := 0.0
 	var matches []string
@@ -109,7 +109,8 @@ func searchOne(s Session, terms []string, allText bool, open Opener) *SearchResu
 	if s.Summary != nil {
 		consider(SummaryText(s.Summary), 10)
 	}
-	if s.Source != "" {
+	rows, _ := SessionTexts(ctx, &s, allText, nil, func(t Text) { consider(t.Text, 1) })
+	if s.Source != "" && !rows {
 		if f, err := open(s.Source); err == nil {
 			var low []byte
 			bterms := make([][]byte, len(terms))

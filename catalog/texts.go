@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -41,4 +42,17 @@ type Snippet struct {
 	// Highlights are the matches: [start, end) byte offsets into Text
 	// (UTF-8).
 	Highlights [][2]int `json:"highlights"`
+}
+
+// SessionTexts calls fn with the searchable texts of s, when its agent
+// keeps sessions as rows of a database rather than transcript files (see
+// agent.SessionTexts), and counts its messages into mc (when not nil);
+// ok is false for an agent whose sessions are files (read them with
+// Texts).
+func SessionTexts(ctx context.Context, s *Session, all bool, mc *MessageCount, fn func(Text)) (ok bool, err error) {
+	t := agent.SessionTextsOf(s.Harness)
+	if t == nil {
+		return false, nil
+	}
+	return true, t.SessionTexts(ctx, s, all, mc, fn)
 }

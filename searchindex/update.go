@@ -80,6 +80,11 @@ type job struct {
 	// reset: the texts replace the row's; fresh: there is no docs row yet.
 	reset, fresh bool
 	old          row
+	// session is the listed session: one whose agent keeps it as rows of
+	// a database is read whole from there (catalog.SessionTexts), at its
+	// listed stamp (size, mtime).
+	session     *catalog.Session
+	size, mtime int64
 }
 
 // result is what reading a job's transcript found.
@@ -208,6 +213,7 @@ func (ix *Index) plan(ctx context.Context, tx *wtx, sessions []catalog.Session, 
 		}
 		last := s.LastActivity.UnixNano()
 		r, ok := old[key]
+		emit := func(j job) { j.session, j.size, j.mtime = s, size, mtime; emit(j) }
 		stamp, text, newSummary := summaryOf(s, r.sumstamp, opts)
 		if newSummary {
 			st.Summaries++
@@ -358,7 +364,7 @@ func startReaders(ctx context.Context, work <-chan job, open catalog.Opener) *re
 				if ctx.Err() != nil {
 					continue // the update failed: nothing more is read
 				}
-				r := readJob(j, open)
+				r := readJob(ctx, j, open)
 				rd.budget.take(r.textLen())
 				rd.out <- r
 			}
@@ -449,8 +455,11 @@ func (b *budget) give(n int) {
 
 // readJob reads a transcript from the job's offset, falling back to the
 // start when the bytes already read are not what they were.
-func readJob(j job, open catalog.Opener) *result {
+func readJob(ctx context.Context, j job, open catalog.Opener) *result {
 	r := &result{job: j}
+	if r, ok := readSession(ctx, j); ok {
+		return r
+	}
 	if j.path == "" {
 		r.reset, r.size, r.end = true, 0, 0
 		return r
@@ -492,6 +501,33 @@ func readJob(j job, open catalog.Opener) *result {
 	r.end = r.off + n
 	r.head, r.tail = fingerprints(f, r.end)
 	return r
+}
+
+// readSession reads the whole session of a job whose agent keeps its
+// sessions as rows of a database (ok false: its sessions are transcript
+// files). The texts replace the row's, recorded at the session's listed
+// stamp; one that cannot be read is recorded as failed until the stamp
+// changes.
+func readSession(ctx context.Context, j job) (*result, bool) {
+	if j.session == nil {
+		return nil, false
+	}
+	r := &result{job: j}
+	r.reset, r.off = true, 0
+	ok, err := catalog.SessionTexts(ctx, j.session, true, &r.msgs, func(t catalog.Text) {
+		c := col(t.Kind)
+		if r.cols[c].Len() > 0 {
+			r.cols[c].WriteByte('\n')
+		}
+		r.cols[c].WriteString(clean(t.Text))
+	})
+	if !ok {
+		return nil, false
+	}
+	r.err = err
+	// No byte offset: the next change reads it whole again.
+	r.size, r.mtime, r.end = j.size, j.mtime, 0
+	return r, true
 }
 
 // fingerprints hash the first fpLen bytes and the fpLen bytes before off.

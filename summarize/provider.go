@@ -17,10 +17,11 @@ const (
 	ProviderCodex     = "codex"
 	ProviderAnthropic = "anthropic"
 	ProviderCommand   = "command"
+	ProviderOpenCode  = "opencode"
 )
 
 // Providers lists the provider names, for messages.
-var Providers = []string{ProviderClaude, ProviderCodex, ProviderAnthropic, ProviderCommand}
+var Providers = []string{ProviderClaude, ProviderCodex, ProviderOpenCode, ProviderAnthropic, ProviderCommand}
 
 // Default models: small and cheap; a summary needs no more.
 const (
@@ -47,7 +48,7 @@ type Provider interface {
 type Options struct {
 	Provider string
 	Model    string
-	// Bin is the claude or codex program (found by the caller, skipping
+	// Bin is the claude, codex or opencode program (found by the caller, skipping
 	// tether's own shims).
 	Bin string
 	// Command is the argv of the command provider.
@@ -58,7 +59,7 @@ type Options struct {
 }
 
 // ErrNoProvider is returned when none is configured.
-var ErrNoProvider = errors.New("no summary provider configured: set [summarize] provider = \"claude\" (or codex, anthropic, command) in the config, or pass --provider; summaries cost money, so they are off until you opt in")
+var ErrNoProvider = errors.New("no summary provider configured: set [summarize] provider = \"claude\" (or codex, opencode, anthropic, command) in the config, or pass --provider; summaries cost money, so they are off until you opt in")
 
 // ErrRefused marks a provider that cannot be used as configured.
 var ErrRefused = errors.New("refused")
@@ -75,6 +76,8 @@ func New(opts Options) (Provider, error) {
 		return &claudeProvider{opts}, nil
 	case ProviderCodex:
 		return &codexProvider{opts}, nil
+	case ProviderOpenCode:
+		return &openCodeProvider{opts}, nil
 	case ProviderAnthropic:
 		if opts.Model == "" {
 			opts.Model = DefaultAnthropicModel
@@ -94,7 +97,15 @@ func New(opts Options) (Provider, error) {
 // status and the last line of its stderr. The program runs in its own
 // process group, killed whole on ctx's end; its output is capped.
 func run(ctx context.Context, argv, env []string, stdin string) ([]byte, error) {
+	return runIn(ctx, "", argv, env, stdin)
+}
+
+// runIn is run in dir ("": the temp dir).
+func runIn(ctx context.Context, dir string, argv, env []string, stdin string) ([]byte, error) {
 	p := newProc(ctx, argv, env, stdin, false)
+	if dir != "" {
+		p.cmd.Dir = dir
+	}
 	err := p.run()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w", argv[0], ctx.Err())

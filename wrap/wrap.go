@@ -171,6 +171,13 @@ func Run(o Options) (int, error) {
 	if err != nil {
 		return code, fmt.Errorf("run %s: %w", o.Bin, err)
 	}
+	// An agent that compacts itself failed to (compactor.go).
+	if code != 0 && code < 128 && sig.get() == nil {
+		if retried, done, err := o.compactorRetry(log, res, child); done {
+			log.Info(eventlog.End, sid, slog.Int("exit_code", retried))
+			return retried, err
+		}
+	}
 	// A status over 128 is a signal, and a signal the wrapper received
 	// (and passed on) is the user ending the run: neither is ever the
 	// session's fault, so the run ends with the child's status.

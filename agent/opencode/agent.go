@@ -4,7 +4,8 @@
 // transcript file per session, so the methods that read one find
 // nothing here; the sessions are read by opencodesessions, which only
 // tether links (tether-hot links no SQLite). This package reads no
-// database and opens no file but /proc.
+// database and opens no file but /proc; the compaction's fork (an
+// agent.Compactor) runs OpenCode's own export and import.
 package opencode
 
 import (

@@ -145,7 +145,7 @@ func unescapeSimple(s string) string {
 }
 
 // toolPathKeys are the input members ToolText takes as paths, in order.
-var toolPathKeys = [...]string{"file_path", "notebook_path", "path", "pattern", "workdir", "url"}
+var toolPathKeys = [...]string{"file_path", "filePath", "notebook_path", "path", "pattern", "workdir", "url"}
 
 // toolInput are the members of a tool input ToolText uses.
 type toolInput struct {

@@ -63,13 +63,21 @@ func (a *App) catalogArchive(harness string, rules []catalog.WorkRule) *catalog.
 	roots := hot.HarnessRoots(a.Loc)
 	ca := &catalog.Archive{}
 	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
-		// An agent without an archive root (OpenCode: not archived yet)
-		// has no archived copies to list.
-		if h := ag.Name(); (harness == "" || harness == h) && roots[h] != "" {
+		h, root, restoreTo := ag.Name(), roots[ag.Name()], ""
+		if _, ok := ag.(agent.Exporter); ok && root == "" {
+			// Its exports (<id>.json) mirror no live file: the root
+			// only names where the agent keeps its data, and they go
+			// back into its database.
+			root, restoreTo = ag.Home(), ag.Home()
+			if db, ok := ag.(interface{ DB() string }); ok && db.DB() != "" {
+				restoreTo = db.DB()
+			}
+		}
+		if (harness == "" || harness == h) && root != "" {
 			// The archive's reader reads the stored copies (decoding
 			// compressed ones); it lists nothing live.
-			r := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, h), WorkRules: rules})
-			ca.Sources = append(ca.Sources, catalog.ArchiveSource{Dir: st.HarnessDir(h), Root: roots[h], Reader: r})
+			r := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, h), WorkRules: rules, Windows: a.Windows()})
+			ca.Sources = append(ca.Sources, catalog.ArchiveSource{Dir: st.HarnessDir(h), Root: root, Reader: r, RestoreTo: restoreTo})
 		}
 	}
 	ca.State = cache[2]

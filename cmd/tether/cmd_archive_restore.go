@@ -25,7 +25,9 @@ func (a *App) archiveRestoreCommand() *cli.Command {
 		ArgsUsage: "ID",
 		Description: "Restores into the agent's directory (Claude Code: projects/<project>/<id>.jsonl; Codex:\n" +
 			"the rollout's original path) through a temporary file and a link, never over an existing\n" +
-			"file (exit 4). 'tether sessions resume ID' and the wrapper restore on their own.\n\n" +
+			"file (exit 4). 'tether sessions resume ID' and the wrapper restore on their own.\n" +
+			"An OpenCode session OpenCode deleted is put back with 'opencode import', run in the\n" +
+			"session's directory; one OpenCode still has is refused (exit 4).\n\n" +
 			"Examples:\n  tether archive restore 3f2a\n  tether archive restore codex:0199a1b2",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			id, err := oneID(cmd)
@@ -40,6 +42,9 @@ func (a *App) archiveRestoreCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if s.State != catalog.StateArchived && a.exporters()[s.Harness] != nil {
+				return refuseLiveExport(s)
+			}
 			if s.State != catalog.StateArchived {
 				return exitcode.With(exitcode.Refused, fmt.Errorf("session %s is not only in the archive: its transcript is at %s", s.Key(), termsafe.String(s.Source)))
 			}
@@ -53,6 +58,9 @@ func (a *App) archiveRestoreCommand() *cli.Command {
 func (a *App) restoreArchived(s catalog.Session) error {
 	if s.Archive == nil {
 		return fmt.Errorf("session %s has no archived transcript", s.Key())
+	}
+	if ex := a.exporters()[s.Harness]; ex != nil {
+		return a.restoreExport(context.Background(), ex, s)
 	}
 	st, _, err := a.archiveStore()
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/archive"
+	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/internal/iostreams"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -24,6 +26,11 @@ type archiveStatusOptions struct {
 	Roots      map[string]string
 	Now        func() time.Time
 	JSON       bool
+	// Exporters are the agents archived as exports, Live the sessions
+	// they list (an export whose session is not among them is the only
+	// copy).
+	Exporters map[string]agent.Exporter
+	Live      []catalog.Session
 }
 
 // ArchiveStatus is `tether archive status --json`.
@@ -36,6 +43,9 @@ type ArchiveStatus struct {
 	ArchivedOnly int    `json:"archivedOnly"`
 	Linked       int    `json:"linked"`
 	Copied       int    `json:"copied"`
+	// Exported counts the sessions kept as the agent's own export
+	// (OpenCode).
+	Exported int `json:"exported"`
 	// DiskBytes is what the archive costs on its own: links to live
 	// transcripts share their blocks and count 0.
 	DiskBytes int64 `json:"diskBytes"`
@@ -66,14 +76,18 @@ func (a *App) archiveStatusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			exs := a.exporters()
 			return runArchiveStatus(archiveStatusOptions{IO: a.IO, Store: st, Enabled: enabled, ConfigFile: a.Loc.ConfigFile,
-				Roots: hot.HarnessRoots(a.Loc), Now: a.Now, JSON: cmd.Bool("json")})
+				Roots: hot.HarnessRoots(a.Loc), Now: a.Now, JSON: cmd.Bool("json"), Exporters: exs, Live: a.exportedLive(ctx, exs)})
 		},
 	}
 }
 
 func runArchiveStatus(opts archiveStatusOptions) error {
 	ix, err := opts.Store.BuildIndex(opts.Roots, nil, opts.Now())
+	if err == nil {
+		err = indexExports(opts.Store, &ix, opts.Exporters, opts.Live)
+	}
 	if err != nil {
 		return fmt.Errorf("read archive %s: %w", opts.Store.Dir, err)
 	}
@@ -95,9 +109,12 @@ func runArchiveStatus(opts archiveStatusOptions) error {
 		if e.LiveGone {
 			out.ArchivedOnly++
 		}
-		if e.Mode == archive.ModeCopy {
+		switch e.Mode {
+		case archive.ModeExport:
+			out.Exported++
+		case archive.ModeCopy:
 			out.Copied++
-		} else {
+		default:
 			out.Linked++
 		}
 	}
@@ -121,8 +138,8 @@ func runArchiveStatus(opts archiveStatusOptions) error {
 	}
 	sort.Strings(hs)
 	fmt.Fprintf(w, "file system    %s; %s\n", out.FileSystem, strings.Join(hs, "; "))
-	fmt.Fprintf(w, "sessions       %d archived (%d linked, %d copied)\n", out.Sessions, out.Linked, out.Copied)
-	fmt.Fprintf(w, "only archived  %d (live transcript gone)\n", out.ArchivedOnly)
+	fmt.Fprintf(w, "sessions       %d archived (%d linked, %d copied, %d exported)\n", out.Sessions, out.Linked, out.Copied, out.Exported)
+	fmt.Fprintf(w, "only archived  %d (live transcript or session gone)\n", out.ArchivedOnly)
 	fmt.Fprintf(w, "disk           %s of its own\n", humanBytes(out.DiskBytes))
 	if out.Kept > 0 {
 		fmt.Fprintf(w, "kept           %d earlier %s of transcripts that shrank or were rewritten (%s), in %s\n",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/cmd/internal/hot"
@@ -20,6 +21,10 @@ type archiveSyncOptions struct {
 	Roots   map[string]string
 	Catalog *catalog.Catalog
 	Now     func() time.Time
+	// Export archives the sessions of the agents that are exported
+	// (Exporters), after the transcripts.
+	Export    func(ctx context.Context, live []catalog.Session, sum *syncSummary)
+	Exporters map[string]agent.Exporter
 }
 
 func (a *App) archiveSyncCommand() *cli.Command {
@@ -28,7 +33,9 @@ func (a *App) archiveSyncCommand() *cli.Command {
 		Usage: "archive every transcript now (new ones linked or copied, grown ones refreshed)",
 		Description: "Lists every Claude Code and Codex session and brings each one's archived copy up to\n" +
 			"date, with a progress line when stderr is a terminal. Listings and hooks do this too;\n" +
-			"sync also compresses everything a listing left for later in copy mode.\n\n" +
+			"sync also compresses everything a listing left for later in copy mode.\n" +
+			"OpenCode keeps its sessions in a database: sync (and only sync) stores each one's\n" +
+			"'opencode export', again when the session's last update or message count changed.\n\n" +
 			"Examples:\n  tether archive sync\n  TETHER_CONFIG=copy.toml tether archive sync   # with [archive] mode = \"copy\"",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
@@ -46,7 +53,12 @@ func (a *App) archiveSyncCommand() *cli.Command {
 				return err
 			}
 			c.Archive = nil // this command archives itself, without a budget
-			return runArchiveSync(ctx, archiveSyncOptions{IO: a.IO, Store: st, Roots: hot.HarnessRoots(a.Loc), Catalog: c, Now: a.Now})
+			exs := a.exporters()
+			export := func(ctx context.Context, live []catalog.Session, sum *syncSummary) {
+				a.exportSessions(ctx, st, exs, live, sum)
+			}
+			return runArchiveSync(ctx, archiveSyncOptions{IO: a.IO, Store: st, Roots: hot.HarnessRoots(a.Loc), Catalog: c, Now: a.Now,
+				Export: export, Exporters: exs})
 		},
 	}
 }
@@ -74,9 +86,16 @@ func runArchiveSync(ctx context.Context, opts archiveSyncOptions) error {
 			}
 		}
 	}
-	opts.Store.CleanTemps([]string{catalog.ClaudeCode, catalog.Codex}, time.Hour)
+	harnesses := []string{catalog.ClaudeCode, catalog.Codex}
+	for h := range opts.Exporters {
+		harnesses = append(harnesses, h)
+	}
+	opts.Store.CleanTemps(harnesses, time.Hour)
 	opts.Store.Batch = true
 	sum := archiveSessions(opts.Store, opts.Roots, live, progress)
+	if opts.Export != nil {
+		opts.Export(ctx, live, &sum)
+	}
 	if err := opts.Store.Flush(); err != nil {
 		return fmt.Errorf("archive %s: sync to disk: %w", opts.Store.Dir, err)
 	}
@@ -84,6 +103,9 @@ func runArchiveSync(ctx context.Context, opts archiveSyncOptions) error {
 		fmt.Fprint(opts.IO.ErrOut, "\r\x1b[K")
 	}
 	ix, err := opts.Store.BuildIndex(opts.Roots, sum.ids, opts.Now())
+	if err == nil && opts.Exporters != nil {
+		err = indexExports(opts.Store, &ix, opts.Exporters, live)
+	}
 	if err == nil {
 		err = opts.Store.SaveIndex(ix)
 	}
@@ -103,9 +125,13 @@ func runArchiveSync(ctx context.Context, opts archiveSyncOptions) error {
 	if n := sum.actions[archive.Unlinked]; n > 0 {
 		unlinked = fmt.Sprintf(", %d unlinked (changed in place)", n)
 	}
-	fmt.Fprintf(opts.IO.Out, "archived %d sessions: %d new links, %d re-linked, %d copied, %d appended (%s compressed)%s, %d unchanged; %d only in the archive\n",
+	exported := ""
+	if opts.Exporters != nil {
+		exported = fmt.Sprintf(", %d exported", sum.actions[archive.Exported])
+	}
+	fmt.Fprintf(opts.IO.Out, "archived %d sessions: %d new links, %d re-linked, %d copied, %d appended%s (%s compressed)%s, %d unchanged; %d only in the archive\n",
 		len(ix.Entries), sum.actions[archive.Linked], sum.actions[archive.Relinked], sum.actions[archive.Copied],
-		sum.actions[archive.Appended], humanBytes(sum.bytes), unlinked, sum.actions[archive.Unchanged], only)
+		sum.actions[archive.Appended], exported, humanBytes(sum.bytes), unlinked, sum.actions[archive.Unchanged], only)
 	if sum.failed > 0 {
 		return fmt.Errorf("%d %s could not be archived; first: %s", sum.failed, plural(sum.failed, "transcript", "transcripts"), sum.firstErr)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude/claudesessions"
 	"github.com/tether-dev/tether/agent/codex/codexsessions"
+	"github.com/tether-dev/tether/agent/opencode"
 	"github.com/tether-dev/tether/agent/opencode/opencodesessions"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/cmd/internal/hot"
@@ -93,8 +94,9 @@ func (a *App) catalogIn(harness, claudeDir, codexDir string) (*catalog.Catalog, 
 // these directories: the agents with their session readers, which only
 // tether links (tether-hot's agents are the plain ones).
 func sessionAgents(claudeDir, codexDir string, loc locations.Locations) []agent.Lister {
-	return []agent.Lister{claudesessions.New(claudeDir), codexsessions.New(codexDir),
-		opencodesessions.New(loc.OpenCodeDir, loc.OpenCodeDB)}
+	oc := opencodesessions.New(loc.OpenCodeDir, loc.OpenCodeDB)
+	oc.Limits = &opencode.Limits{ConfigDir: loc.OpenCodeConfigDir, ConfigFile: loc.OpenCodeConfig, CacheDir: loc.OpenCodeCacheDir}
+	return []agent.Lister{claudesessions.New(claudeDir), codexsessions.New(codexDir), oc}
 }
 
 // withoutCounts makes c's listing leave the search index's message counts

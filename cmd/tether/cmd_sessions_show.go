@@ -135,8 +135,12 @@ func printSession(w io.Writer, s catalog.Session, now time.Time, markFile string
 	row("model", s.Model)
 	if s.Counts != nil {
 		c := s.Counts
-		row("counts", fmt.Sprintf("%d %s, %d %s, %d %s", c.HumanPrompts, plural(c.HumanPrompts, "prompt", "prompts"),
-			c.Messages, plural(c.Messages, "message", "messages"), c.ToolCalls, plural(c.ToolCalls, "tool call", "tool calls")))
+		counts := fmt.Sprintf("%d %s, %d %s, %d %s", c.HumanPrompts, plural(c.HumanPrompts, "prompt", "prompts"),
+			c.Messages, plural(c.Messages, "message", "messages"), c.ToolCalls, plural(c.ToolCalls, "tool call", "tool calls"))
+		if c.Compactions > 0 {
+			counts += fmt.Sprintf(", %d %s", c.Compactions, plural(c.Compactions, "compaction", "compactions"))
+		}
+		row("counts", counts)
 	}
 	if s.Context != nil {
 		row("context", s.Context.Text())

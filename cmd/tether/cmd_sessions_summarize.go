@@ -75,7 +75,7 @@ func (a *App) sessionsSummarizeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "since", Usage: "every session active within `DURATION` (e.g. 24h, 7d)"},
 			&cli.BoolFlag{Name: "all", Usage: "every session (archived Codex threads too)"},
-			&cli.StringFlag{Name: "provider", Usage: "use provider `NAME` (claude, codex, anthropic or command) instead of [summarize] provider"},
+			&cli.StringFlag{Name: "provider", Usage: "use provider `NAME` (claude, codex, opencode, anthropic or command) instead of [summarize] provider"},
 			&cli.StringFlag{Name: "model", Usage: "the provider's `MODEL` (overrides [summarize] model)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print each input and the provider command; send nothing, store nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "summarize again even when the stored summary is current"},
@@ -138,6 +138,8 @@ func (a *App) summarizeOptions(cmd *cli.Command) (sessionsSummarizeOptions, erro
 		popts.Bin, _ = wrap.FindBinary("claude", a.Getenv, self, []string{a.Loc.ShimsDir()})
 	case summarize.ProviderCodex:
 		popts.Bin, _ = wrap.FindBinary("codex", a.Getenv, self, []string{a.Loc.ShimsDir()})
+	case summarize.ProviderOpenCode:
+		popts.Bin, _ = wrap.FindBinary("opencode", a.Getenv, self, []string{a.Loc.ShimsDir()})
 	}
 	if opts.Provider, err = summarize.New(popts); err != nil {
 		if errors.Is(err, summarize.ErrNoProvider) {

@@ -55,12 +55,17 @@ type trimOptions struct {
 	// Codex, when set, lists the Codex sessions: an id Catalog does not
 	// know is looked up there, to say it is a Codex one.
 	Codex func() (*catalog.Catalog, error)
+	// OpenCode resolves and trims OpenCode sessions (nil: none);
+	// Compact and ForkKeep are its two ways.
+	OpenCode *openCodeTrim
+	Compact  bool
+	ForkKeep int
 }
 
 func (a *App) trimCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "trim",
-		Usage:     "shrink a Claude Code session so it resumes, keeping a backup",
+		Usage:     "shrink a Claude Code session so it resumes, keeping a backup; compact or fork an OpenCode one",
 		ArgsUsage: "SESSION",
 		Description: "Rewrites a session transcript (SESSION is an id, a unique id prefix of at least\n" +
 			"4 characters, or a path to a .jsonl file) by one of two policies:\n\n" +
@@ -74,7 +79,14 @@ func (a *App) trimCommand() *cli.Command {
 			"SESSION.jsonl.bak ('tether trim --restore SESSION' puts it back). A running\n" +
 			"session is refused (exit 4) unless --force; so is one that may be running (a\n" +
 			"Claude Code 2.0.x process in its project that wrote it lately). --reset asks the\n" +
-			"wrapper to start the next session fresh.",
+			"wrapper to start the next session fresh.\n\n" +
+			"An OpenCode session (a ses_ id or opencode:ID) is never rewritten: OpenCode\n" +
+			"compacts its sessions itself. --compact asks it to (through a short-lived\n" +
+			"'opencode serve' on a loopback port, in the session's directory; if that cannot\n" +
+			"start, type /compact in OpenCode). When even OpenCode's compaction fails\n" +
+			"(history too large), --fork-keep N makes a NEW session of the last N turns and\n" +
+			"the last compaction summary before them (opencode export, then opencode\n" +
+			"import); the original stays as it was. A running session is refused.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keep", Usage: "keep Reads of this `PATH` (file or directory; repeatable; relative to the session's directory)"},
 			&cli.StringFlag{Name: "keep-file", Usage: "read KEEP: lines from this notes `FILE`"},
@@ -86,6 +98,8 @@ func (a *App) trimCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-unknown", Usage: "pass unfamiliar record and content types through instead of refusing"},
 			&cli.BoolFlag{Name: "restore", Usage: "put SESSION's backup back in place"},
 			&cli.BoolFlag{Name: "reset", Usage: "ask the wrapper to start the next session fresh (SESSION optional)"},
+			&cli.BoolFlag{Name: "compact", Usage: "OpenCode: ask OpenCode to compact the session"},
+			&cli.IntFlag{Name: "fork-keep", Usage: "OpenCode: make a new session of the last `N` turns (the original is kept)"},
 			&cli.StringFlag{Name: "config-dir", Usage: "Claude Code config `DIR` (default $CLAUDE_CONFIG_DIR or ~/.claude)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -109,6 +123,8 @@ func (a *App) trimCommand() *cli.Command {
 			}
 			opts.Catalog = c
 			opts.Codex = func() (*catalog.Catalog, error) { return a.catalogIn(catalog.Codex, "", a.Loc.CodexDir) }
+			opts.Compact, opts.ForkKeep = cmd.Bool("compact"), int(cmd.Int("fork-keep"))
+			opts.OpenCode = a.openCodeTrim()
 			return runTrim(opts)
 		},
 	}
@@ -123,6 +139,18 @@ func runTrim(opts trimOptions) error {
 	}
 	if opts.Session == "" {
 		return usageErr(errors.New("trim needs a SESSION (id, id prefix or path)"))
+	}
+	if opts.ForkKeep < 0 {
+		return usageErr(fmt.Errorf("--fork-keep %d: keep at least 1 turn", opts.ForkKeep))
+	}
+	if s, ok, err := opts.openCodeSession(); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return runTrimOpenCode(opts, s)
+	}
+	if opts.Compact || opts.ForkKeep > 0 {
+		return usageErr(errors.New("--compact and --fork-keep are for OpenCode sessions; a Claude Code session is trimmed (--fit, --keep)"))
 	}
 	path, id, err := opts.resolveSession()
 	if err != nil {

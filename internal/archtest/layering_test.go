@@ -41,7 +41,9 @@ var ranks = map[string]int{
 	// tether links them: agent.Lister)
 	"agent/filecache": 5, "agent/evidence": 5, "agent/scan": 6,
 	"agent/claude/claudesessions": 7, "agent/codex/codexsessions": 7, "agent/opencode/opencodesessions": 7,
-	"internal/eventlog": 5, // pending: takes the harness names from agent
+	// OpenCode's HTTP API (net/http: tether only, for trim --compact)
+	"agent/opencode/opencodeserve": 6,
+	"internal/eventlog":            5, // pending: takes the harness names from agent
 	// features
 	"state": 6, "archive": 6, "trim": 6, "shellinit": 6, "shellinit/compindex": 6,
 	"archive/zstdcodec": 7, "hooks": 7, "wrap": 7,

@@ -110,7 +110,7 @@ type StatusLine struct {
 
 // Summarize configures tether sessions summarize.
 type Summarize struct {
-	// Provider is claude, codex, anthropic or command; "" (the default)
+	// Provider is claude, codex, opencode, anthropic or command; "" (the default)
 	// means no summaries: they cost money, so the user opts in.
 	Provider string `toml:"provider"`
 	// Model overrides the provider's default (a small model).

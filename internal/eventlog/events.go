@@ -45,6 +45,7 @@ const (
 	ResumeFailure   = "resume_failure"
 	FreshFallback   = "fresh_fallback"
 	ResumeRetry     = "resume_retry"
+	ResumeFork      = "resume_fork"
 	OutputWithheld  = "output_withheld"
 
 	// Trims, automatic (the wrapper) and manual (tether trim).
@@ -108,6 +109,7 @@ var Events = sync.OnceValue(func() []Event {
 		{ResumeRefused, "wrapper: the session runs elsewhere", []string{"reason"}},
 		{ResumeFailure, "wrapper: a resume failed or cannot work", []string{"reason", "exit_code", "cwd", "transcript", "size", "next"}},
 		{ResumeRetry, "wrapper: resumed once more after trimming a session the API refused as too long", []string{"exit_code"}},
+		{ResumeFork, "wrapper: an OpenCode session whose own compaction failed, its last turns forked into a new session to resume once more", []string{"new_session_id", "turns", "of", "messages", "dropped"}},
 		{OutputWithheld, "wrapper: a failed attempt's `-p` json output, dropped (kind only, never text)", []string{"bytes", "type", "subtype", "is_error"}},
 		{FreshFallback, "wrapper: started fresh instead", []string{"new_session_id", "reason", "exit_code", "handoff"}},
 		{Trim, "`tether trim` (`source=manual`), the wrapper over its threshold (`source=auto`) or after the API refused a resume as too long (`source=retry`)", TrimFields},

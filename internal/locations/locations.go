@@ -25,6 +25,13 @@ type Locations struct {
 	// resolves one was not observed.
 	OpenCodeDir string
 	OpenCodeDB  string
+	// OpenCodeConfigDir is OpenCode's config directory
+	// ($OPENCODE_CONFIG_DIR, or $XDG_CONFIG_HOME/opencode) and
+	// OpenCodeConfig the extra config file $OPENCODE_CONFIG names;
+	// OpenCodeCacheDir is $XDG_CACHE_HOME/opencode (models.json).
+	OpenCodeConfigDir string
+	OpenCodeConfig    string
+	OpenCodeCacheDir  string
 }
 
 // ShimsDir holds the claude and codex symlinks to tether made by
@@ -75,6 +82,14 @@ func FromEnv(getenv func(string) string) Locations {
 	if v := getenv("TETHER_CONFIG"); v != "" {
 		configFile = v
 	}
+	openCodeConfigDir := getenv("OPENCODE_CONFIG_DIR")
+	if !filepath.IsAbs(openCodeConfigDir) {
+		openCodeConfigDir = filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "opencode")
+	}
+	openCodeConfig := getenv("OPENCODE_CONFIG")
+	if !filepath.IsAbs(openCodeConfig) {
+		openCodeConfig = ""
+	}
 	openCodeDB := getenv("OPENCODE_DB")
 	if !filepath.IsAbs(openCodeDB) {
 		openCodeDB = ""
@@ -90,5 +105,9 @@ func FromEnv(getenv func(string) string) Locations {
 		CodexDir:    orHome("CODEX_HOME", ".codex"),
 		OpenCodeDir: filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "opencode"),
 		OpenCodeDB:  openCodeDB,
+
+		OpenCodeConfigDir: openCodeConfigDir,
+		OpenCodeConfig:    openCodeConfig,
+		OpenCodeCacheDir:  filepath.Join(xdg("XDG_CACHE_HOME", ".cache"), "opencode"),
 	}
 }

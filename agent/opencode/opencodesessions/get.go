@@ -3,6 +3,7 @@ package opencodesessions
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -19,6 +20,9 @@ import (
 // assistant message per model step); a human prompt is a user message
 // with a text part that is not synthetic; a tool call is a tool part.
 func (r *Reader) Get(ctx context.Context, s agent.Session) (agent.Session, error) {
+	if storage, ok := storageOf(s.Source); ok && s.Source != r.DB {
+		return (&Reader{Storage: storage, Windows: r.Windows, Limits: r.Limits, WorkRules: r.WorkRules}).getLegacy(ctx, s)
+	}
 	if r.DB == "" {
 		return s, fmt.Errorf("opencode session %s: no database", s.ID)
 	}
@@ -47,35 +51,39 @@ func (r *Reader) get(ctx context.Context, db *sql.DB, s agent.Session) (agent.Se
 	if why := sc.missing("part", "message_id"); why != "" {
 		return s, errors.New(why)
 	}
+	f := newFold(s, r.WorkRules)
+	if err := eachRow(ctx, db, sc, s.ID, f.add); err != nil {
+		return s, err
+	}
+	return f.finish(ctx, r), nil
+}
+
+// eachRow calls fn with every message of session id and its parts, in
+// the order OpenCode wrote them (a message without parts once, part nil).
+func eachRow(ctx context.Context, db *sql.DB, sc schema, id string, fn func(id, data string, created *int64, part *string)) error {
 	order := "m.id"
 	if sc["message"]["time_created"] {
 		order = "m.time_created, m.id"
 	}
-	// Every message with its parts (a message without parts still
-	// counts: LEFT JOIN), in the order OpenCode wrote them.
 	rs, err := db.QueryContext(ctx, `SELECT m.id, m.data, `+sc.col("message", "m", "time_created")+`, p.data
 		FROM message m LEFT JOIN part p ON p.message_id = m.id
-		WHERE m.session_id = ? ORDER BY `+order+`, p.id`, s.ID)
+		WHERE m.session_id = ? ORDER BY `+order+`, p.id`, id)
 	if err != nil {
-		return s, err
+		return err
 	}
 	defer rs.Close()
-	f := newFold(s, r.WorkRules)
 	for rs.Next() {
 		var (
-			id, data string
-			created  *int64
-			part     *string
+			mid, data string
+			created   *int64
+			part      *string
 		)
-		if err := rs.Scan(&id, &data, &created, &part); err != nil {
-			return s, err
+		if err := rs.Scan(&mid, &data, &created, &part); err != nil {
+			return err
 		}
-		f.add(id, data, created, part)
+		fn(mid, data, created, part)
 	}
-	if err := rs.Err(); err != nil {
-		return s, err
-	}
-	return f.finish(ctx, r), nil
+	return rs.Err()
 }
 
 // fold gathers a session's messages and parts in order.
@@ -89,8 +97,9 @@ type fold struct {
 	ev      *evidence.Collector
 	// tokens is the context after the last assistant message with output
 	// (known: since the last compaction's summary, there was one).
-	tokens int64
-	known  bool
+	tokens   int64
+	known    bool
+	provider string
 }
 
 func newFold(s agent.Session, rules []agent.WorkRule) *fold {
@@ -114,6 +123,9 @@ func (f *fold) add(id, data string, created *int64, part *string) {
 	switch p.Get("type").String() {
 	case "tool":
 		f.counts.ToolCalls++
+		f.tool(p, m)
+	case "compaction":
+		f.counts.Compactions++
 	case "text":
 		if !user || p.Get("synthetic").Bool() {
 			return
@@ -125,11 +137,47 @@ func (f *fold) add(id, data string, created *int64, part *string) {
 			f.prompts = append(f.prompts, text)
 			f.ev.Prompt(text)
 			if created != nil {
-				t := unixMilli(nullInt(*created))
+				t := unixMilli(*created)
 				f.s.LastHumanActivity = &t
 			}
 		}
 	}
+}
+
+// tool gives the evidence collector tool part p of assistant message m,
+// its input in the shape of the collector's names (Claude Code's): a
+// call, and its output for a git commit's line.
+func (f *fold) tool(p, m gjson.Result) {
+	id, in := p.Get("callID").String(), p.Get("state.input")
+	cwd := m.Get("path.cwd").String()
+	if cwd == "" {
+		cwd = f.s.Cwd
+	}
+	var name, input string
+	switch p.Get("tool").String() {
+	case "bash":
+		name, input = "Bash", in.Raw
+	case "read":
+		name, input = "Read", jsonObject("file_path", in.Get("filePath").String())
+	case "edit", "multiedit":
+		name, input = "Edit", jsonObject("file_path", in.Get("filePath").String())
+	case "write":
+		name, input = "Write", jsonObject("file_path", in.Get("filePath").String())
+	case "apply_patch", "patch":
+		name, input = "apply_patch", jsonObject("input", in.Get("patchText").String())
+	default:
+		return
+	}
+	f.ev.ToolUse(id, name, gjson.Parse(input), cwd)
+	if out := p.Get("state.output"); out.Exists() {
+		f.ev.ToolResult(id, out.String())
+	}
+}
+
+// jsonObject is {"k": v} as JSON.
+func jsonObject(k, v string) string {
+	b, _ := json.Marshal(map[string]string{k: v})
+	return string(b)
 }
 
 // message counts one message row and follows the context in use.
@@ -152,6 +200,9 @@ func (f *fold) message(m gjson.Result) {
 		if f.s.Model == "" {
 			f.s.Model = m.Get("modelID").String()
 		}
+		if f.provider == "" {
+			f.provider = m.Get("providerID").String()
+		}
 	}
 }
 
@@ -168,7 +219,8 @@ func (f *fold) finish(ctx context.Context, r *Reader) agent.Session {
 	full.ContextCurve = f.curve
 	full.Context = nil
 	if f.known {
-		full.Context = r.context(full.Model, f.tokens)
+		root, _ := evidence.RepoOf(full.Cwd)
+		full.Context = r.context(f.provider, full.Model, full.Cwd, root, f.tokens)
 	}
 	full.Evidence = f.ev.Finish(ctx, full)
 	full.NormalizeTimes()

@@ -14,18 +14,32 @@ import (
 	"github.com/tether-dev/tether/agent/evidence"
 	"github.com/tether-dev/tether/agent/opencode"
 	"github.com/tether-dev/tether/agent/scan"
+	"github.com/tether-dev/tether/internal/procfs"
 )
 
-// Reader reads the sessions of one OpenCode database.
+// Reader reads the sessions of one OpenCode database (and of the JSON
+// storage OpenCode kept before 1.2, when it is still there).
 type Reader struct {
 	// DB is opencode.db ("": nothing is listed).
 	DB string
-	// Windows gives a model's context window.
+	// Storage is the JSON storage of OpenCode before 1.2 ("": none).
+	Storage string
+	// Windows gives a model's context window; Limits, OpenCode's own
+	// (its config and models.json), which come first.
 	Windows agent.Windows
+	Limits  *opencode.Limits
 	// WorkRules find work references in show (nil: the defaults).
 	WorkRules []agent.WorkRule
-	// Live says whether a session runs (nil: none is reported running).
+	// Live says whether a session runs (nil: none is reported running);
+	// Proc is the process table whose command lines name the sessions
+	// Live is asked about.
 	Live func(id, path string) agent.Liveness
+	Proc procfs.FS
+	// Cache keeps the listed rows while the database is unchanged (nil:
+	// none).
+	Cache *Cache
+	// Now is the cache's clock (nil: time.Now).
+	Now func() time.Time
 
 	roots evidence.RootMemo
 }
@@ -33,149 +47,191 @@ type Reader struct {
 // Harness implements agent.Reader.
 func (r *Reader) Harness() string { return agent.OpenCode }
 
-// sessionColumns are the session table's columns List reads, in scan
-// order; id and directory are needed, the others read as NULL when a
-// version lacks them.
-var sessionColumns = []string{"id", "directory", "title", "parent_id", "version", "model",
-	"tokens_input", "tokens_output", "tokens_reasoning", "tokens_cache_read", "tokens_cache_write", "cost",
-	"time_created", "time_updated", "time_archived"}
+// ShareRoots makes the reader resolve cwds through m (a listing's memo,
+// shared by every reader of a catalog).
+func (r *Reader) ShareRoots(m *evidence.RootMemo) { r.roots.Shared = m }
 
-// row is one session as List reads it.
+// ShareStats implements the catalog's sharer: the reader reads no
+// directory the archive's pass would stat.
+func (r *Reader) ShareStats(*scan.DirStats) {}
+
+// SaveCache writes the reader's cache.
+func (r *Reader) SaveCache() error { return r.Cache.Save() }
+
+// row is one session as a list reads it: the session row, its project
+// and workspace, and what its messages and parts add up to.
 type row struct {
-	s    [6]sql.NullString // id … model
-	n    [5]sql.NullInt64  // tokens
-	cost sql.NullFloat64
-	t    [3]sql.NullInt64 // created, updated, archived
-	msgs sql.NullInt64
-	last sql.NullString // the last assistant message with output
+	ID, Dir, Title, Parent, Version, Model string
+	Worktree, Project, Branch              string
+	Tokens                                 [5]int64 // input, output, reasoning, cache read, cache write
+	Cost                                   float64
+	HasTokens                              bool
+	Created, Updated                       int64 // Unix ms
+	Archived                               bool
+	// HasMsgs: the messages were counted (the table is there).
+	HasMsgs                                   bool
+	Msgs, Humans, Tools, Compactions, LastHum int64
+	// Ctx is the context in use after the last assistant message with
+	// output, when known (none since the last compaction: unknown);
+	// LastModel and LastProvider are that message's model.
+	Ctx                     int64
+	CtxKnown                bool
+	LastModel, LastProvider string
+	// Source is where the session is kept: the database, or the
+	// session's file in the JSON storage.
+	Source string
 }
 
 // List implements agent.Reader: every session in one query. A database
 // tether cannot query, or one whose schema lacks what is needed, is a
 // diagnostic naming it, not an error: the other agents still list.
 func (r *Reader) List(ctx context.Context, opts agent.ListOptions) ([]agent.Session, []agent.Diagnostic, error) {
-	if r.DB == "" {
-		return nil, nil, nil
-	}
-	if _, err := os.Stat(r.DB); err != nil {
-		if scan.IsNotExist(err) {
-			return nil, nil, nil
-		}
-		return nil, nil, fmt.Errorf("read %s: %w", r.DB, err)
-	}
-	rows, err := r.query(ctx)
+	rows, diags, err := r.rows(ctx)
 	if err != nil {
-		return nil, []agent.Diagnostic{{Harness: agent.OpenCode, Path: r.DB, Problem: err.Error()}}, ctx.Err()
+		return nil, diags, err
 	}
+	running := r.running(rows)
 	out := make([]agent.Session, 0, len(rows))
 	for i := range rows {
-		if rows[i].t[2].Valid && !opts.All {
+		if rows[i].Archived && !opts.All {
 			continue // archived by OpenCode
 		}
-		out = append(out, r.session(&rows[i]))
+		out = append(out, r.session(&rows[i], running))
 	}
-	return out, nil, ctx.Err()
+	if err := r.Cache.Save(); err != nil {
+		diags = append(diags, agent.Diagnostic{Harness: agent.OpenCode, Path: r.Cache.Path(), Problem: "cache not saved: " + err.Error()})
+	}
+	return out, diags, ctx.Err()
 }
 
-// query reads every session, with its message count and its last
-// assistant message with output (the context in use), in one query.
-func (r *Reader) query(ctx context.Context) ([]row, error) {
-	var out []row
+// rows are the database's sessions and the JSON storage's (a session in
+// both, imported on upgrade, is the database's).
+func (r *Reader) rows(ctx context.Context) ([]row, []agent.Diagnostic, error) {
+	var (
+		rows  []row
+		diags []agent.Diagnostic
+	)
+	if r.DB != "" {
+		if _, err := os.Stat(r.DB); err == nil {
+			rows, err = r.dbRows(ctx)
+			if err != nil {
+				diags = append(diags, agent.Diagnostic{Harness: agent.OpenCode, Path: r.DB, Problem: err.Error()})
+			}
+		} else if !scan.IsNotExist(err) {
+			return nil, nil, fmt.Errorf("read %s: %w", r.DB, err)
+		}
+	}
+	if r.Storage != "" {
+		legacy, d := r.legacyRows(ctx, rows)
+		rows = append(rows, legacy...)
+		diags = append(diags, d...)
+	}
+	return rows, diags, nil
+}
+
+// dbRows are the database's sessions, from the cache when the database
+// is as it was when they were last read.
+func (r *Reader) dbRows(ctx context.Context) ([]row, error) {
+	now := time.Now()
+	if r.Now != nil {
+		now = r.Now()
+	}
+	st, ok := stampDB(r.DB)
+	if ok {
+		if rows, hit := trustedRows(r.Cache, r.DB, st, now.UnixNano()); hit {
+			return rows, nil
+		}
+	}
+	var rows []row
 	err := readDB(r.DB, func(db *sql.DB) error {
 		var err error
-		out, err = querySessions(ctx, db)
+		rows, err = querySessions(ctx, db)
 		return err
 	})
-	return out, err
+	for i := range rows {
+		rows[i].Source = r.DB
+	}
+	if err == nil && ok {
+		r.Cache.StoreRecord(r.DB, listRecord{Stamp: st, Checked: now.UnixNano(), Rows: rows})
+	}
+	return rows, err
 }
 
-func querySessions(ctx context.Context, db *sql.DB) ([]row, error) {
-	sc, err := probe(ctx, db, "session", "message")
-	if err != nil {
-		return nil, err
+// running are the sessions an opencode process runs, by id. A running
+// session's id is on its process's command line (see opencode.Agent's
+// Live), so Live, a walk of the process table each, is asked only of the
+// sessions some command line names.
+func (r *Reader) running(rows []row) map[string]agent.Liveness {
+	if r.Live == nil || len(rows) == 0 {
+		return nil
 	}
-	if why := sc.missing("session", "id", "directory"); why != "" {
-		return nil, fmt.Errorf("%s", why)
-	}
-	sel := make([]string, 0, len(sessionColumns)+2)
-	for _, c := range sessionColumns {
-		sel = append(sel, sc.col("session", "s", c))
-	}
-	sel = append(sel, "NULL", "NULL")
-	if sc.missing("message", "session_id", "data") == "" {
-		order := "m.id DESC"
-		if sc["message"]["time_created"] {
-			order = "m.time_created DESC, m.id DESC"
+	named := map[string]bool{}
+	for _, pid := range r.Proc.PIDs() {
+		for _, w := range r.Proc.Argv(pid) {
+			if strings.HasPrefix(w, "ses_") || strings.HasPrefix(w, "--session=ses_") {
+				named[strings.TrimPrefix(w, "--session=")] = true
+			}
 		}
-		sel[len(sel)-2] = "(SELECT count(*) FROM message m WHERE m.session_id = s.id)"
-		sel[len(sel)-1] = `(SELECT m.data FROM message m WHERE m.session_id = s.id
-			AND json_extract(m.data, '$.role') = 'assistant' AND json_extract(m.data, '$.tokens.output') > 0
-			ORDER BY ` + order + ` LIMIT 1)`
 	}
-	rs, err := db.QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM session s")
-	if err != nil {
-		return nil, fmt.Errorf("query sessions: %w", err)
-	}
-	defer rs.Close()
-	var out []row
-	for rs.Next() {
-		var w row
-		dst := []any{&w.s[0], &w.s[1], &w.s[2], &w.s[3], &w.s[4], &w.s[5],
-			&w.n[0], &w.n[1], &w.n[2], &w.n[3], &w.n[4], &w.cost, &w.t[0], &w.t[1], &w.t[2], &w.msgs, &w.last}
-		if err := rs.Scan(dst...); err != nil {
-			return nil, fmt.Errorf("read sessions: %w", err)
+	out := map[string]agent.Liveness{}
+	for i := range rows {
+		if id := rows[i].ID; named[id] && !rows[i].Archived {
+			if l := r.Live(id, ""); l.Live() {
+				out[id] = l
+			}
 		}
-		out = append(out, w)
 	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("read sessions: %w", err)
-	}
-	return out, nil
+	return out
 }
 
 // session is the listed session of w.
-func (r *Reader) session(w *row) agent.Session {
-	id, dir := w.s[0].String, w.s[1].String
+func (r *Reader) session(w *row, running map[string]agent.Liveness) agent.Session {
 	s := agent.Session{
 		Harness:      agent.OpenCode,
-		ID:           id,
-		Cwd:          dir,
-		IdentityRoot: r.roots.Get(dir),
-		Created:      unixMilli(w.t[0]),
-		LastActivity: unixMilli(w.t[1]),
-		Archived:     w.t[2].Valid,
+		ID:           w.ID,
+		Cwd:          w.Dir,
+		IdentityRoot: r.roots.Get(w.Dir),
+		GitOrigin:    r.roots.Origin(w.Dir),
+		GitBranch:    w.Branch,
+		Created:      unixMilli(w.Created),
+		LastActivity: unixMilli(w.Updated),
+		Archived:     w.Archived,
 		State:        agent.StateResumable,
-		Source:       r.DB,
-		CLIVersion:   w.s[4].String,
-		Model:        modelID(w.s[5].String),
-		Parent:       w.s[3].String,
-		Resume:       agent.ResumeSpec{Argv: resumeArgv(id), Dir: dir},
+		Source:       w.Source,
+		CLIVersion:   w.Version,
+		Model:        modelID(w.Model),
+		Parent:       w.Parent,
+		Resume:       agent.ResumeSpec{Argv: resumeArgv(w.ID), Dir: w.Dir},
 	}
-	s.Title, s.TitleSource = w.s[2].String, agent.TitleThread
+	// The search index reads a session again when these change: its
+	// last update (OpenCode touches the session with every message) and
+	// its message count.
+	s.SourceSize, s.SourceMTime = w.Msgs, w.Updated*int64(time.Millisecond)
+	s.Title, s.TitleSource = w.Title, agent.TitleThread
 	if s.Title == "" || strings.HasPrefix(s.Title, untitled) {
-		s.Title, s.TitleSource = agent.CwdTitle(dir), agent.TitleCwd
+		s.Title, s.TitleSource = agent.CwdTitle(w.Dir), agent.TitleCwd
 	}
-	if w.n[0].Valid || w.cost.Valid {
-		s.Tokens = &agent.TokenSums{Input: w.n[0].Int64, Output: w.n[1].Int64, Reasoning: w.n[2].Int64,
-			CacheRead: w.n[3].Int64, CacheWrite: w.n[4].Int64, Cost: w.cost.Float64}
+	if w.HasTokens {
+		s.Tokens = &agent.TokenSums{Input: w.Tokens[0], Output: w.Tokens[1], Reasoning: w.Tokens[2],
+			CacheRead: w.Tokens[3], CacheWrite: w.Tokens[4], Cost: w.Cost}
 	}
-	if w.msgs.Valid {
-		n := int(w.msgs.Int64)
+	if w.HasMsgs {
+		n := int(w.Msgs)
 		s.Messages = &n
-	}
-	if w.last.Valid {
-		m := gjson.Parse(w.last.String)
-		if s.Model == "" {
-			s.Model = m.Get("modelID").String()
-		}
-		if tokens, ok := contextTokens(m); ok {
-			s.Context = r.context(s.Model, tokens)
+		s.Counts = &agent.Counts{HumanPrompts: int(w.Humans), Messages: n, ToolCalls: int(w.Tools), Compactions: int(w.Compactions)}
+		if w.LastHum > 0 {
+			t := unixMilli(w.LastHum)
+			s.LastHumanActivity = &t
 		}
 	}
-	if r.Live != nil && !s.Archived {
-		if l := r.Live(id, ""); l.Live() {
-			s.State, s.Runtime = agent.StateRunning, &agent.Runtime{PID: l.PID}
-		}
+	if s.Model == "" {
+		s.Model = w.LastModel
+	}
+	if w.CtxKnown {
+		s.Context = r.context(cmpOr(w.LastProvider, providerID(w.Model)), s.Model, w.Dir, w.Worktree, w.Ctx)
+	}
+	if l, ok := running[w.ID]; ok {
+		s.State, s.Runtime = agent.StateRunning, &agent.Runtime{PID: l.PID}
 	}
 	s.NormalizeTimes()
 	return s
@@ -186,13 +242,8 @@ func (r *Reader) session(w *row) agent.Session {
 const untitled = "New session - "
 
 // contextTokens is the context in use after assistant message m: its
-// total tokens, or their parts' sum where no total is recorded. A
-// compaction's summary (summary: true) is not: the context after it is
-// unknown until the next turn.
+// tokens.total, or the sum of its parts when a version writes no total.
 func contextTokens(m gjson.Result) (int64, bool) {
-	if m.Get("summary").Bool() {
-		return 0, false
-	}
 	t := m.Get("tokens")
 	if total := t.Get("total"); total.Exists() {
 		return total.Int(), true
@@ -202,9 +253,12 @@ func contextTokens(m gjson.Result) (int64, bool) {
 	return sum, t.Exists()
 }
 
-// context is the context in use of tokens in model's window.
-func (r *Reader) context(model string, tokens int64) *agent.ContextUsage {
-	w, src := r.Windows.For(model, 0, 0)
+// context is the context in use of tokens in the window of provider's
+// model: OpenCode's own (its config, for a session in dir of the
+// project at root, or models.json) as the agent's record of it, else
+// tether's.
+func (r *Reader) context(provider, model, dir, root string, tokens int64) *agent.ContextUsage {
+	w, src := r.Windows.For(model, 0, r.Limits.Window(provider, model, dir, root))
 	return &agent.ContextUsage{Tokens: tokens, Window: w, WindowKnown: agent.Known(src), Percent: agent.Percent(tokens, w)}
 }
 
@@ -217,11 +271,27 @@ func modelID(col string) string {
 	return col
 }
 
-func unixMilli(v sql.NullInt64) time.Time {
-	if !v.Valid || v.Int64 <= 0 {
+// providerID is the provider of a session's model column ("" when it
+// names none).
+func providerID(col string) string {
+	if m := gjson.Parse(col); m.IsObject() {
+		return m.Get("providerID").String()
+	}
+	return ""
+}
+
+func unixMilli(ms int64) time.Time {
+	if ms <= 0 {
 		return time.Time{}
 	}
-	return time.UnixMilli(v.Int64).UTC()
+	return time.UnixMilli(ms).UTC()
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // resumeArgv is OpenCode's resume command for id: the agent's own
@@ -230,5 +300,3 @@ func resumeArgv(id string) []string {
 	argv, _ := (*opencode.Agent)(nil).Resume(id, "", false)
 	return argv
 }
-
-func nullInt(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: true} }

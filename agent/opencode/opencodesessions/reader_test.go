@@ -47,6 +47,14 @@ func TestListAndGetRealSample(t *testing.T) {
 	if s.Messages == nil || *s.Messages != 9 {
 		t.Errorf("messages: %v", s.Messages)
 	}
+	// The list counts what show counts, in its one query; the last
+	// human prompt is the user message "after compaction".
+	if s.Counts == nil || *s.Counts != (agent.Counts{HumanPrompts: 3, Messages: 9, ToolCalls: 1, Compactions: 1}) {
+		t.Errorf("listed counts: %+v", s.Counts)
+	}
+	if s.LastHumanActivity == nil || !s.LastHumanActivity.Equal(time.UnixMilli(1796151297369)) {
+		t.Errorf("listed last human: %v", s.LastHumanActivity)
+	}
 	// The last turn after the compaction: its total is the context.
 	if s.Context == nil || s.Context.Tokens != 1200 || s.Context.Window != agent.DefaultWindow {
 		t.Errorf("context: %+v", s.Context)
@@ -58,7 +66,7 @@ func TestListAndGetRealSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *full.Counts != (agent.Counts{HumanPrompts: 3, Messages: 9, ToolCalls: 1}) {
+	if *full.Counts != *s.Counts {
 		t.Errorf("counts: %+v", *full.Counts)
 	}
 	if !strings.HasPrefix(full.FirstPrompt, "TOOL_CALL:bash:") || len(full.RecentPrompts) != 3 || full.RecentPrompts[2] != "after compaction" {
@@ -67,7 +75,7 @@ func TestListAndGetRealSample(t *testing.T) {
 	if full.Context == nil || full.Context.Tokens != 1200 || len(full.ContextCurve) != 4 {
 		t.Errorf("full context: %+v curve %v", full.Context, full.ContextCurve)
 	}
-	if full.LastHumanActivity == nil || full.LastHumanActivity.IsZero() {
+	if full.LastHumanActivity == nil || !full.LastHumanActivity.Equal(*s.LastHumanActivity) {
 		t.Errorf("last human activity: %v", full.LastHumanActivity)
 	}
 	// The overflow: one human prompt (the continuation after the
@@ -76,8 +84,11 @@ func TestListAndGetRealSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Counts.HumanPrompts != 1 || o.Counts.Messages != 6 || o.Context == nil || o.Context.Tokens != 1208 {
+	if *o.Counts != (agent.Counts{HumanPrompts: 1, Messages: 6, Compactions: 1}) || o.Context == nil || o.Context.Tokens != 1208 {
 		t.Errorf("overflow: %+v %+v", *o.Counts, o.Context)
+	}
+	if lo := m[sessiontest.SampleOpenCodeOverflow]; *lo.Counts != *o.Counts {
+		t.Errorf("overflow listed: %+v", *lo.Counts)
 	}
 }
 

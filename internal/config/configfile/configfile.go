@@ -87,9 +87,9 @@ func validate(c config.Config) error {
 		return fmt.Errorf("archive.dir: %q is not an absolute path", d)
 	}
 	switch c.Summarize.Provider {
-	case "", "claude", "codex", "anthropic", "command":
+	case "", "claude", "codex", "opencode", "anthropic", "command":
 	default:
-		return fmt.Errorf("summarize.provider: %q is not claude, codex, anthropic or command", c.Summarize.Provider)
+		return fmt.Errorf("summarize.provider: %q is not claude, codex, opencode, anthropic or command", c.Summarize.Provider)
 	}
 	if c.Summarize.BudgetTokens < 200 || c.Summarize.Concurrency < 1 || c.Summarize.TimeoutSeconds < 1 {
 		return fmt.Errorf("summarize: budget_tokens must be at least 200, concurrency and timeout_seconds at least 1")

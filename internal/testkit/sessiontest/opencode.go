@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -86,4 +87,50 @@ func InsertOpenCodeRow(t testing.TB, db *sql.DB, table string, r map[string]any)
 	if _, err := db.Exec(q, args...); err != nil {
 		t.Fatalf("insert %s: %v", table, err)
 	}
+}
+
+// OpenCodeManyDB builds data/opencode.db as OpenCodeDB does, then adds n
+// copies of the first sample session (its messages and parts), each
+// under fresh ids and a directory of its own among dirs, for measuring a
+// list of many sessions. It returns the database's path.
+func OpenCodeManyDB(t testing.TB, data string, n, dirs int) string {
+	t.Helper()
+	path := OpenCodeDB(t, data)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		// Session ids sort newest first and share their first hex digits,
+		// as OpenCode's do.
+		sid := fmt.Sprintf("ses_dcd1%08xffeSyn%06d", 0xffffffff-i, i)
+		dir := fmt.Sprintf("/home/example/proj%d", i%max(dirs, 1))
+		for _, q := range []string{
+			`INSERT INTO session SELECT ?, project_id, workspace_id, parent_id, slug, ?, path, title || ?, version, share_url,
+				summary_additions, summary_deletions, summary_files, summary_diffs, metadata, cost, tokens_input, tokens_output,
+				tokens_reasoning, tokens_cache_read, tokens_cache_write, revert, permission, agent, model,
+				time_created + ?, time_updated + ?, time_compacting, time_archived FROM session WHERE id = '` + SampleOpenCode + `'`,
+			`INSERT INTO message SELECT id || ?2, ?1, time_created + ?4, time_updated + ?4, data FROM message WHERE session_id = '` + SampleOpenCode + `'`,
+			`INSERT INTO part SELECT id || ?2, message_id || ?2, ?1, time_created + ?4, time_updated + ?4, data FROM part WHERE session_id = '` + SampleOpenCode + `'`,
+		} {
+			var err error
+			if strings.Contains(q, "INSERT INTO session") {
+				_, err = tx.Exec(q, sid, dir, fmt.Sprintf(" %d", i), i*1000, i*1000)
+			} else {
+				_, err = tx.Exec(q, sid, fmt.Sprintf("_%d", i), dir, i*1000)
+			}
+			if err != nil {
+				t.Fatalf("copy session %d: %v", i, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
