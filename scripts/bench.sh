@@ -312,7 +312,7 @@ uwarm="$med"
 row "usage daily warm" "$med ms" "$(mib "$rss")" "" "cpu $cpu ms"
 clear_usage
 "$tether" usage daily --json >/dev/null
-find "$CLAUDE_CONFIG_DIR/projects" -name '*.jsonl' | head -10 >"$tmp/appended.txt"
+find "$CLAUDE_CONFIG_DIR/projects" -name '*.jsonl' | sed -n '1,10p' >"$tmp/appended.txt"
 added=0
 while IFS= read -r f; do
 	line='{"type":"assistant","timestamp":"2026-03-01T10:00:00.000Z","requestId":"req_bench","message":{"id":"msg_bench_'"$added"'","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":3,"output_tokens":2}}}'
