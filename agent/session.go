@@ -87,6 +87,9 @@ type Session struct {
 	// ContextCurve is the context in use after each main-chain turn (full
 	// read only).
 	ContextCurve []int64 `json:"contextCurve,omitempty"`
+	// Spend is what the session's responses cost, counted as tether
+	// usage counts them (show, and the list's COST column, only).
+	Spend *Spend `json:"spend,omitempty"`
 
 	// Archive is set for a session whose transcript is in tether's
 	// archive only (state archived).

@@ -7,10 +7,12 @@ import (
 	"github.com/tether-dev/tether/agent/scan"
 )
 
-// CacheFiles are the cache files readers keep under dir; ClearCache
-// removes them.
+// CacheFiles are the cache files readers keep under dir, their usage
+// counts' included (beside each, named -usage.gob); ClearCache removes
+// them.
 func CacheFiles(dir string) []string {
-	return []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex), CacheFile(dir, OpenCode)}
+	return []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex), CacheFile(dir, OpenCode),
+		filepath.Join(dir, "catalog-"+ClaudeCode+"-usage.gob"), filepath.Join(dir, "catalog-"+Codex+"-usage.gob")}
 }
 
 // CacheFile is the cache file under dir of harness's reader.

@@ -7,8 +7,9 @@ import (
 
 //go:generate go run ../tools/schemagen
 
-// SchemaNames are the JSON outputs that have a schema: list, show, search.
-var SchemaNames = []string{"list", "show", "search"}
+// SchemaNames are the JSON outputs that have a schema: list, show, search,
+// and usage (tether usage --json).
+var SchemaNames = []string{"list", "show", "search", "usage"}
 
 //go:embed schema/*.json
 var schemas embed.FS
@@ -19,7 +20,7 @@ var schemas embed.FS
 func Schema(name string) ([]byte, error) {
 	b, err := schemas.ReadFile("schema/" + name + ".schema.json")
 	if err != nil {
-		return nil, fmt.Errorf("no schema %q (have list, show, search)", name)
+		return nil, fmt.Errorf("no schema %q (have list, show, search, usage)", name)
 	}
 	return b, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/internal/todayspend"
 	"github.com/tether-dev/tether/state"
 )
 
@@ -20,6 +21,9 @@ type StatusOptions struct {
 	Thresholds gauge.Thresholds
 	// Segments are drawn in order; empty means DefaultSegments.
 	Segments []string
+	// TodayFile is where the last usage count left today's spend (see
+	// internal/todayspend); Today is the local date to show it for.
+	TodayFile, Today string
 }
 
 // Segment names for [statusline] segments in the config.
@@ -28,6 +32,9 @@ const (
 	SegContext = "context"
 	SegBranch  = "branch"
 	SegCost    = "cost"
+	// SegToday is today's spend across sessions, as tether usage last
+	// counted it (never counted here: one small file is read).
+	SegToday = "today"
 )
 
 // DefaultSegments is the statusLine without configuration.
@@ -46,6 +53,13 @@ func renderSegment(name string, in agent.StatusInput, st state.Session, o Status
 	case SegCost:
 		if in.HasCost {
 			return fmt.Sprintf("$%.2f", in.CostUSD)
+		}
+	case SegToday:
+		if o.TodayFile == "" {
+			return ""
+		}
+		if sp, ok := todayspend.Read(o.TodayFile, o.Today); ok {
+			return fmt.Sprintf("$%.2f today", sp.CostUSD)
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"github.com/tether-dev/tether/internal/todayspend"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,5 +137,26 @@ func TestStatusLineGaugeBytes(t *testing.T) {
 				t.Errorf("%v%%: %q, fmt wrote %q", p, got, want)
 			}
 		}
+	}
+}
+
+// The today segment shows the spend the last usage count kept, only when
+// it is of today, and reads nothing else.
+func TestStatusLineTodaySegment(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "usage-today")
+	o := StatusOptions{Segments: []string{"model", "today"}, TodayFile: f, Today: "2026-03-01"}
+	in := agent.StatusInput{ModelName: "Opus"}
+	if got := RenderStatusLine(in, state.Session{}, o); got != "Opus" {
+		t.Fatalf("no count kept: %q", got)
+	}
+	if err := todayspend.Write(f, todayspend.Spend{Date: "2026-03-01", CostUSD: 12.345, Tokens: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if got := RenderStatusLine(in, state.Session{}, o); got != "Opus · $12.35 today" {
+		t.Fatalf("got %q", got)
+	}
+	o.Today = "2026-03-02"
+	if got := RenderStatusLine(in, state.Session{}, o); got != "Opus" {
+		t.Fatalf("yesterday's count shown: %q", got)
 	}
 }

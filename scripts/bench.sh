@@ -298,6 +298,36 @@ row "no-op claude, direct" "$direct ms" "" "" "min $directmin ms"
 row "  minimal Go wrapper (floor)" "$gowrap ms" "" "" "+$(awk -v a="$gowrap" -v b="$direct" 'BEGIN { printf "%.2f", a - b }') ms; min $gowrapmin ms (+$(awk -v a="$gowrapmin" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms)"
 row "tether run claude (no-op)" "$med ms" "$(mib "$rss")" "<= 2 ms added" "+$added ms; min $min ms (+$(awk -v a="$min" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms); $(ratio "$med" "$gowrap") Go wrapper floor"
 
+# --- usage --------------------------------------------------------------------
+# tether usage daily: cold (usage caches cleared), warm, and after appending
+# one response to 10 sessions (bytes read), next to ccusage 20's native
+# binary on the same files (installed as the e2e suite installs it).
+log "usage ($sessions sessions)"
+clear_usage() { rm -f "$XDG_CACHE_HOME"/tether/catalog-*-usage.gob; }
+measure "usage cold" -n "$listreps" -pre "rm -f '$XDG_CACHE_HOME'/tether/catalog-*-usage.gob" -- "$tether" usage daily --json
+ucold="$med"
+row "usage daily cold (caches cleared)" "$med ms" "$(mib "$rss")" "<= 128 MiB" "cpu $cpu ms"
+measure "usage warm" -n "$reps" -- "$tether" usage daily --json
+uwarm="$med"
+row "usage daily warm" "$med ms" "$(mib "$rss")" "" "cpu $cpu ms"
+clear_usage
+"$tether" usage daily --json >/dev/null
+find "$CLAUDE_CONFIG_DIR/projects" -name '*.jsonl' | sed -n '1,10p' >"$tmp/appended.txt"
+added=0
+while IFS= read -r f; do
+	line='{"type":"assistant","timestamp":"2026-03-01T10:00:00.000Z","requestId":"req_bench","message":{"id":"msg_bench_'"$added"'","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":3,"output_tokens":2}}}'
+	printf '%s\n' "$line" >>"$f"
+	added=$((added + ${#line} + 1))
+done <"$tmp/appended.txt"
+TETHER_DEBUG_IO=1 "$tether" usage daily --json 2>"$tmp/io-usage.txt" >/dev/null
+row "  usage after appending to 10 sessions" "$(($(rchar "$tmp/io-usage.txt") >> 10)) KiB read" "" "reads what was appended" "$added bytes appended; the rest is the usage caches"
+if [ "$peer" = 1 ] && ccu="$(scripts/e2e-clis.sh ccusage-20.0.24 2>/dev/null | sed -n 's/^ccusage-20.0.24=//p')" && [ -n "$ccu" ]; then
+	measure "ccusage 20 claude daily" -n 1 -warmup 0 -- "$ccu" claude daily --json --offline
+	row "peer: ccusage 20 claude daily --json" "$med ms" "$(mib "$rss")" ">= 5x cold, >= 50x warm" "$(ratio "$med" "$ucold") tether cold, $(ratio "$med" "$uwarm") warm"
+else
+	notes+=("ccusage 20 not installable here; usage ratios skipped")
+fi
+
 # --- peer: ccusage ------------------------------------------------------------
 if [ "$peer" = 1 ]; then
 	ccusage=".cache/ccusage/node_modules/.bin/ccusage"

@@ -7,6 +7,7 @@
 #   claude-2.0.77=/abs/path/to/executable
 #   codex-0.171.0=/abs/path/to/executable
 #   opencode-1.18.33=/abs/path/to/executable
+#   ccusage-20.0.24=/abs/path/to/executable (the usage tests' reference)
 #
 # Progress and npm's output go to stderr. Arguments, if any, select CLIs by
 # key (e.g. `scripts/e2e-clis.sh codex-0.171.0`). E2E_CLIS_DIR overrides the
@@ -23,6 +24,7 @@ clis=(
 	"claude-2.0.77|@anthropic-ai/claude-code|2.0.77"
 	"codex-0.171.0|@openai/codex|0.171.0"
 	"opencode-1.18.33|opencode-ai|1.18.33"
+	"ccusage-20.0.24|ccusage|20.0.24"
 )
 
 log() { printf 'e2e-clis: %s\n' "$*" >&2; }
@@ -120,6 +122,13 @@ find_exe() {
 			"$dir/node_modules/.bin/opencode"
 		)
 		;;
+	ccusage-*)
+		# A native binary in the platform package, installed without its
+		# execute bit (the node launcher sets it on first run).
+		c="$dir/node_modules/@ccusage/ccusage-$os-$arch/bin/ccusage"
+		[ -f "$c" ] && [ ! -x "$c" ] && chmod +x "$c"
+		candidates=("$c" "$dir/node_modules/.bin/ccusage")
+		;;
 	*) return 1 ;;
 	esac
 	for c in "${candidates[@]}"; do
@@ -172,7 +181,7 @@ for a in ${selected[@]+"${selected[@]}"}; do
 	for entry in "${clis[@]}"; do
 		[ "${entry%%|*}" = "$a" ] && known=true
 	done
-	$known || die "unknown CLI $a (known: claude-2.1.332 claude-2.0.77 codex-0.171.0 opencode-1.18.33)"
+	$known || die "unknown CLI $a (known: claude-2.1.332 claude-2.0.77 codex-0.171.0 opencode-1.18.33 ccusage-20.0.24)"
 done
 
 mkdir -p "$cache"

@@ -8,6 +8,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/usage"
 )
 
 // Generate returns each schema by name (see catalog.SchemaNames).
@@ -17,6 +18,7 @@ func Generate() (map[string][]byte, error) {
 		"list":   &catalog.ListOutput{},
 		"show":   &catalog.Session{},
 		"search": &catalog.SearchOutput{},
+		"usage":  &usage.JSON{},
 	} {
 		r := &jsonschema.Reflector{}
 		s := r.Reflect(v)

@@ -113,6 +113,7 @@ func (a *App) Command() *cli.Command {
 			a.promptCommand(),
 			a.completeCommand(),
 			a.archiveCommand(),
+			a.usageCommand(),
 			helpCommand(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

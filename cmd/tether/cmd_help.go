@@ -17,6 +17,12 @@ var examples = map[string][]string{
 		"tether doctor                    # check the installation",
 		`eval "$(tether init bash)"       # wrappers, prompt segment, completion`,
 	},
+	"tether usage": {
+		"tether usage                     # tokens and cost per day, every agent",
+		"tether usage monthly --breakdown # per month, a line per model",
+		"tether usage session --harness codex --since 2026-03-01",
+		"tether usage --json --timezone UTC",
+	},
 	"tether help": {
 		"tether help sessions show        # the same as tether sessions show --help",
 	},

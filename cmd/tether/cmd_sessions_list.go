@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/identity"
@@ -33,6 +34,9 @@ type sessionsListOptions struct {
 	Limit     int
 	// Summary adds the SUMMARY column; DataDir is where summaries are.
 	Summary bool
+	// Spends, when set (--cost), gives the sessions' spends: the COST
+	// column and spend in --json.
+	Spends  func(context.Context, []catalog.Session) map[string]*agent.Spend
 	DataDir string
 	// Listed, when set, gets every session listed (before filters), to
 	// refresh the completion index.
@@ -78,6 +82,9 @@ func (a *App) sessionsListCommand() *cli.Command {
 			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
 				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle(),
 				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir, Index: searchIndexPath(a.Loc)}
+			if cmd.Bool("cost") {
+				opts.Spends = a.sessionSpends
+			}
 			if h == "" {
 				// A listing of every harness is the completion index too.
 				opts.Listed = a.writeCompletionIndex
@@ -148,6 +155,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
 		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
+		&cli.BoolFlag{Name: "cost", Local: local, Usage: "add a COST column: the session's spend, as 'tether usage session' counts it (reads the transcripts' new bytes)"},
 		&cli.BoolFlag{Name: "summary", Local: local, Usage: "add a SUMMARY column: the stored summary's title ('tether sessions summarize'; * when the session changed since)"},
 	}
 }
@@ -164,6 +172,12 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	}
 	if (opts.JSON || opts.Summary) && !opts.NoContent && opts.DataDir != "" {
 		summarize.AttachAll(opts.DataDir, out)
+	}
+	if opts.Spends != nil {
+		spends := opts.Spends(ctx, out)
+		for i := range out {
+			out[i].Spend = spends[out[i].Source]
+		}
 	}
 	if diags == nil {
 		diags = []catalog.Diagnostic{}
@@ -191,7 +205,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		if len(out) != len(all) {
 			ab = catalog.Abbrev(all)
 		}
-		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, ab, opts.Summary)
+		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, ab, opts.Summary, opts.Spends != nil)
 		countsHint(opts, out)
 	} else {
 		// No header over an empty table: one line that says why.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/shquote"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -24,6 +25,8 @@ type sessionsShowOptions struct {
 	ID        string
 	JSON      bool
 	NoContent bool
+	// Spends gives the sessions' spends by transcript (nil: not shown).
+	Spends func(context.Context, []catalog.Session) map[string]*agent.Spend
 }
 
 func (a *App) sessionsShowCommand() *cli.Command {
@@ -44,7 +47,7 @@ func (a *App) sessionsShowCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), DataDir: a.Loc.DataDir, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content")})
+			return runSessionsShow(ctx, sessionsShowOptions{sessionsBase: b, Marks: a.staleMarks(), DataDir: a.Loc.DataDir, ID: id, JSON: cmd.Bool("json"), NoContent: cmd.Bool("no-content"), Spends: a.sessionSpends})
 		},
 	}
 }
@@ -61,6 +64,9 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	one := []catalog.Session{full}
 	markStale(one, opts.Marks)
 	full = one[0]
+	if opts.Spends != nil {
+		full.Spend = opts.Spends(ctx, one)[full.Source]
+	}
 	if opts.DataDir != "" {
 		summarize.Attach(opts.DataDir, &full)
 	}
@@ -138,6 +144,9 @@ func printSession(w io.Writer, s catalog.Session, now time.Time, markFile string
 	}
 	if s.Context != nil {
 		row("context", s.Context.Text())
+	}
+	if s.Spend != nil {
+		row("spend", spendText(s.Spend))
 	}
 	if len(s.ContextCurve) > 1 {
 		row("context curve", Sparkline(s.ContextCurve))

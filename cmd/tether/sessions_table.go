@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"github.com/tether-dev/tether/agent"
 	"io"
 	"math"
 	"os"
@@ -61,7 +62,7 @@ var dropOrder = []string{"TMUX", "HUMAN", "MSGS", "HARNESS", "CTX", "BRANCH"}
 // what the other columns leave (dropping the least useful ones on a narrow
 // terminal); piped, every column stays and titles are cut at a fixed width.
 // Ids are abbreviated among those of ab, or, when ab is nil, among ss's.
-func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style tableStyle, ab *identity.Abbreviator, withSummary bool) {
+func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style tableStyle, ab *identity.Abbreviator, withSummary, withCost bool) {
 	var ids []string
 	if ab == nil {
 		ids = catalog.ShortIDs(ss)
@@ -75,6 +76,13 @@ func printSessionTable(w io.Writer, ss []catalog.Session, now time.Time, style t
 	header := slices.Clone(sessionHeader)
 	if withSummary {
 		header = slices.Insert(header, len(header)-1, "SUMMARY")
+	}
+	if withCost {
+		// COST (the session's spend, --cost) goes before the title.
+		header = slices.Insert(header, len(header)-1, "COST")
+		for i := range rows {
+			rows[i] = slices.Insert(rows[i], len(rows[i])-1, costCell(ss[i].Spend))
+		}
 	}
 	limit := pipedTitleWidth
 	if style.Width > 0 {
@@ -299,4 +307,12 @@ func summaryCell(sum *catalog.Summary) string {
 		t += " *"
 	}
 	return t
+}
+
+// costCell is a session's spend in the COST column ("-": none counted).
+func costCell(sp *agent.Spend) string {
+	if sp == nil {
+		return "-"
+	}
+	return usd(sp.CostUSD)
 }

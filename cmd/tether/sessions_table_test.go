@@ -35,7 +35,7 @@ func TestSessionTableFitsTheTerminal(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, width := range []int{80, 120, 200} {
 		var b bytes.Buffer
-		printSessionTable(&b, tableSessions(now), now, tableStyle{Width: width}, nil, false)
+		printSessionTable(&b, tableSessions(now), now, tableStyle{Width: width}, nil, false, false)
 		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 		if !strings.Contains(lines[0], "BRANCH") || len(lines) != 3 {
 			t.Fatalf("width %d:\n%s", width, b.String())
@@ -72,13 +72,13 @@ func TestSessionTableFitsTheTerminal(t *testing.T) {
 func TestSessionTableColourAndPipes(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
-	printSessionTable(&b, tableSessions(now), now, tableStyle{Width: 200, Color: true}, nil, false)
+	printSessionTable(&b, tableSessions(now), now, tableStyle{Width: 200, Color: true}, nil, false, false)
 	if !strings.Contains(b.String(), "\x1b[32mrunning\x1b[0m") {
 		t.Errorf("running not green:\n%q", b.String())
 	}
 	var piped1, piped2 bytes.Buffer
-	printSessionTable(&piped1, tableSessions(now), now, tableStyle{}, nil, false)
-	printSessionTable(&piped2, tableSessions(now), now, tableStyle{}, nil, false)
+	printSessionTable(&piped1, tableSessions(now), now, tableStyle{}, nil, false, false)
+	printSessionTable(&piped2, tableSessions(now), now, tableStyle{}, nil, false, false)
 	if strings.Contains(piped1.String(), "\x1b") || piped1.String() != piped2.String() {
 		t.Errorf("piped:\n%q", piped1.String())
 	}
@@ -103,7 +103,7 @@ func TestSessionTableContextRule(t *testing.T) {
 	ss[0].Context = &catalog.ContextUsage{Percent: 62.5}
 	ss[1].Context = &catalog.ContextUsage{Percent: 0.1136}
 	var b bytes.Buffer
-	printSessionTable(&b, ss, now, tableStyle{}, nil, false)
+	printSessionTable(&b, ss, now, tableStyle{}, nil, false, false)
 	if !strings.Contains(b.String(), " 63% ") || !strings.Contains(b.String(), " 0.1% ") {
 		t.Errorf("context column:\n%s", b.String())
 	}

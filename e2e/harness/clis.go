@@ -28,6 +28,7 @@ const (
 	ClaudeOldVersion = "2.0.77"
 	CodexVersion     = "0.171.0"
 	OpenCodeVersion  = "1.18.33"
+	CCUsageVersion   = "20.0.24"
 )
 
 // Paths are the absolute paths of the installed CLI executables, each
@@ -41,6 +42,9 @@ type Paths struct {
 	Codex string
 	// OpenCode is OpenCode 1.18.33 (a Bun-compiled native binary).
 	OpenCode string
+	// CCUsage is ccusage 20.0.24 (a native binary): the reference the
+	// usage tests compare tether's counts with.
+	CCUsage string
 	// ByKey maps the script's keys (claude-2.1.332, claude-2.0.77,
 	// codex-0.171.0, opencode-1.18.33) to the paths.
 	ByKey map[string]string
@@ -125,7 +129,8 @@ func installCLIs(t testing.TB) (Paths, string, error) {
 	p.ClaudeOld = p.ByKey["claude-"+ClaudeOldVersion]
 	p.Codex = p.ByKey["codex-"+CodexVersion]
 	p.OpenCode = p.ByKey["opencode-"+OpenCodeVersion]
-	if p.Claude == "" || p.ClaudeOld == "" || p.Codex == "" || p.OpenCode == "" {
+	p.CCUsage = p.ByKey["ccusage-"+CCUsageVersion]
+	if p.Claude == "" || p.ClaudeOld == "" || p.Codex == "" || p.OpenCode == "" || p.CCUsage == "" {
 		return Paths{}, "", fmt.Errorf("%s printed no path for every CLI:\n%s", script, stdout.String())
 	}
 	t.Logf("e2e: CLIs ready in %v: claude %s=%s, claude %s=%s, codex %s=%s, opencode %s=%s", time.Since(start).Round(time.Millisecond),

@@ -29,7 +29,7 @@ var ranks = map[string]int{
 	// ground: know nothing of tether's features
 	"internal/atomicfile": 0, "internal/bincodec": 0, "internal/config": 0, "internal/exitcode": 0,
 	"internal/gauge": 0, "internal/iostreams": 0, "internal/locations": 0, "internal/procfs": 0,
-	"internal/table": 0, "internal/termsafe": 0, "identity": 0,
+	"internal/table": 0, "internal/termsafe": 0, "identity": 0, "internal/todayspend": 1,
 	"internal/osfs":              0,
 	"internal/shquote":           1,
 	"internal/safeio":            2,
@@ -47,14 +47,14 @@ var ranks = map[string]int{
 	// features
 	"state": 6, "archive": 6, "trim": 6, "shellinit": 6, "shellinit/compindex": 6,
 	"archive/zstdcodec": 7, "hooks": 7, "wrap": 7,
-	"hooks/codextrust": 8, "catalog": 8,
+	"hooks/codextrust": 8, "catalog": 8, "usage": 6,
 	"picker": 9, "picker/snapshot": 9, "searchindex": 9, "summarize": 9, "catalog/schemagen": 9,
 	// the command layer: the shared hot commands, the binaries
 	"cmd/internal/hot": 10, "cmd/tether": 11, "cmd/tether-hot": 11,
 	// test kits and development mains (never shipped)
 	"internal/testkit/fakeapi": 0, "internal/testkit/testutil": 0, "internal/testkit/claudetest": 0,
 	"e2e/harness": 1, "internal/testkit/corpus": 6, "internal/testkit/sessiontest": 9,
-	"tools/benchrun": 0, "tools/emptygo": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
+	"tools/benchrun": 0, "tools/emptygo": 0, "tools/genpricing": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
 	"tools/gencorpus": 7, "tools/schemagen": 10,
 }
 

@@ -1,4 +1,4 @@
 package config
 
 // StatuslineSegments are the segment names `tether statusline` draws.
-var StatuslineSegments = []string{"model", "context", "branch", "cost"}
+var StatuslineSegments = []string{"model", "context", "branch", "cost", "today"}

@@ -47,7 +47,8 @@ type Reader struct {
 	Counts agent.CountIndex
 
 	roots evidence.RootMemo
-	stats *scan.DirStats // set per listing (ShareStats) by the catalog
+	stats *scan.DirStats        // set per listing (ShareStats) by the catalog
+	usage *filecache.UsageCache // opened by CountUsage
 }
 
 // Harness implements Reader.

@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/agent/evidence"
+	"github.com/tether-dev/tether/agent/filecache"
 	jsonscan "github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/agent/scan"
 
@@ -51,7 +52,8 @@ type Reader struct {
 	Now func() time.Time
 
 	roots evidence.RootMemo
-	stats *scan.DirStats // set per listing (ShareStats) by the catalog
+	stats *scan.DirStats        // set per listing (ShareStats) by the catalog
+	usage *filecache.UsageCache // opened by CountUsage
 }
 
 // Harness implements Reader.

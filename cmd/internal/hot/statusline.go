@@ -3,6 +3,7 @@ package hot
 import (
 	"context"
 	"errors"
+	"github.com/tether-dev/tether/internal/todayspend"
 	"io"
 	"log/slog"
 	"time"
@@ -34,6 +35,8 @@ type StatuslineOptions struct {
 	Agents agent.Registry
 	// Remember keeps the window the statusLine reported for a model.
 	Remember func(model string, window int64) error
+	// CacheDir holds the spend the "today" segment shows.
+	CacheDir string
 }
 
 // PromptThresholds are the colours' thresholds of [prompt], which the
@@ -65,7 +68,7 @@ func statuslineOptions(d *Deps) *StatuslineOptions {
 		// The same read for remembering and looking up.
 		remember = c.Remember
 	}
-	return &StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
+	return &StatuslineOptions{IO: d.IO, StateDir: d.Loc.StateDir, CacheDir: d.Loc.CacheDir, Getenv: d.Getenv, Now: d.Now, Log: d.Log(), Config: cfg,
 		Chain:        chainCommand(cfg.StatusLine, d.Loc.StateDir, d.Loc.ClaudeDir, d.Getenv),
 		ChainTimeout: time.Duration(cfg.StatusLine.TimeoutMS) * time.Millisecond,
 		Windows:      windows, Remember: remember, Agents: d.Agents()}
@@ -132,5 +135,13 @@ func warnStatusline(log *eventlog.Log, sessionID, msg string) {
 func renderStatusline(opts *StatuslineOptions, in *agent.StatusInput, st *state.Session) string {
 	return hooks.RenderStatusLine(*in, *st, hooks.StatusOptions{
 		Color: !opts.IO.NoColor, Thresholds: PromptThresholds(opts.Config.Prompt), Segments: opts.Config.StatusLine.Segments,
+		TodayFile: todayFile(opts.CacheDir), Today: opts.Now().Format(time.DateOnly),
 	})
+}
+
+func todayFile(cacheDir string) string {
+	if cacheDir == "" {
+		return ""
+	}
+	return todayspend.File(cacheDir)
 }

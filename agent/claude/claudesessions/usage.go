@@ -1,0 +1,352 @@
+package claudesessions
+
+import (
+	"bytes"
+	"context"
+	"hash/fnv"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/agent/filecache"
+	"github.com/tidwall/gjson"
+)
+
+var _ agent.UsageCounter = (*Reader)(nil)
+
+// usageKind versions what the counter keeps: a change to its rules
+// changes it, so kept counts are recounted.
+const usageKind = "claude-code/2"
+
+// usageCache is the reader's usage cache, opened on first use beside the
+// list's cache.
+func (r *Reader) usageCache() *filecache.UsageCache {
+	if r.Cache == nil || r.Cache.Path() == "" {
+		return nil
+	}
+	if r.usage == nil {
+		r.usage = filecache.OpenUsage(strings.TrimSuffix(r.Cache.Path(), ".gob")+"-usage.gob", usageKind)
+	}
+	return r.usage
+}
+
+// CountUsage implements agent.UsageCounter: every *.jsonl under
+// projects/, at any depth (subagents' transcripts too), in path order,
+// as ccusage reads them.
+func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	root := claude.ProjectsDir(r.Dir)
+	paths, err := filecache.JSONLFiles(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	cache := r.usageCache()
+	models := &filecache.Models{}
+	out := make([]agent.FileUsage, len(paths))
+	errs := make([]error, len(paths))
+	filecache.CountAll(len(paths), func(i int) {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			return
+		}
+		p := paths[i]
+		e, err := filecache.CountUsage(cache, r.opener(), p, &claudeUsage{models: models})
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		sess, project := sessionParts(root, p)
+		out[i] = agent.FileUsage{Harness: agent.Claude, Path: p, Session: sess, Project: project,
+			Billing: agent.BillingPerRequest, Records: e.Records, Skipped: e.Skipped}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	var diags []agent.Diagnostic
+	kept := out[:0]
+	for i, f := range out {
+		if errs[i] != nil {
+			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: paths[i], Problem: "usage not counted: " + errs[i].Error()})
+			continue
+		}
+		kept = append(kept, f)
+	}
+	out = kept
+	if err := cache.Save(); err != nil {
+		diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: cache.Path(), Problem: "usage cache not saved: " + err.Error()})
+	}
+	return out, diags, nil
+}
+
+// sessionParts names a transcript's session and project as ccusage's
+// session report does: projects/P/S.jsonl is session S of P; a
+// subagent's projects/P/S/subagents/A.jsonl belongs to S.
+func sessionParts(root, p string) (session, project string) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return strings.TrimSuffix(filepath.Base(p), ".jsonl"), "unknown"
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	project = parts[0]
+	switch {
+	case len(parts) == 2:
+		return strings.TrimSuffix(parts[1], ".jsonl"), project
+	case len(parts) >= 4 && parts[len(parts)-2] == "subagents":
+		return parts[len(parts)-3], project
+	case len(parts) >= 2:
+		return parts[len(parts)-2], project
+	}
+	return strings.TrimSuffix(parts[0], ".jsonl"), "unknown"
+}
+
+// claudeUsage counts the usage lines of one transcript by ccusage's
+// rules: a line with "usage":{ whose record (an assistant message, or an
+// agent's progress record carrying one) parses with every field of its
+// type; records naming an invalid version or an empty id are skipped;
+// "<synthetic>" records count in no model.
+type claudeUsage struct {
+	models  *filecache.Models
+	recs    []agent.UsageRecord
+	skipped int
+}
+
+func (c *claudeUsage) Start([]byte) {}
+
+func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) {
+	return c.recs, c.skipped, nil, false
+}
+
+var usageMarker = []byte(`"usage":{`)
+
+func (c *claudeUsage) Line(b []byte) {
+	if !bytes.Contains(b, usageMarker) {
+		return
+	}
+	if !gjson.ValidBytes(b) {
+		c.skipped++
+		return
+	}
+	root := gjson.ParseBytes(b)
+	rec, ok, valid := usageRecord(root)
+	if !ok {
+		// An agent's progress record relays its message under data.message.
+		rec, ok, valid = usageRecord(root.Get("data.message"))
+	}
+	// ccusage skips a line with a null under one of the record's field
+	// names anywhere in it; a record whose own fields are sound is kept,
+	// marked, for the corrected count.
+	if ok && hasNullField(b) {
+		rec.Quirk = true
+	}
+	if ok && valid {
+		if c.models != nil {
+			rec.Model = c.models.Intern(rec.Model)
+		} else {
+			rec.Model = strings.Clone(rec.Model)
+		}
+		c.recs = append(c.recs, rec)
+	} else {
+		c.skipped++
+	}
+}
+
+// nullable are the fields a null in which makes ccusage skip the line.
+var nullable = map[string]bool{"id": true, "cwd": true, "model": true, "speed": true, "costUSD": true, "version": true,
+	"sessionId": true, "requestId": true, "isApiErrorMessage": true, "cache_read_input_tokens": true, "cache_creation_input_tokens": true}
+
+// hasNullField reports a `"field":null` anywhere in the line for one of
+// the fields above (ccusage's check, byte for byte).
+func hasNullField(b []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(":null"))
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		end := at - 1
+		if end >= 0 && b[end] != '"' {
+			for end > 0 && b[end] != '"' {
+				end--
+			}
+		}
+		if end >= 0 && b[end] == '"' {
+			start := end - 1
+			for start > 0 && b[start] != '"' {
+				start--
+			}
+			if start >= 0 && b[start] == '"' && start < end && nullable[string(b[start+1:end])] {
+				return true
+			}
+		}
+		off = at + len(":null")
+	}
+}
+
+// fieldsOf is the values of the keys named in want (the first of each),
+// from one pass over v's members: a transcript line's content, often
+// most of its bytes, is skipped once, not once per field.
+func fieldsOf(v gjson.Result, want map[string]int, into []gjson.Result) {
+	v.ForEach(func(k, val gjson.Result) bool {
+		if i, ok := want[k.Str]; ok && !into[i].Exists() {
+			into[i] = val
+		}
+		return true
+	})
+}
+
+// The members usageRecord reads, by index.
+const (
+	fTimestamp = iota
+	fVersion
+	fSessionID
+	fRequestID
+	fSidechain
+	fCost
+	fMessage
+	nTop
+)
+
+var (
+	topKeys = map[string]int{"timestamp": fTimestamp, "version": fVersion, "sessionId": fSessionID, "requestId": fRequestID,
+		"isSidechain": fSidechain, "costUSD": fCost, "message": fMessage}
+	msgKeys = map[string]int{"usage": 0, "model": 1, "id": 2}
+)
+
+// usageRecord reads one record: ok when it has the shape (a timestamp, a
+// message with usage, every field of its type), valid when it counts.
+func usageRecord(v gjson.Result) (rec agent.UsageRecord, ok, valid bool) {
+	if !v.IsObject() {
+		return rec, false, false
+	}
+	var top [nTop]gjson.Result
+	fieldsOf(v, topKeys, top[:])
+	ts, msg := top[fTimestamp], top[fMessage]
+	if ts.Type != gjson.String || !msg.IsObject() {
+		return rec, false, false
+	}
+	var m [3]gjson.Result
+	fieldsOf(msg, msgKeys, m[:])
+	usage := m[0]
+	if !usage.IsObject() {
+		return rec, false, false
+	}
+	var fields [4]int64
+	for i, name := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
+		n, good := uintField(usage.Get(name), i < 2)
+		if !good {
+			return rec, false, false
+		}
+		fields[i] = n
+	}
+	strs := map[string]gjson.Result{"version": top[fVersion], "sessionId": top[fSessionID], "requestId": top[fRequestID],
+		"model": m[1], "id": m[2]}
+	for _, s := range strs {
+		if s.Exists() && s.Type != gjson.String {
+			return rec, false, false
+		}
+	}
+	side, cost := top[fSidechain], top[fCost]
+	if side.Exists() && side.Type != gjson.Null && !side.IsBool() || cost.Exists() && cost.Type != gjson.Number {
+		return rec, false, false
+	}
+	speed := usage.Get("speed")
+	if speed.Exists() && speed.Str != "standard" && speed.Str != "fast" {
+		return rec, false, false
+	}
+	write, write1h, good := cacheWrites(usage, fields[2])
+	if !good {
+		return rec, false, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts.Str)
+	if err != nil {
+		return rec, false, false
+	}
+	rec = agent.UsageRecord{Time: t.UnixMilli(), Model: strs["model"].Str, Sidechain: side.Bool(), Fast: speed.Str == "fast",
+		Input: fields[0], Output: fields[1], CacheWrite: write, CacheWrite1h: write1h, CacheRead: fields[3],
+		CostUSD: cost.Float(), HasCost: cost.Exists()}
+	if rec.Model == "<synthetic>" {
+		rec.Model = ""
+	}
+	if id := strs["id"]; id.Exists() {
+		rec.Key, rec.AltKey = dedupKey(id.Str, strs["requestId"]), dedupKey(id.Str, gjson.Result{})
+	}
+	return rec, true, validRecord(strs)
+}
+
+// cacheWrites is the cache-write tokens: a cache_creation breakdown's
+// 5-minute and 1-hour parts when there is one, else the flat count.
+func cacheWrites(usage gjson.Result, flat int64) (total, hour int64, ok bool) {
+	cc := usage.Get("cache_creation")
+	if !cc.Exists() || cc.Type == gjson.Null {
+		return flat, 0, true
+	}
+	if !cc.IsObject() {
+		return 0, 0, false
+	}
+	m, ok1 := uintField(cc.Get("ephemeral_5m_input_tokens"), false)
+	h, ok2 := uintField(cc.Get("ephemeral_1h_input_tokens"), false)
+	return m + h, h, ok1 && ok2
+}
+
+// uintField reads a non-negative integer (absent is 0 unless required).
+func uintField(f gjson.Result, required bool) (int64, bool) {
+	if !f.Exists() {
+		return 0, !required
+	}
+	if f.Type != gjson.Number || strings.ContainsAny(f.Raw, ".eE-") {
+		return 0, false
+	}
+	return f.Int(), true
+}
+
+// validRecord: ccusage skips a record with a version that does not start
+// like N.N.N, or an empty session, request, message id or model.
+func validRecord(s map[string]gjson.Result) bool {
+	if v := s["version"]; v.Exists() && !semverPrefix(v.Str) {
+		return false
+	}
+	for _, k := range []string{"sessionId", "requestId", "id", "model"} {
+		if f := s[k]; f.Exists() && f.Str == "" {
+			return false
+		}
+	}
+	return true
+}
+
+func semverPrefix(v string) bool {
+	i := 0
+	for part := 0; part < 3; part++ {
+		start := i
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+		if part < 2 {
+			if i >= len(v) || v[i] != '.' {
+				return false
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// dedupKey hashes a message id with its request id (absent: the id
+// alone, the key a sidechain's replay is matched by).
+func dedupKey(id string, req gjson.Result) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	if req.Exists() {
+		h.Write([]byte{0})
+		h.Write([]byte(req.Str))
+	} else {
+		h.Write([]byte{1})
+	}
+	if s := h.Sum64(); s != 0 {
+		return s
+	}
+	return 1
+}

@@ -1,0 +1,265 @@
+package filecache
+
+import (
+	"bytes"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/internal/bincodec"
+)
+
+// UsageEntry is what a usage count kept of one transcript: the records of
+// its complete lines up to Offset, and the counter's state there, so the
+// next count reads only what was appended. Head fingerprints the file's
+// first bytes: a file rewritten in place (trimmed, compacted, restored)
+// no longer matches and is counted again from its start.
+type UsageEntry struct {
+	Offset  int64
+	Head    uint64
+	Records []agent.UsageRecord
+	Skipped int
+	// State is the counter's own (opaque here); nil for none.
+	State []byte
+	// Again: the counter could not yet settle how the file's start
+	// counts, so the next count of a grown file starts over.
+	Again bool
+}
+
+// UsageCache keeps a UsageEntry per transcript.
+type UsageCache = Cache[UsageEntry, NoRecords]
+
+// OpenUsage loads the usage cache at path; kind names the counter and its
+// version (a change to what it counts changes it).
+func OpenUsage(path, kind string) *UsageCache {
+	return Open(path, &Codec[UsageEntry, NoRecords]{Kind: "usage/" + kind, Put: putUsage, Get: getUsage})
+}
+
+// LineCounter counts a transcript's lines, resuming from a kept state.
+type LineCounter interface {
+	// Start begins at state (nil: the file's start).
+	Start(state []byte)
+	// Line counts one complete line (without its newline).
+	Line(b []byte)
+	// End is what was counted since Start, and the state to resume at
+	// (again: none yet; count from the start next time).
+	End() (recs []agent.UsageRecord, skipped int, state []byte, again bool)
+}
+
+// headBytes is how much of a file's start Head fingerprints.
+const headBytes = 4096
+
+// CountUsage is the usage of the transcript at path: the kept entry when
+// the file is unchanged, the kept records and the appended lines' when it
+// only grew, else a count of the whole file. A line not yet ended by a
+// newline (being written) waits for the next count.
+func CountUsage(c *UsageCache, open agent.Opener, path string, lc LineCounter) (UsageEntry, error) {
+	f, err := open(path)
+	if err != nil {
+		return UsageEntry{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return UsageEntry{}, err
+	}
+	size, mtime := fi.Size(), fi.ModTime()
+	var prev UsageEntry
+	if c.Lookup(path, size, mtime, &prev) {
+		return prev, nil
+	}
+	head, err := headHash(f, size)
+	if err != nil {
+		return UsageEntry{}, err
+	}
+	start := UsageEntry{Head: head}
+	if old, _, _, ok := c.Peek(path); ok && !old.Again && old.Head == head && old.Offset <= size && (old.Offset >= headBytes || old.Offset == size) {
+		start = *old
+	}
+	e, err := countFrom(f, start, lc)
+	if err != nil {
+		return UsageEntry{}, err
+	}
+	c.Store(path, size, mtime, e)
+	return e, nil
+}
+
+func headHash(f agent.File, size int64) (uint64, error) {
+	b := make([]byte, min(size, headBytes))
+	if _, err := f.ReadAt(b, 0); err != nil && err != io.EOF {
+		return 0, err
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64(), nil
+}
+
+// countFrom reads the file from e.Offset, counting each complete line.
+func countFrom(f agent.File, e UsageEntry, lc LineCounter) (UsageEntry, error) {
+	lc.Start(e.State)
+	r := io.NewSectionReader(f, e.Offset, 1<<62)
+	buf := make([]byte, 0, 256<<10)
+	chunk := make([]byte, 256<<10)
+	off := e.Offset
+	for {
+		n, err := r.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		for {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				break
+			}
+			lc.Line(buf[:i])
+			off += int64(i) + 1
+			buf = buf[i+1:]
+		}
+		if len(buf) > 0 && cap(buf)-len(buf) < len(chunk) {
+			buf = append(make([]byte, 0, max(2*len(buf), 256<<10)), buf...)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return UsageEntry{}, err
+		}
+	}
+	recs, skipped, state, again := lc.End()
+	out := UsageEntry{Offset: off, Head: e.Head, Skipped: e.Skipped + skipped, State: state, Again: again}
+	out.Records = append(append(make([]agent.UsageRecord, 0, len(e.Records)+len(recs)), e.Records...), recs...)
+	return out, nil
+}
+
+func putUsage(w *bincodec.Writer, e *UsageEntry) {
+	w.Int(e.Offset)
+	w.Uint(e.Head)
+	w.Int(int64(e.Skipped))
+	w.Str(string(e.State))
+	w.Bool(e.Again)
+	w.Uint(uint64(len(e.Records)))
+	for i := range e.Records {
+		r := &e.Records[i]
+		w.Int(r.Time)
+		w.Str(r.Model)
+		w.Uint(r.Key)
+		w.Uint(r.AltKey)
+		var flags byte
+		for bit, on := range []bool{r.Sidechain, r.Fast, r.HasCost} {
+			if on {
+				flags |= 1 << bit
+			}
+		}
+		w.Byte(flags)
+		for _, v := range []int64{r.Input, r.Output, r.CacheWrite, r.CacheWrite1h, r.CacheRead, r.Reasoning, r.Total} {
+			w.Int(v)
+		}
+		if r.HasCost {
+			w.Float(r.CostUSD)
+		}
+	}
+}
+
+func getUsage(rd *bincodec.Reader) UsageEntry {
+	e := UsageEntry{Offset: rd.Int(), Head: rd.Uint(), Skipped: int(rd.Int())}
+	if s := rd.Str(); s != "" {
+		e.State = []byte(s)
+	}
+	e.Again = rd.Bool()
+	n := rd.Count()
+	if n > 0 {
+		e.Records = make([]agent.UsageRecord, 0, min(n, 1<<16))
+	}
+	for range n {
+		r := agent.UsageRecord{Time: rd.Int(), Model: rd.Str(), Key: rd.Uint(), AltKey: rd.Uint()}
+		flags := rd.Byte()
+		r.Sidechain, r.Fast, r.HasCost = flags&1 != 0, flags&2 != 0, flags&4 != 0
+		for _, p := range []*int64{&r.Input, &r.Output, &r.CacheWrite, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning, &r.Total} {
+			*p = rd.Int()
+		}
+		if r.HasCost {
+			r.CostUSD = rd.Float()
+		}
+		if rd.Err() != nil {
+			return e
+		}
+		e.Records = append(e.Records, r)
+	}
+	return e
+}
+
+// JSONLFiles are the *.jsonl files under root at any depth, sorted by
+// path (none when root does not exist); links are not followed (the
+// agents' usage reports do not follow them either).
+func JSONLFiles(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root && os.IsNotExist(err) {
+				return fs.SkipAll
+			}
+			if p == root {
+				return err
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(p, ".jsonl") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Models interns model names: a record's model must not keep the line it
+// was read from alive (a whole transcript's lines, otherwise).
+type Models struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// Intern is s, shared with every equal name seen before.
+func (ms *Models) Intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if v, ok := ms.m[s]; ok {
+		return v
+	}
+	if ms.m == nil {
+		ms.m = map[string]string{}
+	}
+	v := strings.Clone(s)
+	ms.m[v] = v
+	return v
+}
+
+// CountAll runs count for each of n files on a few goroutines (the files
+// are independent; the caller keeps their order by index).
+func CountAll(n int, count func(i int)) {
+	workers := min(n, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				count(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

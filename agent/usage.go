@@ -1,0 +1,101 @@
+package agent
+
+import "context"
+
+// UsageCounter is an optional interface of a Reader: one that can count
+// every token its agent spent, record by record, from the whole of each
+// transcript (a list reads only their ends). It is optional because not
+// every agent keeps per-response usage where tether can read it (OpenCode
+// keeps it in its database: its reader implements this once it reads
+// the message rows), and because the readers that do keep their counts
+// in a cache of their own, beside the list's, so a warm count reads only
+// the bytes appended since.
+type UsageCounter interface {
+	// CountUsage returns every transcript's usage records, the
+	// transcripts in the order the agent's files sort in (the order in
+	// which a repeated record's first copy is found). Files it cannot
+	// read are diagnostics, never an error; it fails only when the
+	// storage root exists but cannot be read.
+	CountUsage(ctx context.Context) ([]FileUsage, []Diagnostic, error)
+}
+
+// Billing is how a record's tokens are priced.
+type Billing uint8
+
+const (
+	// BillingPerRequest: the tiered ("above 200k tokens") prices apply to
+	// each field of each record, and a 1-hour cache write costs twice the
+	// input price (Anthropic's).
+	BillingPerRequest Billing = iota
+	// BillingFlat: no tiers; a cached input token costs the input price
+	// when the model has no cache-read price (OpenAI's, as Codex logs it).
+	BillingFlat
+)
+
+// FileUsage is what one transcript spent.
+type FileUsage struct {
+	Harness string
+	// Path is the transcript; Session its session id; Project the
+	// project it belongs to (Claude: the projects/ directory's name;
+	// Codex: the session's cwd).
+	Path, Session, Project string
+	Billing                Billing
+	Records                []UsageRecord
+	// Skipped counts the lines that looked like usage but were not
+	// counted (broken JSON, a field of the wrong type, an invalid id),
+	// as the agent's usage reports skip them.
+	Skipped int
+}
+
+// UsageRecord is one response's tokens as the agent recorded them.
+type UsageRecord struct {
+	// Time is when it was recorded, Unix milliseconds.
+	Time int64
+	// Model is the model that answered ("" when none is named, as for
+	// Claude's "<synthetic>" records: their tokens count, in no model).
+	Model string
+	// Key identifies the response across files (Claude: the message id
+	// with the request id; Codex: the event's time, model and counts); 0
+	// when it has none (never deduplicated). AltKey is a looser key a
+	// sidechain copy is matched by (Claude: the message id alone).
+	Key, AltKey uint64
+	// Sidechain: a replayed copy, which loses to any other copy.
+	Sidechain bool
+	// Fast: served at the fast tier (priced at the model's fast
+	// multiplier, reported as model + "-fast").
+	Fast bool
+	// The tokens: Input excludes cached input (Codex's cached input is
+	// CacheRead); CacheWrite1h is the part of CacheWrite written for an
+	// hour; Reasoning is a part of Output, shown, not priced again.
+	Input, Output, CacheWrite, CacheWrite1h, CacheRead, Reasoning int64
+	// Total is the agent's own total, when it gives one (Codex), else 0
+	// (the sum of the fields).
+	Total int64
+	// CostUSD is the cost the agent recorded, when HasCost.
+	CostUSD float64
+	HasCost bool
+	// Quirk: a record ccusage does not count though it is sound (Claude:
+	// a null under one of its field names anywhere in the line, as in a
+	// tool call's input). Counted only when corrections are asked for.
+	Quirk bool
+}
+
+// Tokens is the record's total: the agent's own when it gives one.
+func (u *UsageRecord) Tokens() int64 {
+	if u.Total > 0 {
+		return u.Total
+	}
+	return u.Input + u.Output + u.CacheWrite + u.CacheRead
+}
+
+// Spend is a session's tokens and their cost (see tether usage).
+type Spend struct {
+	InputTokens         int64   `json:"inputTokens"`
+	OutputTokens        int64   `json:"outputTokens"`
+	CacheCreationTokens int64   `json:"cacheCreationTokens"`
+	CacheReadTokens     int64   `json:"cacheReadTokens"`
+	TotalTokens         int64   `json:"totalTokens"`
+	CostUSD             float64 `json:"costUSD"`
+	// Unpriced: a model of the session has no price (counted at $0).
+	Unpriced bool `json:"unpriced,omitempty"`
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/table"
+	"github.com/tether-dev/tether/internal/termsafe"
+	"github.com/tether-dev/tether/internal/todayspend"
+	"github.com/tether-dev/tether/usage"
+)
+
+type usageOptions struct {
+	Kind         usage.Kind
+	Since, Until string
+	Harness      string
+	Cwd          string
+	Location     *time.Location
+	Breakdown    bool
+	JSON         bool
+	Corrected    bool
+	PricingFile  string
+	Style        tableStyle
+}
+
+var usageKinds = map[string]usage.Kind{"daily": usage.Daily, "weekly": usage.Weekly, "monthly": usage.Monthly,
+	"session": usage.Sessions, "project": usage.Projects, "model": usage.Models}
+
+func (a *App) usageCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "usage",
+		Usage:     "tokens and cost per day, week, month, session, project or model",
+		ArgsUsage: "[daily|weekly|monthly|session|project|model]",
+		Description: "Counts every token the agents' sessions spent, by ccusage's rules (a response repeated\n" +
+			"across files counts once), priced from a table built into tether (see --pricing).\n" +
+			"A warm report reads only what the transcripts gained since the last one.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "since", Usage: "from this date on (YYYY-MM-DD or YYYYMMDD)"},
+			&cli.StringFlag{Name: "until", Usage: "up to this date (inclusive)"},
+			&cli.StringFlag{Name: "harness", Usage: "only this harness: claude-code or codex"},
+			&cli.StringFlag{Name: "cwd", Usage: "only the sessions of this directory (and below it)"},
+			&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the time zone dates are taken in (default: local)"},
+			&cli.BoolFlag{Name: "breakdown", Aliases: []string{"b"}, Usage: "a line per model under each row"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (schema: 'tether sessions schema usage')"},
+			&cli.BoolFlag{Name: "corrected", Usage: "also count what ccusage drops though it is sound (see docs/usage.md)"},
+			&cli.StringFlag{Name: "pricing", Usage: "price from this table instead (the bundled form, or LiteLLM's model_prices_and_context_window.json)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			opts, err := a.usageOptionsFrom(cmd)
+			if err != nil {
+				return err
+			}
+			return a.runUsage(ctx, opts)
+		},
+	}
+}
+
+func (a *App) usageOptionsFrom(cmd *cli.Command) (usageOptions, error) {
+	opts := usageOptions{Kind: usage.Daily, Breakdown: cmd.Bool("breakdown"), JSON: cmd.Bool("json"), Corrected: cmd.Bool("corrected"),
+		PricingFile: cmd.String("pricing"), Style: a.tableStyle()}
+	if cmd.Args().Len() > 1 {
+		return opts, usageErr(fmt.Errorf("unexpected argument %q", cmd.Args().Get(1)))
+	}
+	if arg := cmd.Args().First(); arg != "" {
+		k, ok := usageKinds[strings.TrimSuffix(arg, "s")]
+		if !ok && arg == "daily" {
+			k, ok = usage.Daily, true
+		}
+		if !ok {
+			return opts, usageErr(fmt.Errorf("%q is not a report: daily, weekly, monthly, session, project or model", arg))
+		}
+		opts.Kind = k
+	}
+	var err error
+	if opts.Since, err = parseUsageDate("--since", cmd.String("since")); err != nil {
+		return opts, err
+	}
+	if opts.Until, err = parseUsageDate("--until", cmd.String("until")); err != nil {
+		return opts, err
+	}
+	if opts.Harness, err = parseHarness(cmd.String("harness")); err != nil {
+		return opts, err
+	}
+	if tz := cmd.String("timezone"); tz != "" {
+		if opts.Location, err = time.LoadLocation(tz); err != nil {
+			return opts, usageErr(fmt.Errorf("--timezone: %q is not a time zone", tz))
+		}
+	}
+	if d := cmd.String("cwd"); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return opts, usageErr(fmt.Errorf("--cwd: %w", err))
+		}
+		opts.Cwd = filepath.Clean(abs)
+	}
+	return opts, nil
+}
+
+// parseUsageDate reads YYYY-MM-DD or YYYYMMDD (ccusage's form).
+func parseUsageDate(flag, s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, layout := range []string{time.DateOnly, "20060102"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Format(time.DateOnly), nil
+		}
+	}
+	return "", usageErr(fmt.Errorf("%s: %q is not a date (YYYY-MM-DD)", flag, s))
+}
+
+func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
+	pricing := usage.Bundled()
+	if opts.PricingFile != "" {
+		p, err := usage.LoadPricing(opts.PricingFile)
+		if err != nil {
+			return fmt.Errorf("--pricing: %w", err)
+		}
+		pricing = p
+	}
+	files, diags, err := a.countUsage(ctx, opts.Harness)
+	if err != nil {
+		return err
+	}
+	if opts.Cwd != "" {
+		files = filesIn(files, opts.Cwd)
+	}
+	rep := usage.Build(files, usage.Options{Kind: opts.Kind, Since: opts.Since, Until: opts.Until,
+		Location: opts.Location, Pricing: pricing, Breakdown: opts.Breakdown, Corrected: opts.Corrected})
+	if opts.Cwd == "" && opts.Harness == "" && opts.PricingFile == "" {
+		a.keepToday(files)
+	}
+	for _, d := range diags {
+		fmt.Fprintf(a.IO.ErrOut, "tether: %s: %s\n", termsafe.Printable(d.Path), termsafe.Printable(d.Problem))
+	}
+	if len(rep.Unpriced) > 0 && !opts.JSON {
+		fmt.Fprintf(a.IO.ErrOut, "tether: no price for %s: counted at $0\n", termsafe.Printable(strings.Join(rep.Unpriced, ", ")))
+	}
+	if opts.JSON {
+		return writeUsageJSON(a, rep, pricing)
+	}
+	return writeUsageTable(a, rep, opts)
+}
+
+// countUsage asks every reader that can count usage (agent.UsageCounter)
+// for its records.
+func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	var files []agent.FileUsage
+	var diags []agent.Diagnostic
+	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
+		if harness != "" && harness != ag.Name() {
+			continue
+		}
+		r := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name())})
+		uc, ok := r.(agent.UsageCounter)
+		if !ok {
+			continue
+		}
+		f, d, err := uc.CountUsage(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", ag.Name(), err)
+		}
+		files, diags = append(files, f...), append(diags, d...)
+	}
+	return files, diags, nil
+}
+
+// filesIn keeps the transcripts of sessions run in dir or below it.
+func filesIn(files []agent.FileUsage, dir string) []agent.FileUsage {
+	var out []agent.FileUsage
+	for _, f := range files {
+		in := f.Project == dir || strings.HasPrefix(f.Project, dir+string(filepath.Separator))
+		if f.Harness == agent.Claude {
+			in = claude.MatchesProjectDir(f.Project, dir)
+		}
+		if in {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func writeUsageJSON(a *App, rep usage.Report, pricing *usage.Pricing) error {
+	b, err := json.Marshal(usage.ToJSON(rep, pricing))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.IO.Out, "%s\n", b)
+	return err
+}
+
+// usageRowKey names a table's first column.
+var usageRowKey = map[usage.Kind]string{usage.Daily: "date", usage.Weekly: "week", usage.Monthly: "month",
+	usage.Sessions: "session", usage.Projects: "project", usage.Models: "model"}
+
+// humanTokens writes n short: 950, 12.3k, 4.56M, 1.20B.
+func humanTokens(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	case n < 1_000_000_000:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 2, 64) + "M"
+	}
+	return strconv.FormatFloat(float64(n)/1e9, 'f', 2, 64) + "B"
+}
+
+func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
+
+func writeUsageTable(a *App, rep usage.Report, opts usageOptions) error {
+	head := strings.ToUpper(usageRowKey[rep.Kind])
+	header := []string{head, "INPUT", "OUTPUT", "CACHE W", "CACHE R", "TOTAL", "COST", "MODELS"}
+	cells := func(key string, t usage.Tokens, models string) []string {
+		return []string{termsafe.Printable(key), humanTokens(t.Input), humanTokens(t.Output), humanTokens(t.CacheWrite),
+			humanTokens(t.CacheRead), humanTokens(t.Total), usd(t.CostUSD), termsafe.Printable(models)}
+	}
+	var rows [][]string
+	for _, r := range rep.Rows {
+		rows = append(rows, cells(r.Key, r.Tokens, strings.Join(r.Models, ", ")))
+		for _, m := range r.Breakdown {
+			rows = append(rows, cells("  └ "+m.Model, m.Tokens, ""))
+		}
+	}
+	if len(rep.Rows) == 0 {
+		_, err := fmt.Fprintln(a.IO.Out, "no usage recorded")
+		return err
+	}
+	rows = append(rows, cells("TOTAL", rep.Totals, ""))
+	fitLastColumn(rows, header, opts.Style.Width)
+	t := &table.Table{Header: header}
+	return t.Write(a.IO.Out, rows)
+}
+
+// fitLastColumn cuts the models column so a row fits the terminal (width
+// 0: piped, nothing cut).
+func fitLastColumn(rows [][]string, header []string, width int) {
+	if width <= 0 {
+		return
+	}
+	used := 0
+	for c := range len(header) - 1 {
+		w := table.Width(header[c])
+		for _, r := range rows {
+			w = max(w, table.Width(r[c]))
+		}
+		used += w + 2
+	}
+	room := max(width-used, 8)
+	for _, r := range rows {
+		r[len(r)-1] = table.Truncate(r[len(r)-1], room)
+	}
+}
+
+// sessionSpends is every transcript's spend by path, for the harnesses
+// of sessions (the same deduplicated count as `tether usage session`: a
+// response a fork repeats is its parent's).
+func (a *App) sessionSpends(ctx context.Context, sessions []catalog.Session) map[string]*agent.Spend {
+	harnesses := map[string]bool{}
+	for _, s := range sessions {
+		harnesses[s.Harness] = true
+	}
+	var files []agent.FileUsage
+	for h := range harnesses {
+		f, _, err := a.countUsage(ctx, h)
+		if err == nil {
+			files = append(files, f...)
+		}
+	}
+	rep := usage.Build(files, usage.Options{Kind: usage.Sessions})
+	bySession := map[string]usage.Row{}
+	for _, r := range rep.Rows {
+		bySession[r.Key] = r
+	}
+	unpriced := map[string]bool{}
+	for _, m := range rep.Unpriced {
+		unpriced[m] = true
+	}
+	out := map[string]*agent.Spend{}
+	for _, f := range files {
+		r, ok := bySession[f.Session]
+		if !ok {
+			continue
+		}
+		sp := &agent.Spend{InputTokens: r.Input, OutputTokens: r.Output, CacheCreationTokens: r.CacheWrite,
+			CacheReadTokens: r.CacheRead, TotalTokens: r.Total, CostUSD: r.CostUSD}
+		for _, m := range r.Models {
+			sp.Unpriced = sp.Unpriced || unpriced[m]
+		}
+		out[f.Path] = sp
+	}
+	return out
+}
+
+// spendText is a spend for people: "$1.23 (4.56M tokens)".
+func spendText(sp *agent.Spend) string {
+	s := fmt.Sprintf("%s (%s tokens", usd(sp.CostUSD), humanTokens(sp.TotalTokens))
+	if sp.Unpriced {
+		s += "; a model without a price counted at $0"
+	}
+	return s + ")"
+}
+
+// keepToday leaves today's spend (local date, every harness) where the
+// statusLine's "today" segment reads it; failing to is not an error of
+// the report.
+func (a *App) keepToday(files []agent.FileUsage) {
+	now := a.Now()
+	day := now.Format(time.DateOnly)
+	rep := usage.Build(files, usage.Options{Kind: usage.Daily, Since: day, Until: day, Location: now.Location()})
+	_ = todayspend.Write(todayspend.File(a.Loc.CacheDir), todayspend.Spend{Date: day, CostUSD: rep.Totals.CostUSD, Tokens: rep.Totals.Total, Counted: now})
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/internal/testkit/testutil"
+	"github.com/tether-dev/tether/internal/todayspend"
+)
+
+func copyTestdata(t *testing.T, dst string, src ...string) {
+	t.Helper()
+	b, err := os.ReadFile(testutil.Testdata(t, src...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// `tether usage --json` over real transcripts: the schema holds, the
+// fork's copies of its parent's responses count once, the models nobody
+// prices are named.
+func TestUsageJSON(t *testing.T) {
+	ta := newTestApp(t)
+	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-project")
+	copyTestdata(t, filepath.Join(proj, "a.jsonl"), "claude-code-2.1.332", "golden-tool-session.jsonl")
+	copyTestdata(t, filepath.Join(proj, "b.jsonl"), "claude-code-2.1.332", "golden-fork.jsonl")
+	copyTestdata(t, filepath.Join(ta.env["CODEX_HOME"], "sessions", "2026", "01", "01", "rollout-a.jsonl"), "codex-0.171.0", "golden-rollout-exec-resume.jsonl")
+	if code := ta.run("usage", "daily", "--json", "--timezone", "UTC"); code != 0 {
+		t.Fatalf("exit %d: %s", code, ta.err)
+	}
+	m := validate(t, "usage", ta.out.Bytes())
+	days := m["daily"].([]any)
+	if len(days) != 1 {
+		t.Fatalf("days %v", days)
+	}
+	by := m["totals"].(map[string]any)["byHarness"].(map[string]any)
+	cl, cx := by["claude-code"].(map[string]any), by["codex"].(map[string]any)
+	// ccusage 20.0.24 on the same files: claude 500/50/0/5000, codex
+	// 300 (uncached)/30/3000 cached, total 3330.
+	if cl["inputTokens"] != 500.0 || cl["cacheReadTokens"] != 5000.0 || cl["outputTokens"] != 50.0 {
+		t.Errorf("claude %v", cl)
+	}
+	if cx["inputTokens"] != 300.0 || cx["cacheReadTokens"] != 3000.0 || cx["totalTokens"] != 3330.0 {
+		t.Errorf("codex %v", cx)
+	}
+	// Both as ccusage names them: the fake API's models.
+	if u := m["unpricedModels"].([]any); len(u) != 2 || u[0] != "claude-opus-5-5" || u[1] != "fake-model" {
+		t.Errorf("unpriced %v", u)
+	}
+	ta.out.Reset()
+	if code := ta.run("usage", "model", "--harness", "codex"); code != 0 || !strings.Contains(ta.err.String(), "no price for fake-model") {
+		t.Errorf("table: exit %d, stderr %q", code, ta.err)
+	}
+	if !strings.Contains(ta.out.String(), "TOTAL") {
+		t.Errorf("table:\n%s", ta.out)
+	}
+	// The first report (every harness) left today's spend for the
+	// statusLine: none of these transcripts is of today.
+	if sp, ok := todayspend.Read(todayspend.File(ta.Loc.CacheDir), ta.Now().Format(time.DateOnly)); !ok || sp.CostUSD != 0 {
+		t.Errorf("today's spend %+v %v", sp, ok)
+	}
+	// show gives a session's spend: the fork's copies are the parent's.
+	ta.out.Reset()
+	if code := ta.run("sessions", "show", "--json", "claude-code:a"); code != 0 {
+		t.Fatalf("show: %d %s", code, ta.err)
+	}
+	sp := validate(t, "show", ta.out.Bytes())["spend"].(map[string]any)
+	if sp["totalTokens"] != 4440.0 || sp["unpriced"] != true {
+		t.Errorf("spend %v", sp)
+	}
+}
+
+func TestUsageBadArguments(t *testing.T) {
+	for _, args := range [][]string{{"usage", "hourly"}, {"usage", "--since", "March"}, {"usage", "--timezone", "Mars/Base"}, {"usage", "--harness", "vim"}} {
+		ta := newTestApp(t)
+		if code := ta.run(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, ta.err)
+		}
+	}
+	ta := newTestApp(t)
+	bad := filepath.Join(ta.home, "prices.json")
+	if err := os.WriteFile(bad, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := ta.run("usage", "--pricing", bad); code != 1 || !strings.Contains(ta.err.String(), bad) {
+		t.Errorf("--pricing broken: exit %d %s", code, ta.err)
+	}
+}
+
+func TestUsageEmpty(t *testing.T) {
+	ta := newTestApp(t)
+	if code := ta.run("usage"); code != 0 || !strings.Contains(ta.out.String(), "no usage recorded") {
+		t.Fatalf("exit %d out %q err %q", code, ta.out, ta.err)
+	}
+}
+
+// sessions --cost adds COST and spend, as show has them.
+func TestSessionsListCost(t *testing.T) {
+	ta := newTestApp(t)
+	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-project")
+	copyTestdata(t, filepath.Join(proj, "a.jsonl"), "claude-code-2.1.332", "golden-tool-session.jsonl")
+	if code := ta.run("sessions", "list", "--cost"); code != 0 || !strings.Contains(ta.out.String(), "COST") || !strings.Contains(ta.out.String(), "$0.00") {
+		t.Fatalf("exit %d\n%s%s", code, ta.out, ta.err)
+	}
+	ta.out.Reset()
+	if code := ta.run("sessions", "list", "--cost", "--json"); code != 0 {
+		t.Fatal(ta.err)
+	}
+	s := validate(t, "list", ta.out.Bytes())["sessions"].([]any)[0].(map[string]any)
+	if sp, ok := s["spend"].(map[string]any); !ok || sp["totalTokens"] != 4440.0 {
+		t.Fatalf("spend %v", s["spend"])
+	}
+}
