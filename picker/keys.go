@@ -21,7 +21,7 @@ var (
 	keyTrim    = binding{keys: []string{"ctrl+x"}, label: "ctrl+x", desc: "trim --fit (shows the dry run, asks first; Claude Code)", short: true, when: func(m *Model, s *catalog.Session) bool { return canTrim(m.agentOf(s)) }}
 	keyPrint   = binding{keys: []string{"ctrl+y"}, label: "ctrl+y", desc: "print the resume command and exit", short: true}
 	keyScope   = binding{keys: []string{"ctrl+s"}, label: "ctrl+s", desc: "scope: this directory / all directories", short: true}
-	keyHarness = binding{keys: []string{"tab"}, label: "tab", desc: "harness: all / claude-code / codex", short: true}
+	keyHarness = binding{keys: []string{"tab"}, label: "tab", desc: "harness: all, then each agent", short: true}
 	keyPreview = binding{keys: []string{"ctrl+v"}, label: "ctrl+v", desc: "show / hide the preview"}
 	keyUp      = binding{keys: []string{"up", "ctrl+p", "ctrl+k"}, label: "↑ ctrl+p ctrl+k", desc: "previous session"}
 	keyDown    = binding{keys: []string{"down", "ctrl+n", "ctrl+j"}, label: "↓ ctrl+n ctrl+j", desc: "next session"}

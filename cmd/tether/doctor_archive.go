@@ -10,6 +10,7 @@ import (
 
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/archive"
+	"github.com/tether-dev/tether/cmd/internal/hot"
 )
 
 // retention is Claude Code's effective cleanupPeriodDays and the scope
@@ -80,7 +81,7 @@ func archiveChecks(opts doctorOptions, add func(status, name, format string, arg
 		add("fail", "archive", "%s is not writable: %v — transcripts are not being kept", st.Dir, err)
 		return
 	}
-	ix, err := st.BuildIndex(map[string]string{"claude-code": opts.Loc.ClaudeDir, "codex": opts.Loc.CodexDir}, nil, time.Now())
+	ix, err := st.BuildIndex(hot.HarnessRoots(opts.Loc), nil, time.Now())
 	if err != nil {
 		add("warn", "archive", "cannot read %s: %v", st.Dir, err)
 		return
