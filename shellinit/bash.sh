@@ -141,7 +141,7 @@ if [[ $- == *i* ]]; then
 	esac
 #{{end}}
 #{{if .Completion}}
-	__tether_register_completion tether claude codex
+	__tether_register_completion tether claude codex opencode
 #{{end}}
 #{{if .Bind}}
 	\builtin bind -x '"\C-x\C-t1": __tether_pick_widget'

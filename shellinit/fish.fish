@@ -65,7 +65,7 @@ end
 
 #{{if .Completion}}
 # Completion: `tether complete` answers from its index in milliseconds. The
-# claude and codex entries only apply where a session id goes, so the
+# claude, codex and opencode entries only apply where a session id goes, so the
 # completions those programs already have stay in place for the rest.
 function __tether_complete
     # Exit status 1: tether has nothing to offer here (a file argument).
@@ -80,6 +80,8 @@ function __tether_wants_id
             contains -- $__tether_tokens[-1] -r --resume
         case codex
             test "$__tether_tokens[-1]" = resume
+        case opencode
+            contains -- $__tether_tokens[-1] -s --session
         case '*'
             return 1
     end
@@ -112,6 +114,7 @@ if status is-interactive
         set -g __tether_completion_registered 1
         complete -c claude -n __tether_wants_id -f -k -a '(__tether_complete)'
         complete -c codex -n __tether_wants_id -f -k -a '(__tether_complete)'
+        complete -c opencode -n __tether_wants_id -f -k -a '(__tether_complete)'
     end
 #{{end}}
 #{{if .Bind}}

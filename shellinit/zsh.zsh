@@ -88,7 +88,7 @@ function __tether_register_completion {
 	\builtin emulate -L zsh
 	\builtin local __tether_cmd
 	(( $+functions[compdef] )) || \builtin return 1
-	for __tether_cmd in tether claude codex; do
+	for __tether_cmd in tether claude codex opencode; do
 		if [[ ${_comps[$__tether_cmd]-} != __tether_complete ]]; then
 			__tether_prev_comps[$__tether_cmd]=${_comps[$__tether_cmd]-}
 		fi

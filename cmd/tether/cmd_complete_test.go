@@ -13,12 +13,13 @@ import (
 )
 
 // completeApp has an index of two Claude sessions (one here, one
-// elsewhere) and one Codex session.
+// elsewhere), one Codex session and one OpenCode session.
 func completeApp(t *testing.T) (*testApp, string) {
 	ta, root := promptApp(t)
 	now := time.Now()
 	err := compindex.Write(compindex.Path(ta.Loc.CacheDir), []compindex.Entry{
 		{Harness: "codex", ID: "0199aaaa-codex", LastActivity: now.Add(-time.Minute), Root: root, Title: "codex work"},
+		{Harness: "opencode", ID: "ses_dcd1opencode", LastActivity: now.Add(-4 * time.Hour), Root: root, Title: "opencode work"},
 		{Harness: "claude-code", ID: "bbbb-elsewhere", LastActivity: now.Add(-2 * time.Minute), Root: "/home/example/src/other", Title: "other\tproject"},
 		{Harness: "claude-code", ID: "aaaa-here", LastActivity: now.Add(-3 * time.Hour), Root: root, Title: "fix: the login bug"},
 	})
@@ -55,6 +56,10 @@ func TestCompleteSessionIDs(t *testing.T) {
 		{[]string{"--shell", "bash", "--", "claude", "--resume=aa"}, "aaaa-here\n"},
 		{[]string{"--shell", "fish", "--", "claude", "--resume=aa"}, "--resume=aaaa-here\t3h ago · fix: the login bug\n"},
 		{[]string{"--shell", "bash", "--", "tether", "log", "--session", "0"}, "0199aaaa-codex\n"},
+		// opencode -s/--session: OpenCode's ids only.
+		{[]string{"--shell", "bash", "--", "opencode", "-s", ""}, "ses_dcd1opencode\n"},
+		{[]string{"--shell", "bash", "--", "opencode", "run", "--session", "ses"}, "ses_dcd1opencode\n"},
+		{[]string{"--shell", "fish", "--", "opencode", "--session=s"}, "--session=ses_dcd1opencode\t4h ago · opencode work\n"},
 		{[]string{"--shell", "zsh", "--", "tether", "log", "--session=bb"}, "bbbb-elsewhere:claude-code · 2m ago · other project (other)\n"},
 	} {
 		out, code := completeOut(t, ta, c.args...)
@@ -72,6 +77,7 @@ func TestCompleteFallsBack(t *testing.T) {
 		{"--", "claude", ""},
 		{"--", "claude", "--model", ""},
 		{"--", "codex", "exec", ""},
+		{"--", "opencode", "run", ""},
 		{"--", "tether", "identity", ""},
 		{"--", "tether", "log", "--since", ""},
 		{},

@@ -46,9 +46,9 @@ type CompleteOptions struct {
 	Refresh func()
 }
 
-// CompleteAgent completes the session id after `claude --resume`/`-r` or
-// `codex resume`. handled is false when the line is not claude's or
-// codex's (tether's own command line is cmd/tether's to complete).
+// CompleteAgent completes the session id after `claude --resume`/`-r`,
+// `codex resume` or `opencode -s`/`--session`. handled is false when the
+// line is none of theirs (tether's own command line is cmd/tether's to complete).
 func CompleteAgent(opts CompleteOptions) (handled bool, err error) { return agentCompletion(&opts) }
 
 // agentCompletion is CompleteAgent.
@@ -79,6 +79,15 @@ func agentCompletion(opts *CompleteOptions) (handled bool, err error) {
 			return true, NoOpinion
 		}
 		harnesses = []string{HarnessCodex}
+	case "opencode":
+		harnesses = []string{agent.OpenCode}
+		switch {
+		case prev == "-s" || prev == "--session":
+		case strings.HasPrefix(cur, "--session="):
+			valuePfx, cur = "--session=", strings.TrimPrefix(cur, "--session=")
+		default:
+			return true, NoOpinion
+		}
 	default:
 		return false, nil
 	}
