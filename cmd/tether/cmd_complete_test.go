@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/cmd/internal/hot"
+	"github.com/tether-dev/tether/internal/locations"
 	"github.com/tether-dev/tether/shellinit/compindex"
 )
 
@@ -116,7 +117,7 @@ func TestCompleteCommandTree(t *testing.T) {
 	}
 	// A flag with a fixed set of values offers them, in either spelling.
 	for line, want := range map[string]string{
-		"tether sessions --harness ":       "claude-code\ncodex\n",
+		"tether sessions --harness ":       "claude-code\ncodex\nopencode\n",
 		"tether sessions list --harness c": "claude-code\ncodex\n",
 		"tether sessions --harness=co":     "codex\n",
 		"tether sessions --state ":         "running\nresumable\nstale\nunknown\narchived\n",
@@ -185,6 +186,25 @@ func TestSplitLine(t *testing.T) {
 	} {
 		if got := hot.SplitLine(line); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %q, want %q", line, got, want)
+		}
+	}
+}
+
+// TestHarnessNamesAreTheRegistrys: every --harness flag completes to the
+// agents both binaries register, no fewer (a third agent was once left
+// out of the completion while it listed).
+func TestHarnessNamesAreTheRegistrys(t *testing.T) {
+	got := strings.Join(harnessNames, " ")
+	want := strings.Join(hot.AgentsAt(locations.Locations{}).Names(), " ")
+	if got != want {
+		t.Errorf("harnessNames = %q, the registry has %q", got, want)
+	}
+	ta, _ := completeApp(t)
+	for _, cmd := range [][]string{{"sessions"}, {"sessions", "search", "x"}, {"pick"}, {"usage"}} {
+		args := append([]string{"--shell", "bash", "--", "tether"}, cmd...)
+		out, code := completeOut(t, ta, append(args, "--harness", "")...)
+		if code != 0 || out != strings.Join(harnessNames, "\n")+"\n" {
+			t.Errorf("tether %v --harness <TAB>: code %d, %q", cmd, code, out)
 		}
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
 	"github.com/tether-dev/tether/internal/exitcode"
@@ -82,7 +81,7 @@ func (a *App) pickCommand() *cli.Command {
 			"  cmd=$(tether pick --print) && eval \"$cmd\"",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cwd", Usage: "start scoped to the sessions of `DIR` (default: the current directory)"},
-			choice(&cli.StringFlag{Name: "harness", Usage: "start showing only `HARNESS` (claude-code, alias claude, or codex)"}, hot.HarnessClaude, hot.HarnessCodex),
+			choice(&cli.StringFlag{Name: "harness", Usage: "start showing only `HARNESS` (claude-code, alias claude, codex or opencode)"}, harnessNames...),
 			&cli.StringFlag{Name: "since", Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 			&cli.StringFlag{Name: "query", Usage: "start with `TEXT` typed"},
 			&cli.BoolFlag{Name: "print", Usage: "on Enter, print the resume command on stdout instead of running it"},

@@ -15,7 +15,6 @@ import (
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
-	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/searchindex"
 	"github.com/tether-dev/tether/state"
@@ -147,7 +146,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "since", Local: local, Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 		&cli.StringFlag{Name: "cwd", Local: local, Usage: "only sessions whose directory has the same identity root as `DIR` (symlinks and trailing slashes match)"},
-		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, or codex)"}, hot.HarnessClaude, hot.HarnessCodex),
+		choice(&cli.StringFlag{Name: "harness", Local: local, Usage: "only sessions of `HARNESS` (claude-code, alias claude, codex or opencode)"}, harnessNames...),
 		&cli.StringFlag{Name: "repo", Local: local, Usage: "only sessions in the repository `ID` (github.com/org/repo, org/repo, or a path in it: . from any of its directories)"},
 		choice(&cli.StringFlag{Name: "state", Local: local, Usage: "only sessions in `STATE` (running, resumable, stale, unknown or archived)"},
 			catalog.StateRunning, catalog.StateResumable, stateStale, catalog.StateUnknown, catalog.StateArchived),

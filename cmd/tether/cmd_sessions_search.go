@@ -67,7 +67,7 @@ func (a *App) sessionsSearchCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "show at most `N` results (0: all)"},
 			&cli.StringFlag{Name: "since", Usage: "only sessions active within `DURATION` (e.g. 90m, 24h, 7d)"},
 			&cli.StringFlag{Name: "cwd", Usage: "only sessions whose directory has the same identity root as `DIR`"},
-			&cli.StringFlag{Name: "harness", Usage: "only sessions of `HARNESS` (claude-code or codex)"},
+			choice(&cli.StringFlag{Name: "harness", Usage: "only sessions of `HARNESS` (claude-code, codex or opencode)"}, harnessNames...),
 			&cli.StringFlag{Name: "state", Usage: "only sessions in `STATE` (running, resumable or unknown)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

@@ -48,7 +48,7 @@ func (a *App) usageCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "since", Usage: "from this date on (YYYY-MM-DD or YYYYMMDD)"},
 			&cli.StringFlag{Name: "until", Usage: "up to this date (inclusive)"},
-			&cli.StringFlag{Name: "harness", Usage: "only this harness: claude-code or codex"},
+			choice(&cli.StringFlag{Name: "harness", Usage: "only this harness: claude-code, codex or opencode"}, harnessNames...),
 			&cli.StringFlag{Name: "cwd", Usage: "only the sessions of this directory (and below it)"},
 			&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Usage: "the time zone dates are taken in (default: local)"},
 			&cli.BoolFlag{Name: "breakdown", Aliases: []string{"b"}, Usage: "a line per model under each row"},
