@@ -5,11 +5,9 @@ import "context"
 // UsageCounter is an optional interface of a Reader: one that can count
 // every token its agent spent, record by record, from the whole of each
 // transcript (a list reads only their ends). It is optional because not
-// every agent keeps per-response usage where tether can read it (OpenCode
-// keeps it in its database: its reader implements this once it reads
-// the message rows), and because the readers that do keep their counts
-// in a cache of their own, beside the list's, so a warm count reads only
-// the bytes appended since.
+// every agent keeps per-response usage where tether can read it, and
+// because the readers that do keep their counts in a cache of their own,
+// beside the list's, so a warm count reads only what changed since.
 type UsageCounter interface {
 	// CountUsage returns every transcript's usage records, the
 	// transcripts in the order the agent's files sort in (the order in
@@ -17,6 +15,22 @@ type UsageCounter interface {
 	// read are diagnostics, never an error; it fails only when the
 	// storage root exists but cannot be read.
 	CountUsage(ctx context.Context) ([]FileUsage, []Diagnostic, error)
+}
+
+// ArchiveUsageCounter is an optional interface of a reader of tether's
+// archive (its ReaderConfig.Open the archive's opener): one that counts
+// the usage of the stored copies whose originals the agent no longer
+// has (a transcript Claude Code's cleanup deleted still cost money).
+// Copies of what the agent still has are not read: the live count has
+// them, and the two would only be deduplicated again.
+type ArchiveUsageCounter interface {
+	// CountArchivedUsage counts the stored copies under dir (the
+	// archive's directory of the harness, mirroring the agent's own
+	// layout) whose originals are gone; live is the live count of the
+	// harness (an agent with a database tells a deleted session by its
+	// id). Their records follow the live ones', so a response in both
+	// counts once by the harness's deduplication.
+	CountArchivedUsage(ctx context.Context, dir string, live []FileUsage) ([]FileUsage, []Diagnostic, error)
 }
 
 // Billing is how a record's tokens are priced.

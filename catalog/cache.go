@@ -11,8 +11,12 @@ import (
 // counts' included (beside each, named -usage.gob); ClearCache removes
 // them.
 func CacheFiles(dir string) []string {
-	return []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex), CacheFile(dir, OpenCode),
-		filepath.Join(dir, "catalog-"+ClaudeCode+"-usage.gob"), filepath.Join(dir, "catalog-"+Codex+"-usage.gob")}
+	out := []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex), CacheFile(dir, OpenCode)}
+	for _, h := range []string{ClaudeCode, Codex, OpenCode} {
+		// The usage caches of the live readers and of the archive's.
+		out = append(out, filepath.Join(dir, "catalog-"+h+"-usage.gob"), filepath.Join(dir, "catalog-archive-"+h+"-usage.gob"))
+	}
+	return out
 }
 
 // CacheFile is the cache file under dir of harness's reader.

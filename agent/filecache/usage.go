@@ -136,6 +136,13 @@ func countFrom(f agent.File, e UsageEntry, lc LineCounter) (UsageEntry, error) {
 	return out, nil
 }
 
+// PutUsageEntry writes e as the usage cache keeps it (for a reader that
+// keeps entries in records of its own: OpenCode's, per database).
+func PutUsageEntry(w *bincodec.Writer, e *UsageEntry) { putUsage(w, e) }
+
+// GetUsageEntry reads what PutUsageEntry wrote.
+func GetUsageEntry(r *bincodec.Reader) UsageEntry { return getUsage(r) }
+
 func putUsage(w *bincodec.Writer, e *UsageEntry) {
 	w.Int(e.Offset)
 	w.Uint(e.Head)

@@ -175,7 +175,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if opts.Spends != nil {
 		spends := opts.Spends(ctx, out)
 		for i := range out {
-			out[i].Spend = spends[out[i].Source]
+			out[i].Spend = spends[spendKey(out[i].Harness, out[i].Source, out[i].ID)]
 		}
 	}
 	if diags == nil {

@@ -65,7 +65,7 @@ func runSessionsShow(ctx context.Context, opts sessionsShowOptions) error {
 	markStale(one, opts.Marks)
 	full = one[0]
 	if opts.Spends != nil {
-		full.Spend = opts.Spends(ctx, one)[full.Source]
+		full.Spend = opts.Spends(ctx, one)[spendKey(full.Harness, full.Source, full.ID)]
 	}
 	if opts.DataDir != "" {
 		summarize.Attach(opts.DataDir, &full)

@@ -154,10 +154,15 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 }
 
 // countUsage asks every reader that can count usage (agent.UsageCounter)
-// for its records.
+// for its records, then the archive's reader of the harness for the
+// stored copies whose originals are gone (agent.ArchiveUsageCounter).
 func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage, []agent.Diagnostic, error) {
 	var files []agent.FileUsage
 	var diags []agent.Diagnostic
+	store, _, err := a.archiveStore()
+	if err != nil {
+		store = nil // an unsafe or unreadable archive config: the live counts alone
+	}
 	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
 		if harness != "" && harness != ag.Name() {
 			continue
@@ -172,8 +177,29 @@ func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage
 			return nil, nil, fmt.Errorf("%s: %w", ag.Name(), err)
 		}
 		files, diags = append(files, f...), append(diags, d...)
+		if store == nil {
+			continue
+		}
+		ar := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, ag.Name())})
+		if ac, ok := ar.(agent.ArchiveUsageCounter); ok {
+			af, ad, err := ac.CountArchivedUsage(ctx, store.HarnessDir(ag.Name()), f)
+			if err != nil {
+				ad = append(ad, agent.Diagnostic{Harness: ag.Name(), Path: store.HarnessDir(ag.Name()), Problem: "archived usage not counted: " + err.Error()})
+			}
+			files, diags = append(files, af...), append(diags, ad...)
+		}
 	}
 	return files, diags, nil
+}
+
+// spendKey is the key of a session's spend in sessionSpends' map: its
+// transcript, and for OpenCode, whose sessions share one database, the
+// session's id too.
+func spendKey(harness, path, session string) string {
+	if harness == agent.OpenCode {
+		return path + "\x00" + session
+	}
+	return path
 }
 
 // filesIn keeps the transcripts of sessions run in dir or below it.
@@ -298,7 +324,7 @@ func (a *App) sessionSpends(ctx context.Context, sessions []catalog.Session) map
 		for _, m := range r.Models {
 			sp.Unpriced = sp.Unpriced || unpriced[m]
 		}
-		out[f.Path] = sp
+		out[spendKey(f.Harness, f.Path, f.Session)] = sp
 	}
 	return out
 }

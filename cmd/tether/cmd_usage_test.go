@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,53 @@ func TestSessionsListCost(t *testing.T) {
 	s := validate(t, "list", ta.out.Bytes())["sessions"].([]any)[0].(map[string]any)
 	if sp, ok := s["spend"].(map[string]any); !ok || sp["totalTokens"] != 4440.0 {
 		t.Fatalf("spend %v", s["spend"])
+	}
+}
+
+// usageTotals runs `tether usage --json` and returns its totals by
+// harness.
+func usageTotals(t *testing.T, ta *testApp) map[string]any {
+	t.Helper()
+	ta.out.Reset()
+	if code := ta.run("usage", "--json", "--timezone", "UTC"); code != 0 {
+		t.Fatalf("usage: exit %d: %s", code, ta.err)
+	}
+	return validate(t, "usage", ta.out.Bytes())["totals"].(map[string]any)["byHarness"].(map[string]any)
+}
+
+// A transcript the agent deleted still counts, from tether's archive
+// (linked or a compressed copy), and only once: a copy of one still
+// there is not counted, and the fork that repeats the deleted parent's
+// responses is deduplicated with the archived parent as it was with the
+// live one.
+func TestUsageCountsArchivedTranscripts(t *testing.T) {
+	for _, mode := range []string{"link", "copy"} {
+		t.Run(mode, func(t *testing.T) {
+			ta := newTestApp(t)
+			ta.config(t, "[archive]\nmode = \""+mode+"\"\n")
+			proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-project")
+			parent := filepath.Join(proj, "a.jsonl")
+			rollout := filepath.Join(ta.env["CODEX_HOME"], "sessions", "2026", "01", "01", "rollout-a.jsonl")
+			copyTestdata(t, parent, "claude-code-2.1.332", "golden-tool-session.jsonl")
+			copyTestdata(t, filepath.Join(proj, "b.jsonl"), "claude-code-2.1.332", "golden-fork.jsonl")
+			copyTestdata(t, rollout, "codex-0.171.0", "golden-rollout-exec-resume.jsonl")
+			before := usageTotals(t, ta)
+			if code := ta.run("archive", "sync"); code != 0 {
+				t.Fatalf("archive sync: exit %d: %s", code, ta.err)
+			}
+			if got := usageTotals(t, ta); !reflect.DeepEqual(got, before) {
+				t.Errorf("archived, originals there: %v, want %v", got, before)
+			}
+			os.Remove(parent)
+			os.Remove(rollout)
+			if got := usageTotals(t, ta); !reflect.DeepEqual(got, before) {
+				t.Errorf("originals deleted: %v, want %v", got, before)
+			}
+			// Without the archive's copies the deleted ones are lost.
+			os.RemoveAll(ta.archiveDir())
+			if got := usageTotals(t, ta); reflect.DeepEqual(got, before) {
+				t.Errorf("no archive, still %v", got)
+			}
+		})
 	}
 }

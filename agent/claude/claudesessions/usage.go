@@ -3,7 +3,10 @@ package claudesessions
 import (
 	"bytes"
 	"context"
+	"errors"
 	"hash/fnv"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,6 +44,39 @@ func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Dia
 	if err != nil {
 		return nil, nil, err
 	}
+	return r.countPaths(ctx, root, paths)
+}
+
+var _ agent.ArchiveUsageCounter = (*Reader)(nil)
+
+// CountArchivedUsage implements agent.ArchiveUsageCounter: the archive's
+// transcripts under dir/projects whose originals (the same path under
+// the reader's projects/) are gone, in path order.
+func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	root, liveRoot := claude.ProjectsDir(dir), claude.ProjectsDir(r.Dir)
+	paths, err := filecache.JSONLFiles(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	gone := paths[:0]
+	for _, p := range paths {
+		if rel, err := filepath.Rel(root, p); err == nil && originalGone(filepath.Join(liveRoot, rel)) {
+			gone = append(gone, p)
+		}
+	}
+	return r.countPaths(ctx, root, gone)
+}
+
+// originalGone: nothing is at the live path (an error other than its
+// absence leaves the original there: the copy is not counted).
+func originalGone(p string) bool {
+	_, err := os.Lstat(p)
+	return err != nil && errors.Is(err, fs.ErrNotExist)
+}
+
+// countPaths counts the transcripts at paths, under root (their
+// sessions and projects are named from their paths there).
+func (r *Reader) countPaths(ctx context.Context, root string, paths []string) ([]agent.FileUsage, []agent.Diagnostic, error) {
 	cache := r.usageCache()
 	models := &filecache.Models{}
 	out := make([]agent.FileUsage, len(paths))

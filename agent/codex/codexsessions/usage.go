@@ -3,7 +3,10 @@ package codexsessions
 import (
 	"bytes"
 	"context"
+	"errors"
 	"hash/fnv"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,11 +38,37 @@ func (r *Reader) usageCache() *filecache.UsageCache {
 // not counted twice), each directory in path order, as ccusage reads
 // them.
 func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	return r.countDirs(ctx, r.Dir, nil)
+}
+
+var _ agent.ArchiveUsageCounter = (*Reader)(nil)
+
+// CountArchivedUsage implements agent.ArchiveUsageCounter: the archive's
+// rollouts under dir/sessions and dir/archived_sessions whose originals
+// are gone from both of the reader's (Codex moves a rollout from one to
+// the other when a thread is archived), as CountUsage orders them.
+func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	sessions, archived := codex.SessionsDir(r.Dir), codex.ArchivedDir(r.Dir)
+	return r.countDirs(ctx, dir, func(rel string) bool {
+		// archived_sessions/ is flat: a rollout moved there keeps its name.
+		for _, p := range []string{filepath.Join(sessions, rel), filepath.Join(archived, rel), filepath.Join(archived, filepath.Base(rel))} {
+			if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+				return false
+			}
+		}
+		return true // a copy also counted live is deduplicated all the same
+	})
+}
+
+// countDirs counts the rollouts under home's sessions/ and
+// archived_sessions/ (only those rel, their path under either, for which
+// keep holds, when it is set).
+func (r *Reader) countDirs(ctx context.Context, home string, keep func(rel string) bool) ([]agent.FileUsage, []agent.Diagnostic, error) {
 	cache := r.usageCache()
 	var out []agent.FileUsage
 	var diags []agent.Diagnostic
 	seen := map[string]bool{}
-	for _, dir := range []string{codex.SessionsDir(r.Dir), codex.ArchivedDir(r.Dir)} {
+	for _, dir := range []string{codex.SessionsDir(home), codex.ArchivedDir(home)} {
 		paths, err := filecache.JSONLFiles(dir)
 		if err != nil {
 			return nil, diags, err
@@ -49,7 +78,7 @@ func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Dia
 				return nil, diags, err
 			}
 			rel, _ := filepath.Rel(dir, p)
-			if seen[rel] {
+			if seen[rel] || keep != nil && !keep(rel) {
 				continue
 			}
 			seen[rel] = true

@@ -39,6 +39,7 @@ type Reader struct {
 	Now func() time.Time
 
 	roots evidence.RootMemo
+	usage *UsageCache
 }
 
 // Harness implements agent.Reader.
