@@ -70,8 +70,33 @@ func TestOpenCodeWrapForksAfterFailedCompaction(t *testing.T) {
 	if !sent {
 		t.Error("no request of the retry carried the prompt piped in")
 	}
+	// The fork resumes by the short form of its id tether prints (a
+	// unique prefix of the id's body), which OpenCode itself does not
+	// know.
+	short := shortBody(fork, id)
+	r = env.RunInput(context.Background(), "tether run opencode run -s SHORT", harness.Tether(t), dir,
+		"third-prompt-by-short-id", "run", "opencode", "run", "-s", short, "--format", "json")
+	if got, err := r.OpenCodeSession(); r.ExitCode != 0 || err != nil || got != fork || strings.Contains(r.Stderr, "starting fresh") {
+		t.Errorf("resume by %s: exit %d, session %q (%v), stderr %s", short, r.ExitCode, got, err, r.Stderr)
+	}
 	// The original's rows are untouched but for the failed attempt's turn.
 	if after := parseOCExport(t, openCodeExportRaw(t, env, dir, id)); len(after.Messages) < len(parseOCExport(t, before).Messages) {
 		t.Errorf("the original lost messages")
 	}
+}
+
+// shortBody is the shortest prefix, eight characters at least, of id's
+// body (after "ses_") that no other's body starts with.
+func shortBody(id string, others ...string) string {
+	body := strings.TrimPrefix(id, "ses_")
+	for n := 8; n < len(body); n++ {
+		unique := true
+		for _, o := range others {
+			unique = unique && !strings.HasPrefix(strings.TrimPrefix(o, "ses_"), body[:n])
+		}
+		if unique {
+			return body[:n]
+		}
+	}
+	return body
 }
