@@ -162,7 +162,7 @@ func TestHookSeveralPayloads(t *testing.T) {
 		r := gjson.Parse(l)
 		events = append(events, r.Get("event").String()+"/"+r.Get("harness").String())
 	}
-	if got := strings.Join(events, " "); got != "session_spawn/opencode turn_end/opencode session_end/opencode" {
+	if got := strings.Join(events, " "); got != "session_spawn/opencode turn_end/opencode archive_export_start/opencode session_end/opencode" {
 		t.Errorf("log: %s", got)
 	}
 }
