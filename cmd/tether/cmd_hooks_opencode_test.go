@@ -60,6 +60,17 @@ func TestHooksOpenCodePlugin(t *testing.T) {
 	if out := ta.out.String(); !strings.Contains(out, "ok    opencode   plugin "+plugin+", running "+self) {
 		t.Errorf("doctor:\n%s", out)
 	}
+	// No @opencode-ai/plugin in the config directory: OpenCode waits for
+	// npm at each start, which npm's offline mode ends at once.
+	if out := ta.out.String(); !strings.Contains(out, "warn  opencode   "+filepath.Dir(filepath.Dir(plugin))+" has no node_modules/@opencode-ai/plugin") {
+		t.Errorf("doctor does not say OpenCode waits for npm:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(ta.home, ".npmrc"), []byte("offline=true\n"), 0o600)
+	ta.out.Reset()
+	ta.run("doctor")
+	if out := ta.out.String(); strings.Contains(out, "@opencode-ai/plugin") {
+		t.Errorf("doctor with npm offline:\n%s", out)
+	}
 	// The binary moves away: doctor fails, --fix points the plugin at the
 	// tether now on PATH.
 	bin2 := filepath.Join(ta.home, "bin2")
