@@ -122,7 +122,7 @@ func TestOpenCodeHooks(t *testing.T) {
 // TestOpenCodeHooksOverflow: a prompt the API refuses as too long is a
 // turn_failure with prompt_too_long; OpenCode then compacts on its own
 // (compact_start, compact_end, auto) and answers (turn_end, the first
-// after the compaction).
+// after the compaction), which starts the session's export.
 func TestOpenCodeHooksOverflow(t *testing.T) {
 	env, api, bin, dir := openCodeHooksEnv(t)
 	runTether(t, env, bin, "hooks", "install", "--harness", "opencode")
@@ -138,7 +138,8 @@ func TestOpenCodeHooksOverflow(t *testing.T) {
 	for _, r := range recs {
 		events = append(events, r.Get("event").String())
 	}
-	want := []string{"session_spawn", "turn_failure", "compact_start", "compact_end", "turn_end", "session_end"}
+	// The turn's end also starts the session's background export.
+	want := []string{"session_spawn", "turn_failure", "compact_start", "compact_end", "turn_end", "archive_export_start", "session_end"}
 	if !slices.Equal(events, want) {
 		t.Errorf("events %v, want %v", events, want)
 	}
