@@ -20,3 +20,15 @@ type Finder interface {
 	// after since (ok false: none was).
 	Latest(ctx context.Context, dir string, since time.Time) (s Session, ok bool, err error)
 }
+
+// PrefixFinder is a Finder that also expands an id prefix, so the wrapper
+// resumes a session by the short id tether prints (a unique prefix of its
+// id's body, identity.SessionBody) without listing every session. It is
+// optional: a Finder without it resumes full ids only.
+type PrefixFinder interface {
+	Finder
+	// IDsWithPrefix are the ids of at most limit sessions whose id, or
+	// whose id's body, starts with prefix, ASCII case ignored. An error
+	// says the database could not be read.
+	IDsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
+}

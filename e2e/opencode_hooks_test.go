@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/e2e/harness"
 	"github.com/tether-dev/tether/internal/testkit/fakeapi"
@@ -47,10 +48,12 @@ func dirNames(t *testing.T, dir string) []string {
 // session with a tool call is logged (session_spawn, turn_end with the
 // tokens the fake reported and their share of the config's context
 // limit), its resume too; the prompt segment shows the percent; the log
-// holds no prompt or answer text; uninstall leaves OpenCode's config
+// holds no prompt or answer text; the turn's end exported the session
+// into tether's archive in the background; uninstall leaves OpenCode's config
 // directory as it was.
 func TestOpenCodeHooks(t *testing.T) {
 	env, api, bin, dir := openCodeHooksEnv(t)
+	env.Setenv("TETHER_OPENCODE_BIN", harness.CLIs(t).OpenCode)
 	cfg := env.OpenCodeConfigDir()
 	before := dirNames(t, cfg)
 	res := runTether(t, env, bin, "hooks", "install", "--harness", "opencode")
@@ -79,6 +82,20 @@ func TestOpenCodeHooks(t *testing.T) {
 	if seg := env.Run(context.Background(), "tether", bin, dir, "prompt", "--shell", "plain"); seg.ExitCode != 0 || !strings.Contains(seg.Stdout, "26%") {
 		t.Errorf("prompt segment in %s: exit %d %q", dir, seg.ExitCode, seg.Stdout)
 	}
+	// The turn's end started the session's export into tether's archive,
+	// in the background (OpenCode's own export, run by the full tether).
+	stored := filepath.Join(env.Home, ".local", "share", "tether", "archive", "opencode", id+".json")
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if fi, err := os.Stat(stored); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no background export at %s: %v", stored, find(records(t, env, id, "session_end"), "archive_export_start"))
+		}
+	}
+	if len(find(records(t, env, id, "archive_export_start"), "archive_export_start")) != 1 {
+		t.Errorf("background exports: %v", recs)
+	}
 
 	openCodeSession(t, env, dir, "and once more", "--session", id)
 	recs = records(t, env, id, "session_resume")
@@ -105,7 +122,7 @@ func TestOpenCodeHooks(t *testing.T) {
 // TestOpenCodeHooksOverflow: a prompt the API refuses as too long is a
 // turn_failure with prompt_too_long; OpenCode then compacts on its own
 // (compact_start, compact_end, auto) and answers (turn_end, the first
-// after the compaction).
+// after the compaction), which starts the session's export.
 func TestOpenCodeHooksOverflow(t *testing.T) {
 	env, api, bin, dir := openCodeHooksEnv(t)
 	runTether(t, env, bin, "hooks", "install", "--harness", "opencode")
@@ -121,7 +138,8 @@ func TestOpenCodeHooksOverflow(t *testing.T) {
 	for _, r := range recs {
 		events = append(events, r.Get("event").String())
 	}
-	want := []string{"session_spawn", "turn_failure", "compact_start", "compact_end", "turn_end", "session_end"}
+	// The turn's end also starts the session's background export.
+	want := []string{"session_spawn", "turn_failure", "compact_start", "compact_end", "turn_end", "archive_export_start", "session_end"}
 	if !slices.Equal(events, want) {
 		t.Errorf("events %v, want %v", events, want)
 	}

@@ -29,12 +29,18 @@ const reasonCompactFailed = "history too large for the agent's own compaction"
 // apply or could not be done; the run then ends as it did.
 func (o Options) compactorRetry(log *eventlog.Log, res agent.ResumeArgs, child Child) (code int, done bool, err error) {
 	c, ok := o.Agent.(agent.Compactor)
-	if !ok || o.Agent.Capabilities().Trim || res.Kind != "id" || res.ID == "" || o.DisableTrim {
+	if !ok || !o.forksOnFailure(res) {
 		return 0, false, nil
 	}
 	ctx := context.Background()
 	failed, err := c.CompactionFailed(ctx, o.Bin, res.ID)
 	if err != nil || !failed {
+		return 0, false, nil
+	}
+	if o.noRetry {
+		log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reasonCompactFailed), slog.String("next", "none"))
+		fmt.Fprintf(o.Stderr, "tether: session %s: %s; not forking it: its input (over %d MiB) was not kept to send again.\n",
+			termsafe.String(res.ID), reasonCompactFailed, maxReplay>>20)
 		return 0, false, nil
 	}
 	log.Warn(eventlog.ResumeFailure, res.ID, slog.String("reason", reasonCompactFailed), slog.String("next", "fork"))

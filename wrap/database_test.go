@@ -33,6 +33,17 @@ func (f fakeFinder) Find(_ context.Context, id string) (agent.Session, bool, err
 	return s, ok, f.err
 }
 
+func (f fakeFinder) IDsWithPrefix(_ context.Context, prefix string, limit int) ([]string, error) {
+	var ids []string
+	for id := range f.sessions {
+		if strings.HasPrefix(strings.ToLower(id), strings.ToLower(prefix)) ||
+			strings.HasPrefix(strings.ToLower(identity.SessionBody(id)), strings.ToLower(prefix)) {
+			ids = append(ids, id)
+		}
+	}
+	return ids[:min(len(ids), limit)], f.err
+}
+
 func (f fakeFinder) Latest(context.Context, string, time.Time) (agent.Session, bool, error) {
 	return agent.Session{}, false, nil
 }
@@ -188,5 +199,41 @@ func TestWithPWD(t *testing.T) {
 	}
 	if got := withPWD([]string{"PWD=/x"}, ""); !reflect.DeepEqual(got, []string{"PWD=/x"}) {
 		t.Errorf("no directory: %q", got)
+	}
+}
+
+// The short id tether prints (a unique prefix of the id's body), or a
+// prefix of the whole id, resumes the one session it names; one that
+// names several is refused; one that names none is "session not found".
+func TestDatabaseSessionShortID(t *testing.T) {
+	const twin = "ses_dcb4b0e4cffeZZZZZZZZZZZZZZ"
+	f := newFixture(t)
+	finder := fakeFinder{sessions: map[string]agent.Session{
+		ocID: {ID: ocID, Cwd: f.root.Path}, twin: {ID: twin, Cwd: f.root.Path},
+		"ses_0123456789abOtherSession00": {ID: "ses_0123456789abOtherSession00", Cwd: f.root.Path},
+	}}
+	for _, short := range []string{"dcb4b0e4cffem", "DCB4B0E4CFFEM", "ses_dcb4b0e4cffeMv", "--session=dcb4b0e4cffeMvX"} {
+		f.calls, f.stderr = nil, bytes.Buffer{}
+		args := []string{"run", "-s", short, "--format", "json"}
+		want := []string{"run", "-s", ocID, "--format", "json"}
+		if strings.HasPrefix(short, "--session=") {
+			args, want = []string{"run", short}, []string{"run", "--session=" + ocID}
+		}
+		if code, err := f.ocRun(finder, false, ok, args...); code != 0 || err != nil || len(f.calls) != 1 {
+			t.Fatalf("%s: %d %v, %d runs", short, code, err, len(f.calls))
+		}
+		if !reflect.DeepEqual(f.calls[0].Args, want) || f.stderr.Len() != 0 {
+			t.Errorf("%s: args %q, stderr %q", short, f.calls[0].Args, f.stderr.String())
+		}
+	}
+	f.calls = nil
+	var amb *AmbiguousError
+	if _, err := f.ocRun(finder, false, ok, "run", "-s", "dcb4b0e4"); !errors.As(err, &amb) || len(amb.Candidates) != 2 || len(f.calls) != 0 {
+		t.Errorf("ambiguous: %v, %d runs", err, len(f.calls))
+	}
+	f.calls, f.stderr = nil, bytes.Buffer{}
+	if _, err := f.ocRun(finder, false, ok, "run", "-s", "ffff0000"); err != nil || len(f.calls) != 1 ||
+		!strings.Contains(f.stderr.String(), "(session not found)") {
+		t.Errorf("unknown: %v, %d runs, %q", err, len(f.calls), f.stderr.String())
 	}
 }

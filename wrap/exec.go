@@ -23,6 +23,11 @@ type Child struct {
 	// SIGINT and SIGQUIT to the whole foreground process group, child
 	// included, so the wrapper must not send a second copy.
 	Interactive bool
+	// Stdin, when set, is the child's standard input in place of the
+	// wrapper's, through a pipe fed by a copy (a prompt the wrapper kept
+	// to send again). Nothing waits for the copy: it ends when Stdin does
+	// or when the child has closed its end.
+	Stdin io.Reader
 	// Stdout, when set, receives the child's standard output in place of
 	// the wrapper's (a resume attempt whose output may be withheld).
 	Stdout io.Writer
@@ -92,10 +97,16 @@ func execChild(c Child, resetSignals bool) (int, error) {
 		return 127, err
 	}
 	files := []uintptr{0, 1, 2}
-	var pipeW, errW *os.File
+	var pipeW, errW, inR *os.File
+	if c.Stdin != nil {
+		if files[0], inR, err = feed(c.Stdin); err != nil {
+			return 127, err
+		}
+	}
 	var copied, errCopied chan error
 	if c.Stdout != nil {
 		if files[1], pipeW, copied, err = redirect(c.Stdout); err != nil {
+			closeFile(inR)
 			return 127, err
 		}
 	}
@@ -105,6 +116,7 @@ func execChild(c Child, resetSignals bool) (int, error) {
 				pipeW.Close()
 				<-copied
 			}
+			closeFile(inR)
 			return 127, err
 		}
 	}
@@ -117,10 +129,8 @@ func execChild(c Child, resetSignals bool) (int, error) {
 	argv := append([]string{c.Path}, c.Args...)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Dir: c.Dir, Env: env, Files: files})
 	// The child has its own copies: each copy ends with its output.
-	for _, w := range []*os.File{pipeW, errW} {
-		if w != nil {
-			w.Close()
-		}
+	for _, f := range []*os.File{pipeW, errW, inR} {
+		closeFile(f)
 	}
 	if err != nil {
 		for _, ch := range []chan error{copied, errCopied} {
@@ -199,6 +209,29 @@ func redirect(w io.Writer) (fd uintptr, pw *os.File, done chan error, err error)
 		done <- err
 	}()
 	return pw.Fd(), pw, done, nil
+}
+
+// feed gives the child r as its standard input: a pipe whose write end a
+// copy fills and then closes (the child sees the end of its input). pr,
+// the read end, is for the child only: close it once the child has its
+// copy; a child that exits without reading all of it makes the copy's
+// next write fail, which ends it.
+func feed(r io.Reader) (fd uintptr, pr *os.File, err error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return 0, nil, err
+	}
+	go func() {
+		io.Copy(pw, r)
+		pw.Close()
+	}()
+	return pr.Fd(), pr, nil
+}
+
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // wait waits for pid to exit, calls exited while it is still a zombie (so

@@ -1,6 +1,7 @@
 package wrap
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -130,5 +131,29 @@ func TestExecStderrCopy(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("Exec waits for a background process that holds the child's stderr")
+	}
+}
+
+// A Stdin reaches the child whole through a pipe, which ends where the
+// reader does; a child that does not read it still exits.
+func TestExecStdin(t *testing.T) {
+	var out strings.Builder
+	in := strings.Repeat("prompt line\n", 20000) // more than a pipe holds
+	code, err := Exec(Child{Path: "/bin/sh", Args: []string{"-c", "wc -c"}, Stdin: strings.NewReader(in), Stdout: &out})
+	if err != nil || code != 0 || strings.TrimSpace(out.String()) != fmt.Sprint(len(in)) {
+		t.Errorf("code %d err %v: child read %q bytes, want %d", code, err, out.String(), len(in))
+	}
+	done := make(chan int, 1)
+	go func() {
+		code, _ := Exec(Child{Path: "/bin/sh", Args: []string{"-c", "exit 3"}, Stdin: strings.NewReader(in)})
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 3 {
+			t.Errorf("unread stdin: code %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a child that does not read its stdin is waited for")
 	}
 }

@@ -1,6 +1,7 @@
 package wrap
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,6 +43,12 @@ func (o Options) expandResume(res agent.ResumeArgs) (Options, agent.ResumeArgs, 
 		return o, res, nil
 	}
 	ids := o.knownIDs(res.ID)
+	if o.Agent.Capabilities().Database {
+		var exact bool
+		if ids, exact = o.storedIDs(res.ID); exact {
+			return o, res, nil
+		}
+	}
 	if len(ids) == 0 && o.Names != nil {
 		for _, n := range o.Names(o.Agent.Name()) {
 			if n.Title == res.ID && !slices.Contains(ids, n.ID) {
@@ -106,4 +113,25 @@ func (o Options) idsUnder(root, prefix string) []string {
 		}
 	}
 	return ids
+}
+
+// maxCandidates bounds the ids an ambiguous prefix lists.
+const maxCandidates = 10
+
+// storedIDs are the ids of the stored sessions (an agent whose sessions
+// are rows of a database) that prefix names, and whether it is one of
+// them exactly. A reader that cannot expand prefixes, or a database that
+// cannot be read, knows none: the resume goes on as asked.
+func (o Options) storedIDs(prefix string) (ids []string, exact bool) {
+	pf, ok := o.Finder.(agent.PrefixFinder)
+	if !ok || len(prefix) < minPrefix || strings.Trim(prefix, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") != "" {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	ids, err := pf.IDsWithPrefix(ctx, prefix, maxCandidates)
+	if err != nil {
+		return nil, false
+	}
+	return ids, slices.Contains(ids, prefix)
 }

@@ -32,6 +32,12 @@ type Options struct {
 	Root        identity.Root
 	Env         []string // the environment to extend (os.Environ())
 	Interactive bool
+	// Stdin is the wrapper's standard input when it is not a terminal
+	// (nil: it is one, or the child reads it directly). A run of an agent
+	// that compacts itself, resumed by id without a terminal (opencode run
+	// -s ID, its prompt piped in), reads it up to maxReplay bytes before
+	// the child starts, so a retry can send the prompt again (replay.go).
+	Stdin io.Reader
 	// StderrTTY is set when standard error is a terminal: the child then
 	// gets it untouched, and the wrapper cannot read an agent's message
 	// for a session it could not load (a pipe in place of the terminal
@@ -89,6 +95,10 @@ type Options struct {
 	// are rows of a database (Capabilities.Database): a session resumed
 	// by id is looked up there (nil, as in tether-hot: it is not).
 	Finder agent.Finder
+
+	// noRetry is set when the command's input could not be kept for a
+	// retry (keepStdin).
+	noRetry bool
 }
 
 // Run runs the wrapped program and returns the exit status to leave with.
@@ -106,6 +116,7 @@ func Run(o Options) (int, error) {
 		return 0, err
 	}
 	dir := startDir(root)
+	o = o.keepStdin(res)
 
 	var tr transcript
 	var st stored

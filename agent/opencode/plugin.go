@@ -4,7 +4,10 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tether-dev/tether/agent"
 )
@@ -87,4 +90,56 @@ func (*Agent) PluginCommand(data []byte) []string {
 		return cmd
 	}
 	return nil
+}
+
+// PluginWait says why OpenCode, started with the plugin file at path,
+// may wait about 70 s before it loads any plugin ("" when it will not).
+// OpenCode 1.18.33 installs @opencode-ai/plugin with npm into each config
+// directory that holds plugins, at every start until that succeeded, and
+// waits for it; offline npm gives up only after its retries. Its
+// node_modules there, or npm set to fail at once (offline=true or
+// fetch-retries=0, in the environment or the user's npmrc), mean no wait.
+// home and getenv locate the npmrc as npm does.
+func (*Agent) PluginWait(path, home string, getenv func(string) string) string {
+	dir := filepath.Dir(filepath.Dir(path))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@opencode-ai", "plugin", "package.json")); err == nil {
+		return ""
+	}
+	rc := getenv("NPM_CONFIG_USERCONFIG")
+	if rc == "" {
+		rc = getenv("npm_config_userconfig")
+	}
+	if rc == "" {
+		rc = filepath.Join(home, ".npmrc")
+	}
+	if npmFailsFast(getenv, rc) {
+		return ""
+	}
+	return fmt.Sprintf("%s has no node_modules/@opencode-ai/plugin: OpenCode installs it with npm before it loads any plugin, "+
+		"at every start until that worked; without network each start waits ~70 s for npm — start OpenCode once online, "+
+		"or set offline=true in %s", dir, rc)
+}
+
+// npmFailsFast reports whether npm is set to fail at once without
+// network: offline, or no fetch retries.
+func npmFailsFast(getenv func(string) string, rc string) bool {
+	set := map[string]string{}
+	if data, err := os.ReadFile(rc); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if line = strings.TrimSpace(line); !ok || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
+				continue
+			}
+			set[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	// npm's environment settings win over its npmrc.
+	for _, k := range []string{"offline", "fetch-retries"} {
+		for _, name := range []string{"npm_config_" + strings.ReplaceAll(k, "-", "_"), "NPM_CONFIG_" + strings.ToUpper(strings.ReplaceAll(k, "-", "_"))} {
+			if v := getenv(name); v != "" {
+				set[k] = v
+			}
+		}
+	}
+	return set["offline"] == "true" || set["fetch-retries"] == "0"
 }

@@ -219,3 +219,45 @@ func waitFor(t *testing.T, ok func() bool) {
 	}
 	t.Fatal("the plugin's last hook did not run")
 }
+
+// A plugins directory makes OpenCode wait for npm at each start, unless
+// the install it waits for is there or npm is set to fail at once.
+func TestPluginWait(t *testing.T) {
+	home, cfg := t.TempDir(), t.TempDir()
+	plugin := filepath.Join(cfg, "plugins", "tether.js")
+	a := New(t.TempDir(), "")
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if got := a.PluginWait(plugin, home, getenv); !strings.Contains(got, cfg+" has no node_modules/@opencode-ai/plugin") ||
+		!strings.Contains(got, "offline=true in "+filepath.Join(home, ".npmrc")) {
+		t.Errorf("nothing installed, npm online: %q", got)
+	}
+	for _, rc := range []string{"offline=true\n", "; a comment\nfetch-retries = 0\n", "  offline = \"true\"\n"} {
+		os.WriteFile(filepath.Join(home, ".npmrc"), []byte(rc), 0o600)
+		if got := a.PluginWait(plugin, home, getenv); got != "" {
+			t.Errorf("npmrc %q: %q", rc, got)
+		}
+	}
+	os.WriteFile(filepath.Join(home, ".npmrc"), []byte("# offline=true\noffline=false\n"), 0o600)
+	if a.PluginWait(plugin, home, getenv) == "" {
+		t.Error("offline=false: no wait said")
+	}
+	env["npm_config_offline"] = "true"
+	if got := a.PluginWait(plugin, home, getenv); got != "" {
+		t.Errorf("npm_config_offline=true: %q", got)
+	}
+	delete(env, "npm_config_offline")
+	other := filepath.Join(t.TempDir(), "npmrc")
+	os.WriteFile(other, []byte("offline=true\n"), 0o600)
+	env["NPM_CONFIG_USERCONFIG"] = other
+	if got := a.PluginWait(plugin, home, getenv); got != "" {
+		t.Errorf("NPM_CONFIG_USERCONFIG: %q", got)
+	}
+	delete(env, "NPM_CONFIG_USERCONFIG")
+	pkg := filepath.Join(cfg, "node_modules", "@opencode-ai", "plugin")
+	os.MkdirAll(pkg, 0o755)
+	os.WriteFile(filepath.Join(pkg, "package.json"), []byte("{}"), 0o644)
+	if got := a.PluginWait(plugin, home, getenv); got != "" {
+		t.Errorf("installed: %q", got)
+	}
+}

@@ -35,8 +35,15 @@ func (a *App) archiveSyncCommand() *cli.Command {
 			"date, with a progress line when stderr is a terminal. Listings and hooks do this too;\n" +
 			"sync also compresses everything a listing left for later in copy mode.\n" +
 			"OpenCode keeps its sessions in a database: sync (and only sync) stores each one's\n" +
-			"'opencode export', again when the session's last update or message count changed.\n\n" +
-			"Examples:\n  tether archive sync\n  TETHER_CONFIG=copy.toml tether archive sync   # with [archive] mode = \"copy\"",
+			"'opencode export', again when the session's last update or message count changed.\n" +
+			"--session exports that one OpenCode session only (what tether's OpenCode plugin\n" +
+			"starts in the background when a session ends a turn, at most every 10 minutes);\n" +
+			"it waits for another sync to finish.\n\n" +
+			"Examples:\n  tether archive sync\n  tether archive sync --session opencode:ses_dcd139480ffeoAscKd2JgtbA1X\n" +
+			"  TETHER_CONFIG=copy.toml tether archive sync   # with [archive] mode = \"copy\"",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "export only the OpenCode session `[opencode:]ID`"},
+		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
 				return usageErr(fmt.Errorf("unexpected argument %q", cmd.Args().First()))
@@ -47,6 +54,9 @@ func (a *App) archiveSyncCommand() *cli.Command {
 			}
 			if !enabled {
 				return exitcode.With(exitcode.Refused, fmt.Errorf("the archive is disabled ([archive] enabled = false in %s)", a.Loc.ConfigFile))
+			}
+			if key := cmd.String("session"); cmd.IsSet("session") {
+				return a.archiveSyncSession(ctx, st, key)
 			}
 			c, err := a.catalogFor("")
 			if err != nil {

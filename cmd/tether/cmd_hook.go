@@ -24,7 +24,7 @@ func (a *App) hookCommand() *cli.Command {
 		// which Claude Code treats as "block".
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			hot.Hook(ctx, a.Deps, cmd.Args().Slice(), a.autoSummarize)
+			hot.Hook(ctx, a.Deps, cmd.Args().Slice(), func(args []string) (int, error) { return startBackground(args) })
 			return nil
 		},
 	}

@@ -60,6 +60,17 @@ func TestHooksOpenCodePlugin(t *testing.T) {
 	if out := ta.out.String(); !strings.Contains(out, "ok    opencode   plugin "+plugin+", running "+self) {
 		t.Errorf("doctor:\n%s", out)
 	}
+	// No @opencode-ai/plugin in the config directory: OpenCode waits for
+	// npm at each start, which npm's offline mode ends at once.
+	if out := ta.out.String(); !strings.Contains(out, "warn  opencode   "+filepath.Dir(filepath.Dir(plugin))+" has no node_modules/@opencode-ai/plugin") {
+		t.Errorf("doctor does not say OpenCode waits for npm:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(ta.home, ".npmrc"), []byte("offline=true\n"), 0o600)
+	ta.out.Reset()
+	ta.run("doctor")
+	if out := ta.out.String(); strings.Contains(out, "@opencode-ai/plugin") {
+		t.Errorf("doctor with npm offline:\n%s", out)
+	}
 	// The binary moves away: doctor fails, --fix points the plugin at the
 	// tether now on PATH.
 	bin2 := filepath.Join(ta.home, "bin2")
@@ -162,7 +173,7 @@ func TestHookSeveralPayloads(t *testing.T) {
 		r := gjson.Parse(l)
 		events = append(events, r.Get("event").String()+"/"+r.Get("harness").String())
 	}
-	if got := strings.Join(events, " "); got != "session_spawn/opencode turn_end/opencode session_end/opencode" {
+	if got := strings.Join(events, " "); got != "session_spawn/opencode turn_end/opencode archive_export_start/opencode session_end/opencode" {
 		t.Errorf("log: %s", got)
 	}
 }

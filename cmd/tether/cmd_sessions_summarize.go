@@ -349,19 +349,14 @@ func tryLock(path string) (unlock func(), ok bool) {
 }
 
 // startBackground starts this tether with args detached (see
-// hot.StartBackground). Tests replace it.
+// hot.StartBackground): the hook's background jobs (hot.Hook). Tests
+// replace it.
 var startBackground = func(args []string) (pid int, err error) {
 	self, err := os.Executable()
 	if err != nil {
 		return 0, err
 	}
 	return hot.StartBackground(self, args)
-}
-
-// autoSummarize starts `tether sessions summarize --auto HARNESS:ID` in
-// the background after SessionEnd (cmd/internal/hot decides when).
-func (a *App) autoSummarize(harness, id string) {
-	hot.AutoSummarize(a.Deps, func(args []string) (int, error) { return startBackground(args) })(harness, id)
 }
 
 // printSummary is the summary block of `sessions show`.

@@ -209,5 +209,16 @@ func pluginCheck(opts doctorOptions, t pluginTarget, self string, add func(statu
 	default:
 		add("ok", name, nil, "plugin %s, running %s", t.path, prog)
 	}
+	if w, ok := t.inst.(pluginWaiter); ok && opts.Shell.Getenv != nil {
+		if why := w.PluginWait(t.path, opts.Loc.Home, opts.Shell.Getenv); why != "" {
+			add("warn", name, nil, "%s", why)
+		}
+	}
 	return true
+}
+
+// pluginWaiter is an agent that may wait at its start because of a
+// plugin directory (OpenCode: npm), and says why.
+type pluginWaiter interface {
+	PluginWait(path, home string, getenv func(string) string) string
 }

@@ -65,6 +65,8 @@ const (
 	ArchiveError         = "archive_error"
 	ArchiveRestore       = "archive_restore"
 	ArchiveRestoreFailed = "archive_restore_failed"
+	ArchiveExportStart   = "archive_export_start"
+	ArchiveExportFailed  = "archive_export_failed"
 )
 
 // Event describes one lifecycle event: who writes it and the fields it may
@@ -123,6 +125,8 @@ var Events = sync.OnceValue(func() []Event {
 		{ArchiveError, "archiving that failed during a listing or a hook (debug)", []string{"failed", "error"}},
 		{ArchiveRestore, "`tether sessions resume`, `archive restore` or the wrapper put a transcript back from the archive", []string{"path", "compressed"}},
 		{ArchiveRestoreFailed, "wrapper: a transcript could not be put back from the archive", []string{"error", "exists"}},
+		{ArchiveExportStart, "hooks: an OpenCode session ended a turn or ended; its export into the archive (`tether archive sync --session`) started in the background, at most every 10 minutes a session", []string{"pid"}},
+		{ArchiveExportFailed, "hooks: that background export could not be started", []string{"kind", "error"}},
 		{IdentityPinIgnored, "any command given an unusable `TETHER_IDENTITY_ROOT`", []string{"reason", "root"}},
 	}
 })

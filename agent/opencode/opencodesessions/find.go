@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/identity"
 )
 
 // Find implements agent.Finder: the session's row alone, by its primary
@@ -26,6 +28,48 @@ func (r *Reader) Latest(ctx context.Context, dir string, since time.Time) (agent
 		return "WHERE s.directory = ? AND " + updated + " >= ? ORDER BY " + updated + " DESC LIMIT 1",
 			[]any{dir, since.UnixMilli()}
 	})
+}
+
+// IDsWithPrefix implements agent.PrefixFinder: OpenCode's ids are
+// ses_<body>, and tether shows a prefix of the body. LIKE (ASCII case
+// ignored, as tether's own resolution does) narrows the rows; the match
+// itself is checked here.
+func (r *Reader) IDsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error) {
+	if r.DB == "" {
+		return nil, fmt.Errorf("no OpenCode database")
+	}
+	p := strings.ToLower(prefix)
+	like := likeEscape(p)
+	var ids []string
+	err := readDB(r.DB, func(db *sql.DB) error {
+		ids = nil
+		rows, err := db.QueryContext(ctx, `SELECT id FROM session WHERE id LIKE ? ESCAPE '\' OR id LIKE ? ESCAPE '\' ORDER BY id`,
+			like+"%", "%\\_"+like+"%")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() && len(ids) < limit {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			l := strings.ToLower(id)
+			if strings.HasPrefix(l, p) || strings.HasPrefix(identity.SessionBody(l), p) {
+				ids = append(ids, id)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", r.DB, err)
+	}
+	return ids, nil
+}
+
+// likeEscape quotes LIKE's wildcards (and its escape character).
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // one is the first session where selects, as List has it.

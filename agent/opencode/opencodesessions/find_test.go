@@ -3,6 +3,7 @@ package opencodesessions_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,5 +39,38 @@ func TestFindAndLatest(t *testing.T) {
 	}
 	if _, ok, _ := f.Latest(ctx, "/home/example/other", time.Time{}); ok {
 		t.Error("latest: a session of another directory")
+	}
+}
+
+// IDsWithPrefix expands a prefix of an id or of its body (what tether
+// shows), ASCII case ignored; a wildcard in the prefix is a plain
+// character, and a match inside the id does not count.
+func TestIDsWithPrefix(t *testing.T) {
+	data := t.TempDir()
+	sessiontest.OpenCodeDB(t, data)
+	f := reader(data).(agent.PrefixFinder)
+	ctx := context.Background()
+	both := []string{sessiontest.SampleOpenCodeOverflow, sessiontest.SampleOpenCode}
+	for prefix, want := range map[string][]string{
+		"dcd13948":    {sessiontest.SampleOpenCode},
+		"DCD13948":    {sessiontest.SampleOpenCode},
+		"ses_dcd09f":  {sessiontest.SampleOpenCodeOverflow},
+		"dcd":         both,
+		"ses_":        both,
+		"cd139":       nil,
+		"d%":          nil,
+		"dcd_":        nil,
+		"ffff0000ffe": nil,
+	} {
+		got, err := f.IDsWithPrefix(ctx, prefix, 10)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%q: %q %v, want %q", prefix, got, err, want)
+		}
+	}
+	if got, _ := f.IDsWithPrefix(ctx, "dcd", 1); len(got) != 1 {
+		t.Errorf("limit 1: %q", got)
+	}
+	if _, err := reader(filepath.Join(data, "gone")).(agent.PrefixFinder).IDsWithPrefix(ctx, "dcd1", 10); err == nil {
+		t.Error("a missing database: no error")
 	}
 }

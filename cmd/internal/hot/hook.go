@@ -53,16 +53,21 @@ type HookOptions struct {
 	// Archive, when set, archives the transcript at SessionStart and
 	// SessionEnd (tether archive).
 	Archive func(harness, sessionID, transcript string)
+	// Export, when set, is told of a session that ended a turn (Stop) or
+	// ended (SessionEnd): AutoExport.
+	Export func(harness, sessionID string)
 	// GiveUp is called once when the hook is still running after Timeout
 	// (nil: the process exits with status 0 and no output).
 	GiveUp func()
 }
 
 // Hook is `tether hook ARGS…`: it handles one hook invocation and never
-// fails (see RunHook). After a SessionEnd, with [summarize] auto and a
-// provider, it calls summarize (which starts the summary in the
-// background: the hook returns at once).
-func Hook(ctx context.Context, d *Deps, args []string, summarize func(harness, sessionID string)) {
+// fails (see RunHook). What it leaves to the full tether it starts with
+// start, in the background (the hook returns at once; nil: nothing is
+// started): after a SessionEnd, with [summarize] auto and a provider, the
+// summary (AutoSummarize); after an exported agent's turn or session
+// ends, the archive's export of the session (AutoExport).
+func Hook(ctx context.Context, d *Deps, args []string, start func(args []string) (pid int, err error)) {
 	opts := HookOptions{IO: d.IO, Args: args, Read: hooks.DefaultReadLimits,
 		Timeout: hookTimeout, Started: time.Now(), InHook: d.Getenv(EnvInHook) != ""}
 	if d.Exit != nil {
@@ -95,6 +100,10 @@ func Hook(ctx context.Context, d *Deps, args []string, summarize func(harness, s
 		SelfReport: cfg.Hooks.SelfReport || d.Getenv(EnvSelfReport) == "1",
 	}
 	opts.Archive = HookArchive(d)
+	var summarize func(harness, sessionID string)
+	if start != nil {
+		summarize, opts.Export = AutoSummarize(d, start), AutoExport(d, start)
+	}
 	if !early.Stop() {
 		return // given up already
 	}
@@ -210,6 +219,9 @@ func hookOnce(opts HookOptions, event, payloadArg string) (Ended, error) {
 	}
 	if opts.Archive != nil && (p.Event == "SessionStart" || p.Event == "SessionEnd") && p.SessionID != "" {
 		opts.Archive(res.Harness, p.SessionID, p.TranscriptPath)
+	}
+	if opts.Export != nil && (p.Event == "Stop" || p.Event == "SessionEnd") && p.SessionID != "" && res.Harness != "" {
+		opts.Export(res.Harness, p.SessionID)
 	}
 	if err != nil || res.Event != hooks.EvSessionEnd {
 		return Ended{}, err

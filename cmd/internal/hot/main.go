@@ -59,15 +59,15 @@ func Main(version string, args []string) int {
 func mainHook(d *Deps, rest []string) int {
 	// No signal handling: an agent that kills its hook wants it gone,
 	// and installing handlers costs a thread on every event.
-	// The summary after SessionEnd reads the catalog: the full
-	// tether runs it.
-	Hook(context.Background(), d, rest, AutoSummarize(d, func(args []string) (int, error) {
+	// The summary after SessionEnd reads the catalog, an export runs
+	// the agent and reads its database: the full tether runs them.
+	Hook(context.Background(), d, rest, func(args []string) (int, error) {
 		t, err := FullTether()
 		if err != nil {
 			return 0, err
 		}
 		return StartBackground(t, args)
-	}))
+	})
 	return 0
 }
 

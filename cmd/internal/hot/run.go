@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,6 +127,7 @@ func RunWrap(d *Deps, opts RunOptions, exec wrap.ExecFunc, handoff func(transcri
 		Root:        d.Root(),
 		Env:         env,
 		Interactive: d.IO.StdinTTY,
+		Stdin:       pipedStdin(d),
 		StderrTTY:   d.IO.StderrTTY,
 		Log:         d.Log(),
 		Stderr:      d.IO.ErrOut,
@@ -230,6 +232,15 @@ func storedExitLine(d *Deps, a agent.Agent, res agent.ResumeArgs, started time.T
 
 // finderOf is a's session reader when its sessions are in a database and
 // this binary links the reader (nil otherwise).
+// pipedStdin is the wrapper's standard input when it is not a terminal
+// (the wrapper may keep a piped prompt to send again), else nil.
+func pipedStdin(d *Deps) io.Reader {
+	if d.IO.StdinTTY || d.IO.In == nil {
+		return nil
+	}
+	return d.IO.In
+}
+
 func finderOf(d *Deps, a agent.Agent) agent.Finder {
 	if d.Finder == nil || !a.Capabilities().Database {
 		return nil
