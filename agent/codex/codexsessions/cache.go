@@ -17,7 +17,7 @@ func OpenCache(path string) *Cache { return filecache.Open(path, &codec) }
 // codec keeps the tails and the rows in the cache file, their fields in a
 // fixed order. Any change to what is stored changes Kind's version.
 var codec = filecache.Codec[rolloutTail, threadsRecord]{
-	Kind:      "codex/1",
+	Kind:      "codex/2",
 	Put:       putTail,
 	Get:       getTail,
 	SetCount:  func(t *rolloutTail, mc agent.MessageCount) { t.Msgs.Known, t.Msgs.Count = true, mc },
@@ -56,12 +56,7 @@ func getTail(r *bincodec.Reader) rolloutTail {
 }
 
 func putThreads(w *bincodec.Writer, rec *threadsRecord) {
-	st := rec.Stamp
-	for _, v := range []int64{st.DBSize, st.DBMTime, st.WALSize, st.WALMTime, rec.Checked} {
-		w.Int(v)
-	}
-	w.Uint(st.DBIno)
-	w.Uint(st.WALIno)
+	scan.PutDBStamp(w, rec.Stamp, rec.Checked)
 	w.Uint(uint64(len(rec.Rows)))
 	for i := range rec.Rows {
 		putRow(w, &rec.Rows[i])
@@ -70,11 +65,7 @@ func putThreads(w *bincodec.Writer, rec *threadsRecord) {
 
 func getThreads(r *bincodec.Reader) threadsRecord {
 	var rec threadsRecord
-	st := &rec.Stamp
-	for _, p := range []*int64{&st.DBSize, &st.DBMTime, &st.WALSize, &st.WALMTime, &rec.Checked} {
-		*p = r.Int()
-	}
-	st.DBIno, st.WALIno = r.Uint(), r.Uint()
+	rec.Stamp, rec.Checked = scan.GetDBStamp(r)
 	if nr := r.Count(); nr > 0 {
 		rec.Rows = make([]threadRow, 0, min(nr, filecache.ValueBlock))
 		for range nr {

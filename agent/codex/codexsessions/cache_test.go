@@ -20,7 +20,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	tl := rolloutTail{ID: "r", Cwd: "/w", Source: "exec", CLIVersion: "0.171.0", Model: "gpt", GitBranch: "b", GitSHA: "abc",
 		GitOrigin: "git@example.com:o/r.git", FirstPrompt: "\xff\xfe", Created: east, Last: utc, LastHuman: utc,
 		Tokens: 5, Window: 272000, HasUsage: true, Valid: 3, Size: 9, Msgs: msgs}
-	rec := threadsRecord{Stamp: dbStamp{DBSize: 1, DBMTime: 2, WALSize: 3, WALMTime: -4, DBIno: 5, WALIno: 1<<64 - 1}, Checked: 7,
+	rec := threadsRecord{Stamp: scan.DBStamp{DBSize: 1, DBMTime: 2, WALSize: 3, WALMTime: -4, DBIno: 5, WALIno: 1<<64 - 1}, Checked: 7,
 		Rows: []threadRow{{ID: "r", RolloutPath: "/r.jsonl", Cwd: "/w", Source: "exec", Title: "t", Name: "n", FirstUser: "f\n",
 			GitSHA: "abc", GitBranch: "b", GitOrigin: "o", CLIVersion: "0.171.0", Model: "m", Created: utc, Updated: east, Archived: true}, {}}}
 	path := filepath.Join(t.TempDir(), "c.gob")

@@ -2,7 +2,6 @@ package codexsessions
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/tether-dev/tether/agent/scan"
@@ -17,35 +16,12 @@ import (
 // scan.DirRacyWindow of the read that made it, and it is less than
 // scan.DirRecheck old.
 
-// dbStamp identifies the state of a SQLite database: its file and its
-// -wal file (Codex writes through the WAL; a checkpoint rewrites the
-// database), each as size, mtime (UnixNano) and inode (0: absent).
-type dbStamp struct {
-	DBSize, DBMTime, WALSize, WALMTime int64
-	DBIno, WALIno                      uint64
-}
-
 // threadsRecord is the rows a query of the database at Stamp returned,
 // read at Checked (UnixNano, taken before the query).
 type threadsRecord struct {
-	Stamp   dbStamp
+	Stamp   scan.DBStamp
 	Checked int64
 	Rows    []threadRow
-}
-
-// stampDB stats db and its WAL; ok is false when db cannot be stat-ed.
-func stampDB(db string) (dbStamp, bool) {
-	fi, err := os.Stat(db)
-	if err != nil {
-		return dbStamp{}, false
-	}
-	st := dbStamp{DBSize: fi.Size(), DBMTime: fi.ModTime().UnixNano(), DBIno: scan.Inode(fi)}
-	if fi, err := os.Stat(db + "-wal"); err == nil {
-		st.WALSize, st.WALMTime, st.WALIno = fi.Size(), fi.ModTime().UnixNano(), scan.Inode(fi)
-	} else if !scan.IsNotExist(err) {
-		return dbStamp{}, false
-	}
-	return st, true
 }
 
 // threads returns the state database's threads, from the cache when the
@@ -55,7 +31,7 @@ func (r *Reader) threads(ctx context.Context, db string) ([]threadRow, error) {
 	if r.Now != nil {
 		now = r.Now()
 	}
-	st, ok := stampDB(db)
+	st, ok := scan.StampDB(db)
 	if ok {
 		if rows, hit := trustedRows(r.Cache, db, st, now.UnixNano()); hit {
 			return rows, nil
@@ -70,13 +46,12 @@ func (r *Reader) threads(ctx context.Context, db string) ([]threadRow, error) {
 
 // trustedRows returns the rows recorded for db when the record can be
 // trusted at now.
-func trustedRows(c *Cache, db string, st dbStamp, now int64) ([]threadRow, bool) {
+func trustedRows(c *Cache, db string, st scan.DBStamp, now int64) ([]threadRow, bool) {
 	rec, ok := c.Record(db)
 	if !ok {
 		return nil, false
 	}
-	racy := rec.Checked - int64(scan.DirRacyWindow)
-	if rec.Stamp != st || st.DBMTime >= racy || st.WALMTime >= racy || now-rec.Checked >= int64(scan.DirRecheck) {
+	if !rec.Stamp.Trusts(rec.Checked, st, now) {
 		return nil, false
 	}
 	return rec.Rows, true

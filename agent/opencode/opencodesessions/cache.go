@@ -1,8 +1,6 @@
 package opencodesessions
 
 import (
-	"os"
-
 	"github.com/tether-dev/tether/agent/filecache"
 	"github.com/tether-dev/tether/agent/scan"
 	"github.com/tether-dev/tether/internal/bincodec"
@@ -36,66 +34,29 @@ var codec = filecache.Codec[noValue, listRecord]{
 	GetRecord: getRecord,
 }
 
-// dbStamp identifies the state of a SQLite database: its file and its
-// -wal file, each as size, mtime (UnixNano) and inode (0: absent), and
-// whether its -shm file exists (OpenCode running, or not closed cleanly).
-type dbStamp struct {
-	DBSize, DBMTime, WALSize, WALMTime int64
-	DBIno, WALIno                      uint64
-	SHM                                bool
-}
-
 // listRecord is the rows a query of the database at Stamp returned, read
 // at Checked (UnixNano, taken before the query).
 type listRecord struct {
-	Stamp   dbStamp
+	Stamp   scan.DBStamp
 	Checked int64
 	Rows    []row
 }
 
-// stampDB stats db and its sidecar files; ok is false when one cannot be
-// stat-ed.
-func stampDB(db string) (dbStamp, bool) {
-	fi, err := os.Stat(db)
-	if err != nil {
-		return dbStamp{}, false
-	}
-	st := dbStamp{DBSize: fi.Size(), DBMTime: fi.ModTime().UnixNano(), DBIno: scan.Inode(fi)}
-	if fi, err := os.Stat(db + "-wal"); err == nil {
-		st.WALSize, st.WALMTime, st.WALIno = fi.Size(), fi.ModTime().UnixNano(), scan.Inode(fi)
-	} else if !scan.IsNotExist(err) {
-		return dbStamp{}, false
-	}
-	if _, err := os.Stat(db + "-shm"); err == nil {
-		st.SHM = true
-	} else if !scan.IsNotExist(err) {
-		return dbStamp{}, false
-	}
-	return st, true
-}
-
 // trustedRows returns the rows recorded for db when the record can be
 // trusted at now.
-func trustedRows(c *Cache, db string, st dbStamp, now int64) ([]row, bool) {
+func trustedRows(c *Cache, db string, st scan.DBStamp, now int64) ([]row, bool) {
 	rec, ok := c.Record(db)
 	if !ok {
 		return nil, false
 	}
-	racy := rec.Checked - int64(scan.DirRacyWindow)
-	if rec.Stamp != st || st.DBMTime >= racy || st.WALMTime >= racy || now-rec.Checked >= int64(scan.DirRecheck) {
+	if !rec.Stamp.Trusts(rec.Checked, st, now) {
 		return nil, false
 	}
 	return rec.Rows, true
 }
 
 func putRecord(w *bincodec.Writer, rec *listRecord) {
-	st := rec.Stamp
-	for _, v := range []int64{st.DBSize, st.DBMTime, st.WALSize, st.WALMTime, rec.Checked} {
-		w.Int(v)
-	}
-	w.Uint(st.DBIno)
-	w.Uint(st.WALIno)
-	w.Bool(st.SHM)
+	scan.PutDBStamp(w, rec.Stamp, rec.Checked)
 	w.Uint(uint64(len(rec.Rows)))
 	for i := range rec.Rows {
 		putRow(w, &rec.Rows[i])
@@ -104,12 +65,7 @@ func putRecord(w *bincodec.Writer, rec *listRecord) {
 
 func getRecord(r *bincodec.Reader) listRecord {
 	var rec listRecord
-	st := &rec.Stamp
-	for _, p := range []*int64{&st.DBSize, &st.DBMTime, &st.WALSize, &st.WALMTime, &rec.Checked} {
-		*p = r.Int()
-	}
-	st.DBIno, st.WALIno = r.Uint(), r.Uint()
-	st.SHM = r.Bool()
+	rec.Stamp, rec.Checked = scan.GetDBStamp(r)
 	if nr := r.Count(); nr > 0 {
 		rec.Rows = make([]row, 0, min(nr, filecache.ValueBlock))
 		for range nr {

@@ -134,7 +134,7 @@ func (r *Reader) dbRows(ctx context.Context) ([]row, error) {
 	if r.Now != nil {
 		now = r.Now()
 	}
-	st, ok := stampDB(r.DB)
+	st, ok := scan.StampDB(r.DB)
 	if ok {
 		if rows, hit := trustedRows(r.Cache, r.DB, st, now.UnixNano()); hit {
 			return rows, nil

@@ -41,7 +41,7 @@ type UsageCache = filecache.Cache[noValue, usageSet]
 // usageSet is every session's usage as a query of the database at Stamp
 // read them at Checked (UnixNano).
 type usageSet struct {
-	Stamp    dbStamp
+	Stamp    scan.DBStamp
 	Checked  int64
 	Sessions []sessionUsage
 }
@@ -62,13 +62,7 @@ var usageCodec = filecache.Codec[noValue, usageSet]{
 }
 
 func putUsageSet(w *bincodec.Writer, u *usageSet) {
-	st := u.Stamp
-	for _, v := range []int64{st.DBSize, st.DBMTime, st.WALSize, st.WALMTime, u.Checked} {
-		w.Int(v)
-	}
-	w.Uint(st.DBIno)
-	w.Uint(st.WALIno)
-	w.Bool(st.SHM)
+	scan.PutDBStamp(w, u.Stamp, u.Checked)
 	w.Uint(uint64(len(u.Sessions)))
 	for i := range u.Sessions {
 		w.Str(u.Sessions[i].ID)
@@ -78,12 +72,7 @@ func putUsageSet(w *bincodec.Writer, u *usageSet) {
 
 func getUsageSet(r *bincodec.Reader) usageSet {
 	var u usageSet
-	st := &u.Stamp
-	for _, p := range []*int64{&st.DBSize, &st.DBMTime, &st.WALSize, &st.WALMTime, &u.Checked} {
-		*p = r.Int()
-	}
-	st.DBIno, st.WALIno = r.Uint(), r.Uint()
-	st.SHM = r.Bool()
+	u.Stamp, u.Checked = scan.GetDBStamp(r)
 	for n := r.Count(); n > 0 && r.Err() == nil; n-- {
 		s := sessionUsage{ID: r.Str()}
 		s.Entry = filecache.GetUsageEntry(r)
@@ -148,9 +137,9 @@ func (r *Reader) usageSessions(ctx context.Context) ([]sessionUsage, error) {
 		now = r.Now()
 	}
 	c := r.openUsage()
-	st, ok := stampDB(r.DB)
+	st, ok := scan.StampDB(r.DB)
 	if ok && c != nil {
-		if rec, hit := c.Record(r.DB); hit && trustedStamp(rec.Stamp, rec.Checked, st, now.UnixNano()) {
+		if rec, hit := c.Record(r.DB); hit && rec.Stamp.Trusts(rec.Checked, st, now.UnixNano()) {
 			return rec.Sessions, nil
 		}
 	}
@@ -164,13 +153,6 @@ func (r *Reader) usageSessions(ctx context.Context) ([]sessionUsage, error) {
 		c.StoreRecord(r.DB, usageSet{Stamp: st, Checked: now.UnixNano(), Sessions: sessions})
 	}
 	return sessions, err
-}
-
-// trustedStamp: a record made at checked of the database at rec is
-// trusted for the database at st at now (cache.go's rules).
-func trustedStamp(rec dbStamp, checked int64, st dbStamp, now int64) bool {
-	racy := checked - int64(scan.DirRacyWindow)
-	return rec == st && st.DBMTime < racy && st.WALMTime < racy && now-checked < int64(scan.DirRecheck)
 }
 
 // queryUsage reads every session and its assistant messages' usage: two
