@@ -17,6 +17,7 @@ func dedupe(files []agent.FileUsage, opts Options, rep *Report) []counted {
 	}
 	exact := map[keyOf]int{}
 	alt := map[keyOf][]int{}
+	prices := priceMemo{pricing: opts.Pricing}
 	for fi := range files {
 		f := &files[fi]
 		for ri := range f.Records {
@@ -25,7 +26,7 @@ func dedupe(files []agent.FileUsage, opts Options, rep *Report) []counted {
 				rep.Skipped++ // as ccusage skips it
 				continue
 			}
-			c := counted{file: f, rec: r, cost: cost(r, f.Billing, opts.Pricing)}
+			c := counted{file: f, rec: r, cost: cost(r, f.Billing, &prices)}
 			if r.Key == 0 {
 				out = append(out, c)
 				continue
@@ -78,11 +79,11 @@ func claudeTotal(r *agent.UsageRecord) int64 {
 
 // cost is a record's cost: the one the agent recorded, else from the
 // table (0 for a model it does not price).
-func cost(r *agent.UsageRecord, billing agent.Billing, pricing *Pricing) float64 {
+func cost(r *agent.UsageRecord, billing agent.Billing, prices *priceMemo) float64 {
 	if r.HasCost {
 		return r.CostUSD
 	}
-	p, ok := pricing.Find(r.Model)
+	p, ok := prices.find(r.Model)
 	if !ok {
 		return 0
 	}

@@ -119,10 +119,11 @@ func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) {
 
 var usageMarker = []byte(`"usage":{`)
 
+// Marker implements filecache.Marked: only a line with usageMarker counts.
+func (c *claudeUsage) Marker() []byte { return usageMarker }
+
+// Line counts a line holding usageMarker (countFrom passes no other).
 func (c *claudeUsage) Line(b []byte) {
-	if !bytes.Contains(b, usageMarker) {
-		return
-	}
 	if !gjson.ValidBytes(b) {
 		c.skipped++
 		return
