@@ -214,17 +214,30 @@ func (d *dayMemo) date(ms int64) string {
 // copies the price).
 type priceMemo struct {
 	pricing *Pricing
-	model   string
-	price   Price
-	ok, set bool
+	last    *memoPrice
+	seen    map[string]*memoPrice
+}
+
+type memoPrice struct {
+	model string
+	price Price
+	ok    bool
 }
 
 func (p *priceMemo) find(model string) (Price, bool) {
-	if !p.set || model != p.model {
-		p.model, p.set = model, true
-		p.price, p.ok = p.pricing.Find(model)
+	if p.last == nil || model != p.last.model {
+		m := p.seen[model]
+		if m == nil {
+			m = &memoPrice{model: model}
+			m.price, m.ok = p.pricing.Find(model)
+			if p.seen == nil {
+				p.seen = map[string]*memoPrice{}
+			}
+			p.seen[model] = m
+		}
+		p.last = m
 	}
-	return p.price, p.ok
+	return p.last.price, p.last.ok
 }
 
 // reportedModel is the model a record is reported under: a fast-tier

@@ -199,3 +199,28 @@ func TestDayMemoMatchesFormat(t *testing.T) {
 		}
 	}
 }
+
+// The key table answers as a map would, keys crowding the same slots.
+func TestKeyTable(t *testing.T) {
+	var kt keyTable
+	want := map[uint64]int{}
+	for i := range 5000 {
+		k := uint64(i+1) << 20 // equal low bits: every key probes from slot 0
+		if i%3 == 0 {
+			k = uint64(i)*0x9e3779b97f4a7c15 | 1
+		}
+		if _, ok := want[k]; ok {
+			continue
+		}
+		kt.put(k, i)
+		want[k] = i
+	}
+	for k, v := range want {
+		if got, ok := kt.get(k); !ok || got != v {
+			t.Fatalf("get(%x) = %d, %v; want %d", k, got, ok, v)
+		}
+	}
+	if _, ok := kt.get(12345); ok {
+		t.Fatal("a key never put was found")
+	}
+}
