@@ -42,6 +42,11 @@ func OpenUsage(path, kind string) *UsageCache {
 	return Open(path, &Codec[UsageEntry, NoRecords]{Kind: "usage/2/" + kind, Put: putUsage, Get: getUsage})
 }
 
+// UsagePath is the usage cache beside a reader's list cache.
+func UsagePath(listCache string) string {
+	return strings.TrimSuffix(listCache, ".gob") + "-usage.gob"
+}
+
 // LineCounter counts a transcript's lines, resuming from a kept state.
 type LineCounter interface {
 	// Start begins at state (nil: the file's start).

@@ -174,7 +174,7 @@ func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage
 		if harness != "" && harness != ag.Name() {
 			continue
 		}
-		r := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name())})
+		r := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), UsageOnly: true})
 		uc, ok := r.(agent.UsageCounter)
 		if !ok {
 			continue

@@ -25,11 +25,15 @@ const usageKind = "claude-code/2"
 // usageCache is the reader's usage cache, opened on first use beside the
 // list's cache.
 func (r *Reader) usageCache() *filecache.UsageCache {
-	if r.Cache == nil || r.Cache.Path() == "" {
+	path := r.UsageCachePath
+	if path == "" && r.Cache != nil && r.Cache.Path() != "" {
+		path = filecache.UsagePath(r.Cache.Path())
+	}
+	if path == "" {
 		return nil
 	}
 	if r.usage == nil {
-		r.usage = filecache.OpenUsage(strings.TrimSuffix(r.Cache.Path(), ".gob")+"-usage.gob", usageKind)
+		r.usage = filecache.OpenUsage(path, usageKind)
 	}
 	return r.usage
 }

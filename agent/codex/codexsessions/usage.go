@@ -21,11 +21,15 @@ var _ agent.UsageCounter = (*Reader)(nil)
 const usageKind = "codex/1"
 
 func (r *Reader) usageCache() *filecache.UsageCache {
-	if r.Cache == nil || r.Cache.Path() == "" {
+	path := r.UsageCachePath
+	if path == "" && r.Cache != nil && r.Cache.Path() != "" {
+		path = filecache.UsagePath(r.Cache.Path())
+	}
+	if path == "" {
 		return nil
 	}
 	if r.usage == nil {
-		r.usage = filecache.OpenUsage(strings.TrimSuffix(r.Cache.Path(), ".gob")+"-usage.gob", usageKind)
+		r.usage = filecache.OpenUsage(path, usageKind)
 	}
 	return r.usage
 }
