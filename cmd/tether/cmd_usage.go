@@ -121,13 +121,8 @@ func parseUsageDate(flag, s string) (string, error) {
 }
 
 func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
-	// The bundled table parses while the transcripts are counted (~7 ms
-	// of a warm report's ~75 ms of CPU otherwise spent before it).
-	bundled := make(chan *usage.Pricing, 1)
-	var pricing *usage.Pricing
-	if opts.PricingFile == "" {
-		go func() { bundled <- usage.Bundled() }()
-	} else {
+	pricing := usage.Bundled()
+	if opts.PricingFile != "" {
 		p, err := usage.LoadPricing(opts.PricingFile)
 		if err != nil {
 			return fmt.Errorf("--pricing: %w", err)
@@ -137,9 +132,6 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 	files, diags, err := a.countUsage(ctx, opts.Harness)
 	if err != nil {
 		return err
-	}
-	if pricing == nil {
-		pricing = <-bundled
 	}
 	if opts.Cwd != "" {
 		files = filesIn(files, opts.Cwd)

@@ -177,7 +177,6 @@ var (
 	markTokenCount  = []byte(`"type":"token_count"`)
 	markSessionMeta = []byte(`"type":"session_meta"`)
 	markType        = []byte(`"type":`)
-	markEither      = []byte(`n_co`) // in turn_context and in token_count
 )
 
 func (c *codexUsage) Line(b []byte) {
@@ -252,12 +251,6 @@ func (c *codexUsage) countSecond(b []byte) (string, bool) {
 // turn_context, or an event_msg that is a token_count (compact JSON; or
 // spaced, found by walking its "type" keys).
 func isSessionLine(b []byte) bool {
-	// Both values hold "n_co": one scan rules out most lines, which
-	// the tests below scanned three or four times (a third of a cold
-	// count of rollouts).
-	if !bytes.Contains(b, markEither) {
-		return false
-	}
 	ev := bytes.Contains(b, markEventMsg)
 	if bytes.Contains(b, markTurnContext) || ev && bytes.Contains(b, markTokenCount) {
 		return true
