@@ -150,6 +150,11 @@ type Lister interface {
 type ReaderConfig struct {
 	// CachePath is the reader's cache file ("": no cache).
 	CachePath string
+	// UsageOnly: the reader only counts usage (UsageCounter), so the
+	// list's cache at CachePath is not loaded, only the usage cache
+	// beside it (the list's is read whole: ~250 KiB at 500 sessions,
+	// most of what a report read after an append besides its own).
+	UsageOnly bool
 	// Open opens the transcripts (nil: the file system).
 	Open Opener
 	// Windows gives a model's context window.

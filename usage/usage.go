@@ -100,43 +100,72 @@ type counted struct {
 	cost float64
 }
 
-// Build makes the report over files (in the order their agents sort
-// them: a repeated record's first copy is kept unless a later one is
-// fuller).
-func Build(files []agent.FileUsage, opts Options) Report {
-	if opts.Pricing == nil {
-		opts.Pricing = Bundled()
+// Counted is the records of a set of files that survived deduplication,
+// priced: what every report over those files is built from (a warm
+// `tether usage` builds two, the report and today's spend, from one
+// deduplication).
+type Counted struct {
+	files               []agent.FileUsage
+	kept                []counted
+	pricing             *Pricing
+	skipped, duplicates int
+}
+
+// Count deduplicates and prices files' records (in the order their
+// agents sort them: a repeated record's first copy is kept unless a
+// later one is fuller); corrected keeps what ccusage drops though sound
+// (Options.Corrected). A nil pricing is the bundled table.
+func Count(files []agent.FileUsage, pricing *Pricing, corrected bool) *Counted {
+	if pricing == nil {
+		pricing = Bundled()
 	}
+	c := &Counted{files: files, pricing: pricing}
+	var rep Report
+	c.kept = dedupe(files, Options{Pricing: pricing, Corrected: corrected}, &rep)
+	c.skipped, c.duplicates = rep.Skipped, rep.Duplicates
+	for i := range files {
+		c.skipped += files[i].Skipped
+	}
+	return c
+}
+
+// Build makes the report over files (Count, then Report).
+func Build(files []agent.FileUsage, opts Options) Report {
+	return Count(files, opts.Pricing, opts.Corrected).Report(opts)
+}
+
+// Report makes one report of the counted records (opts.Pricing and
+// opts.Corrected are Count's).
+func (c *Counted) Report(opts Options) Report {
 	if opts.Location == nil {
 		opts.Location = time.Local
 	}
-	rep := Report{Kind: opts.Kind, ByHarness: map[string]Tokens{}}
+	rep := Report{Kind: opts.Kind, ByHarness: map[string]Tokens{}, Skipped: c.skipped, Duplicates: c.duplicates}
 	unpriced := map[string]bool{}
-	kept := dedupe(files, opts, &rep)
 	rows := map[string]*rowAcc{}
-	for _, c := range kept {
-		date := time.UnixMilli(c.rec.Time).In(opts.Location).Format(time.DateOnly)
+	for _, k := range c.kept {
+		date := time.UnixMilli(k.rec.Time).In(opts.Location).Format(time.DateOnly)
 		if (opts.Since != "" && date < opts.Since) || (opts.Until != "" && date > opts.Until) {
 			continue
 		}
-		model := reportedModel(c.rec)
-		if model != "" && c.rec.Tokens() > 0 && !c.rec.HasCost {
-			if _, ok := opts.Pricing.Find(c.rec.Model); !ok {
+		model := reportedModel(k.rec)
+		if model != "" && k.rec.Tokens() > 0 && !k.rec.HasCost {
+			if _, ok := c.pricing.Find(k.rec.Model); !ok {
 				unpriced[model] = true
 			}
 		}
-		t := tokensOf(c)
-		key := rowKey(opts.Kind, date, model, c.file)
+		t := tokensOf(k)
+		key := rowKey(opts.Kind, date, model, k.file)
 		acc := rows[key]
 		if acc == nil {
 			acc = &rowAcc{models: map[string]*Tokens{}}
 			rows[key] = acc
 		}
-		acc.add(t, model, c.rec.Time, c.file.Harness)
+		acc.add(t, model, k.rec.Time, k.file.Harness)
 		rep.Totals.add(t)
-		h := rep.ByHarness[c.file.Harness]
+		h := rep.ByHarness[k.file.Harness]
 		h.add(t)
-		rep.ByHarness[c.file.Harness] = h
+		rep.ByHarness[k.file.Harness] = h
 	}
 	for k, acc := range rows {
 		rep.Rows = append(rep.Rows, acc.row(k, opts.Breakdown))
@@ -146,9 +175,6 @@ func Build(files []agent.FileUsage, opts Options) Report {
 		rep.Unpriced = append(rep.Unpriced, m)
 	}
 	sort.Strings(rep.Unpriced)
-	for i := range files {
-		rep.Skipped += files[i].Skipped
-	}
 	return rep
 }
 

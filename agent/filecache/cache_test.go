@@ -348,3 +348,16 @@ func (s *stampedCounts) Load() (agent.CountLookup, error) {
 		return agent.MessageCount{N: 3}, path == "/a" && size == 1 && mtime == 2
 	}, nil
 }
+
+// indexMarker finds what bytes.Index finds.
+func TestIndexMarker(t *testing.T) {
+	m := []byte(`"usage":{`)
+	for _, s := range []string{``, `{`, `"usage":{`, `x"usage":{`, `{{{"usage"{"usage":{`, `"usage":`, `"usage":["usage":{"a"`, `"usage":{x"usage":{`} {
+		for from := range len(s) + 1 {
+			b := []byte(s[from:])
+			if got, want := indexMarker(b, m), bytes.Index(b, m); got != want {
+				t.Errorf("indexMarker(%q) = %d, want %d", b, got, want)
+			}
+		}
+	}
+}

@@ -39,7 +39,12 @@ type UsageCache = Cache[UsageEntry, NoRecords]
 // OpenUsage loads the usage cache at path; kind names the counter and its
 // version (a change to what it counts changes it).
 func OpenUsage(path, kind string) *UsageCache {
-	return Open(path, &Codec[UsageEntry, NoRecords]{Kind: "usage/" + kind, Put: putUsage, Get: getUsage})
+	return Open(path, &Codec[UsageEntry, NoRecords]{Kind: "usage/2/" + kind, Put: putUsage, Get: getUsage})
+}
+
+// UsagePath is the usage cache beside a reader's list cache.
+func UsagePath(listCache string) string {
+	return strings.TrimSuffix(listCache, ".gob") + "-usage.gob"
 }
 
 // LineCounter counts a transcript's lines, resuming from a kept state.
@@ -61,6 +66,12 @@ const headBytes = 4096
 // only grew, else a count of the whole file. A line not yet ended by a
 // newline (being written) waits for the next count.
 func CountUsage(c *UsageCache, open agent.Opener, path string, lc LineCounter) (UsageEntry, error) {
+	var prev UsageEntry
+	// An unchanged file is not opened: a stat is one system call, an
+	// open, fstat and close three (a warm report's opens were ~15% of it).
+	if fi, err := os.Stat(path); err == nil && c.Lookup(path, fi.Size(), fi.ModTime(), &prev) {
+		return prev, nil
+	}
 	f, err := open(path)
 	if err != nil {
 		return UsageEntry{}, err
@@ -71,7 +82,6 @@ func CountUsage(c *UsageCache, open agent.Opener, path string, lc LineCounter) (
 		return UsageEntry{}, err
 	}
 	size, mtime := fi.Size(), fi.ModTime()
-	var prev UsageEntry
 	if c.Lookup(path, size, mtime, &prev) {
 		return prev, nil
 	}
@@ -101,33 +111,46 @@ func headHash(f agent.File, size int64) (uint64, error) {
 	return h.Sum64(), nil
 }
 
+// Marked is a LineCounter that counts only lines holding Marker: the
+// others are never split out (most of a transcript's bytes are lines
+// without usage; a newline and the marker searched per line, each line
+// copied into a growing buffer, took a cold report 2.1–2.5 s of CPU at
+// 2,000 sessions, against 1.5–1.8 s so).
+type Marked interface {
+	Marker() []byte
+}
+
 // countFrom reads the file from e.Offset, counting each complete line.
 func countFrom(f agent.File, e UsageEntry, lc LineCounter) (UsageEntry, error) {
 	lc.Start(e.State)
-	r := io.NewSectionReader(f, e.Offset, 1<<62)
-	buf := make([]byte, 0, 256<<10)
-	chunk := make([]byte, 256<<10)
-	off := e.Offset
+	var marker []byte
+	if m, ok := lc.(Marked); ok {
+		marker = m.Marker()
+	}
+	bp := bufs.Get().(*[]byte)
+	defer bufs.Put(bp)
+	buf := *bp
+	off, n := e.Offset, 0 // off: the file offset of buf[0]; n: bytes in buf
 	for {
-		n, err := r.Read(chunk)
-		buf = append(buf, chunk[:n]...)
-		for {
-			i := bytes.IndexByte(buf, '\n')
-			if i < 0 {
-				break
-			}
-			lc.Line(buf[:i])
-			off += int64(i) + 1
-			buf = buf[i+1:]
+		if n == len(buf) {
+			buf = append(buf[:n], make([]byte, len(buf))...)
+			*bp = buf
 		}
-		if len(buf) > 0 && cap(buf)-len(buf) < len(chunk) {
-			buf = append(make([]byte, 0, max(2*len(buf), 256<<10)), buf...)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+		m, err := f.ReadAt(buf[n:], off+int64(n))
+		n += m
+		if err != nil && err != io.EOF {
 			return UsageEntry{}, err
+		}
+		end := bytes.LastIndexByte(buf[:n], '\n') + 1 // the complete lines
+		if marker != nil {
+			countMarked(buf[:end], marker, lc)
+		} else {
+			countLines(buf[:end], lc)
+		}
+		n = copy(buf, buf[end:n])
+		off += int64(end)
+		if err == io.EOF || m == 0 {
+			break
 		}
 	}
 	recs, skipped, state, again := lc.End()
@@ -143,27 +166,98 @@ func PutUsageEntry(w *bincodec.Writer, e *UsageEntry) { putUsage(w, e) }
 // GetUsageEntry reads what PutUsageEntry wrote.
 func GetUsageEntry(r *bincodec.Reader) UsageEntry { return getUsage(r) }
 
+// indexMarker is bytes.Index(b, m), found by m's last byte: '{' ends
+// Claude's marker and is one byte in ~130 of a transcript, where
+// bytes.Index stops at every '"' of its first byte (one in ~40): with
+// bytes.Index a cold count of Claude transcripts took 27 % more CPU.
+func indexMarker(b, m []byte) int {
+	last := m[len(m)-1]
+	for i := len(m) - 1; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], last)
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if bytes.Equal(b[i+1-len(m):i+1], m) {
+			return i + 1 - len(m)
+		}
+	}
+	return -1
+}
+
+// bufs are countFrom's read buffers, one per counting goroutine.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
+
+func countLines(b []byte, lc LineCounter) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		lc.Line(b[:i])
+		b = b[i+1:]
+	}
+}
+
+// countMarked counts the lines of b (complete lines) holding marker.
+func countMarked(b, marker []byte, lc LineCounter) {
+	for {
+		i := indexMarker(b, marker)
+		if i < 0 {
+			return
+		}
+		start := bytes.LastIndexByte(b[:i], '\n') + 1
+		end := i + bytes.IndexByte(b[i:], '\n')
+		lc.Line(b[start:end])
+		b = b[end+1:]
+	}
+}
+
+// The record flags of the cache's encoding.
+const (
+	flagSidechain = 1 << iota
+	flagFast
+	flagHasCost
+	flagQuirk
+	flagAltKey
+)
+
+// putUsage writes an entry compactly: its models once, then per record
+// a model index, the time as a delta from the record before and the keys
+// in 8 bytes (~26 bytes a record against ~45 with each record's model
+// and time whole: the caches a report reads whole, after an append too,
+// 7.1 -> 4.2 MB at 2,000 sessions; a warm report's CPU 7 % less).
 func putUsage(w *bincodec.Writer, e *UsageEntry) {
 	w.Int(e.Offset)
 	w.Uint(e.Head)
 	w.Int(int64(e.Skipped))
 	w.Str(string(e.State))
 	w.Bool(e.Again)
+	var models []string
+	index := map[string]uint64{}
+	for i := range e.Records {
+		if _, ok := index[e.Records[i].Model]; !ok {
+			index[e.Records[i].Model] = uint64(len(models))
+			models = append(models, e.Records[i].Model)
+		}
+	}
+	w.Strs(models)
 	w.Uint(uint64(len(e.Records)))
+	var last int64
 	for i := range e.Records {
 		r := &e.Records[i]
-		w.Int(r.Time)
-		w.Str(r.Model)
-		w.Uint(r.Key)
-		w.Uint(r.AltKey)
 		var flags byte
-		for bit, on := range []bool{r.Sidechain, r.Fast, r.HasCost} {
+		for bit, on := range [...]bool{r.Sidechain, r.Fast, r.HasCost, r.Quirk, r.AltKey != 0} {
 			if on {
 				flags |= 1 << bit
 			}
 		}
 		w.Byte(flags)
-		for _, v := range []int64{r.Input, r.Output, r.CacheWrite, r.CacheWrite1h, r.CacheRead, r.Reasoning, r.Total} {
+		w.Uint(index[r.Model])
+		w.Int(r.Time - last)
+		last = r.Time
+		w.Fixed64(r.Key)
+		if r.AltKey != 0 {
+			w.Fixed64(r.AltKey)
+		}
+		for _, v := range [...]int64{r.Input, r.Output, r.CacheWrite, r.CacheWrite1h, r.CacheRead, r.Reasoning, r.Total} {
 			w.Int(v)
 		}
 		if r.HasCost {
@@ -178,24 +272,39 @@ func getUsage(rd *bincodec.Reader) UsageEntry {
 		e.State = []byte(s)
 	}
 	e.Again = rd.Bool()
+	models := make([]string, rd.Count())
+	for i := range models {
+		models[i] = rd.Str()
+	}
 	n := rd.Count()
 	if n > 0 {
-		e.Records = make([]agent.UsageRecord, 0, min(n, 1<<16))
+		e.Records = make([]agent.UsageRecord, n)
 	}
-	for range n {
-		r := agent.UsageRecord{Time: rd.Int(), Model: rd.Str(), Key: rd.Uint(), AltKey: rd.Uint()}
+	var last int64
+	for i := range e.Records {
+		r := &e.Records[i]
 		flags := rd.Byte()
-		r.Sidechain, r.Fast, r.HasCost = flags&1 != 0, flags&2 != 0, flags&4 != 0
-		for _, p := range []*int64{&r.Input, &r.Output, &r.CacheWrite, &r.CacheWrite1h, &r.CacheRead, &r.Reasoning, &r.Total} {
-			*p = rd.Int()
+		r.Sidechain, r.Fast, r.HasCost, r.Quirk = flags&flagSidechain != 0, flags&flagFast != 0, flags&flagHasCost != 0, flags&flagQuirk != 0
+		if m := rd.Uint(); m < uint64(len(models)) {
+			r.Model = models[m]
+		} else {
+			rd.Fail()
 		}
+		last += rd.Int()
+		r.Time = last
+		r.Key = rd.Fixed64()
+		if flags&flagAltKey != 0 {
+			r.AltKey = rd.Fixed64()
+		}
+		r.Input, r.Output, r.CacheWrite, r.CacheWrite1h = rd.Int(), rd.Int(), rd.Int(), rd.Int()
+		r.CacheRead, r.Reasoning, r.Total = rd.Int(), rd.Int(), rd.Int()
 		if r.HasCost {
 			r.CostUSD = rd.Float()
 		}
 		if rd.Err() != nil {
+			e.Records = e.Records[:i]
 			return e
 		}
-		e.Records = append(e.Records, r)
 	}
 	return e
 }

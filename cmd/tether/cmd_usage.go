@@ -136,10 +136,14 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 	if opts.Cwd != "" {
 		files = filesIn(files, opts.Cwd)
 	}
-	rep := usage.Build(files, usage.Options{Kind: opts.Kind, Since: opts.Since, Until: opts.Until,
-		Location: opts.Location, Pricing: pricing, Breakdown: opts.Breakdown, Corrected: opts.Corrected})
+	counted := usage.Count(files, pricing, opts.Corrected)
+	rep := counted.Report(usage.Options{Kind: opts.Kind, Since: opts.Since, Until: opts.Until,
+		Location: opts.Location, Breakdown: opts.Breakdown})
 	if opts.Cwd == "" && opts.Harness == "" && opts.PricingFile == "" {
-		a.keepToday(files)
+		if opts.Corrected { // today's spend is the default count
+			counted = usage.Count(files, pricing, false)
+		}
+		a.keepToday(counted)
 	}
 	for _, d := range diags {
 		fmt.Fprintf(a.IO.ErrOut, "tether: %s: %s\n", termsafe.Printable(d.Path), termsafe.Printable(d.Problem))
@@ -167,7 +171,7 @@ func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage
 		if harness != "" && harness != ag.Name() {
 			continue
 		}
-		r := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name())})
+		r := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), UsageOnly: true})
 		uc, ok := r.(agent.UsageCounter)
 		if !ok {
 			continue
@@ -341,9 +345,9 @@ func spendText(sp *agent.Spend) string {
 // keepToday leaves today's spend (local date, every harness) where the
 // statusLine's "today" segment reads it; failing to is not an error of
 // the report.
-func (a *App) keepToday(files []agent.FileUsage) {
+func (a *App) keepToday(counted *usage.Counted) {
 	now := a.Now()
 	day := now.Format(time.DateOnly)
-	rep := usage.Build(files, usage.Options{Kind: usage.Daily, Since: day, Until: day, Location: now.Location()})
+	rep := counted.Report(usage.Options{Kind: usage.Daily, Since: day, Until: day, Location: now.Location()})
 	_ = todayspend.Write(todayspend.File(a.Loc.CacheDir), todayspend.Spend{Date: day, CostUSD: rep.Totals.CostUSD, Tokens: rep.Totals.Total, Counted: now})
 }

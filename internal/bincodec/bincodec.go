@@ -83,9 +83,10 @@ func (w *Writer) Bool(v bool) {
 	}
 }
 
-func (w *Writer) Float(v float64) {
-	w.B = binary.LittleEndian.AppendUint64(w.B, math.Float64bits(v))
-}
+func (w *Writer) Float(v float64) { w.Fixed64(math.Float64bits(v)) }
+
+// Fixed64 writes v in 8 bytes (a hash's varint takes 9 or 10).
+func (w *Writer) Fixed64(v uint64) { w.B = binary.LittleEndian.AppendUint64(w.B, v) }
 
 func (w *Writer) Time(t time.Time) {
 	b, err := t.MarshalBinary()
@@ -196,13 +197,15 @@ func (r *Reader) Str() string {
 	return r.s[r.off-n : r.off]
 }
 
-func (r *Reader) Float() float64 {
+func (r *Reader) Float() float64 { return math.Float64frombits(r.Fixed64()) }
+
+func (r *Reader) Fixed64() uint64 {
 	if len(r.b)-r.off < 8 {
 		r.Fail()
 		return 0
 	}
 	r.off += 8
-	return math.Float64frombits(binary.LittleEndian.Uint64(r.b[r.off-8:]))
+	return binary.LittleEndian.Uint64(r.b[r.off-8:])
 }
 
 func (r *Reader) Time() time.Time {

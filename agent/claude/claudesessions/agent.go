@@ -4,6 +4,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/evidence"
+	"github.com/tether-dev/tether/agent/filecache"
 	"github.com/tether-dev/tether/agent/scan"
 )
 
@@ -21,6 +22,9 @@ func (a Agent) Sessions(cfg agent.ReaderConfig) agent.Reader {
 	r := &Reader{Dir: a.Home(), Procs: scan.OSProcesses{}, Open: cfg.Open, Windows: cfg.Windows, WorkRules: cfg.WorkRules,
 		Counts: cfg.Counts, Now: cfg.Now, HeadBytes: cfg.HeadBytes, TailBytes: cfg.TailBytes}
 	if cfg.CachePath != "" {
+		r.UsageCachePath = filecache.UsagePath(cfg.CachePath)
+	}
+	if cfg.CachePath != "" && !cfg.UsageOnly {
 		r.Cache = OpenCache(cfg.CachePath)
 	}
 	return r

@@ -47,8 +47,10 @@ type Reader struct {
 	Counts agent.CountIndex
 
 	roots evidence.RootMemo
-	stats *scan.DirStats        // set per listing (ShareStats) by the catalog
-	usage *filecache.UsageCache // opened by CountUsage
+	stats *scan.DirStats // set per listing (ShareStats) by the catalog
+	// UsageCachePath is CountUsage's cache ("": beside Cache's file).
+	UsageCachePath string
+	usage          *filecache.UsageCache // opened by CountUsage
 }
 
 // Harness implements Reader.

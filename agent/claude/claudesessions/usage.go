@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude"
 	"github.com/tether-dev/tether/agent/filecache"
+	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tidwall/gjson"
 )
 
@@ -26,11 +28,15 @@ const usageKind = "claude-code/2"
 // usageCache is the reader's usage cache, opened on first use beside the
 // list's cache.
 func (r *Reader) usageCache() *filecache.UsageCache {
-	if r.Cache == nil || r.Cache.Path() == "" {
+	path := r.UsageCachePath
+	if path == "" && r.Cache != nil && r.Cache.Path() != "" {
+		path = filecache.UsagePath(r.Cache.Path())
+	}
+	if path == "" {
 		return nil
 	}
 	if r.usage == nil {
-		r.usage = filecache.OpenUsage(strings.TrimSuffix(r.Cache.Path(), ".gob")+"-usage.gob", usageKind)
+		r.usage = filecache.OpenUsage(path, usageKind)
 	}
 	return r.usage
 }
@@ -155,15 +161,19 @@ func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) {
 
 var usageMarker = []byte(`"usage":{`)
 
+// Marker implements filecache.Marked: only a line with usageMarker counts.
+func (c *claudeUsage) Marker() []byte { return usageMarker }
+
+// Line counts a line holding usageMarker (countFrom passes no other).
 func (c *claudeUsage) Line(b []byte) {
-	if !bytes.Contains(b, usageMarker) {
-		return
-	}
-	if !gjson.ValidBytes(b) {
+	if !jsonl.Valid(b) { // gjson.ValidBytes' grammar, faster (see jsonl.Valid)
 		c.skipped++
 		return
 	}
-	root := gjson.ParseBytes(b)
+	// The line's bytes read in place, not copied (ParseBytes copies each
+	// line; 15 % more CPU for a cold count): nothing read from it
+	// outlives this call but the model, interned (a copy), and numbers.
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(b), len(b)))
 	rec, ok, valid := usageRecord(root)
 	if !ok {
 		// An agent's progress record relays its message under data.message.
@@ -222,7 +232,28 @@ func hasNullField(b []byte) bool {
 // fieldsOf is the values of the keys named in want (the first of each),
 // from one pass over v's members: a transcript line's content, often
 // most of its bytes, is skipped once, not once per field.
+//
+// The members are found by jsonl.Members, which jumps over strings with a
+// vectorised search (with gjson's ValidBytes and ForEach in place of
+// jsonl's, a cold count of Claude transcripts took 17 % more CPU, medians
+// of 10 interleaved runs); a line with an escaped key is read by gjson,
+// which unescapes keys as ccusage's JSON.parse does.
 func fieldsOf(v gjson.Result, want map[string]int, into []gjson.Result) {
+	escaped := false
+	jsonl.Members(v.Raw, func(k, val string) bool {
+		if strings.IndexByte(k, '\\') >= 0 {
+			escaped = true
+			return false
+		}
+		if i, ok := want[k]; ok && !into[i].Exists() {
+			into[i] = gjson.Parse(val)
+		}
+		return true
+	})
+	if !escaped {
+		return
+	}
+	clear(into)
 	v.ForEach(func(k, val gjson.Result) bool {
 		if i, ok := want[k.Str]; ok && !into[i].Exists() {
 			into[i] = val
@@ -246,7 +277,16 @@ const (
 var (
 	topKeys = map[string]int{"timestamp": fTimestamp, "version": fVersion, "sessionId": fSessionID, "requestId": fRequestID,
 		"isSidechain": fSidechain, "costUSD": fCost, "message": fMessage}
-	msgKeys = map[string]int{"usage": 0, "model": 1, "id": 2}
+	msgKeys   = map[string]int{"usage": 0, "model": 1, "id": 2}
+	usageKeys = map[string]int{"input_tokens": 0, "output_tokens": 1, "cache_creation_input_tokens": 2, "cache_read_input_tokens": 3,
+		"speed": uSpeed, "cache_creation": uCacheCreation}
+)
+
+// The usage members read, by index (after the four token counts).
+const (
+	uSpeed = 4 + iota
+	uCacheCreation
+	nUsage
 )
 
 // usageRecord reads one record: ok when it has the shape (a timestamp, a
@@ -267,9 +307,11 @@ func usageRecord(v gjson.Result) (rec agent.UsageRecord, ok, valid bool) {
 	if !usage.IsObject() {
 		return rec, false, false
 	}
+	var u [nUsage]gjson.Result
+	fieldsOf(usage, usageKeys, u[:])
 	var fields [4]int64
-	for i, name := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
-		n, good := uintField(usage.Get(name), i < 2)
+	for i := range fields {
+		n, good := uintField(u[i], i < 2)
 		if !good {
 			return rec, false, false
 		}
@@ -286,11 +328,11 @@ func usageRecord(v gjson.Result) (rec agent.UsageRecord, ok, valid bool) {
 	if side.Exists() && side.Type != gjson.Null && !side.IsBool() || cost.Exists() && cost.Type != gjson.Number {
 		return rec, false, false
 	}
-	speed := usage.Get("speed")
+	speed := u[uSpeed]
 	if speed.Exists() && speed.Str != "standard" && speed.Str != "fast" {
 		return rec, false, false
 	}
-	write, write1h, good := cacheWrites(usage, fields[2])
+	write, write1h, good := cacheWrites(u[uCacheCreation], fields[2])
 	if !good {
 		return rec, false, false
 	}
@@ -312,8 +354,7 @@ func usageRecord(v gjson.Result) (rec agent.UsageRecord, ok, valid bool) {
 
 // cacheWrites is the cache-write tokens: a cache_creation breakdown's
 // 5-minute and 1-hour parts when there is one, else the flat count.
-func cacheWrites(usage gjson.Result, flat int64) (total, hour int64, ok bool) {
-	cc := usage.Get("cache_creation")
+func cacheWrites(cc gjson.Result, flat int64) (total, hour int64, ok bool) {
 	if !cc.Exists() || cc.Type == gjson.Null {
 		return flat, 0, true
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/filecache"
 )
 
 // countingOpen counts the bytes read through the files it opens.
@@ -163,8 +164,41 @@ func TestUsageNullElsewhereIsAQuirk(t *testing.T) {
 	write(t, p, `{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","requestId":"r","message":{"id":"m","model":"claude-sonnet-4-5-20250929",`+
 		`"content":[{"type":"tool_use","input":{"id":null}}],"usage":{"input_tokens":5,"output_tokens":1}}}`+"\n"+
 		`{"type":"assistant","timestamp":"2026-03-01T10:00:00Z","requestId":"r2","message":{"id":null,"usage":{"input_tokens":5,"output_tokens":1}}}`+"\n")
+	for _, run := range []string{"cold", "warm (from the cache)"} {
+		files, _ := countReader(t, dir, nil)
+		if f := files[0]; len(f.Records) != 1 || !f.Records[0].Quirk || f.Skipped != 1 {
+			t.Fatalf("%s: %+v", run, f)
+		}
+	}
+}
+
+// Keys are matched unescaped (as JSON.parse reads them): a line whose
+// keys are written with escapes counts as the plain one.
+func TestUsageEscapedKeys(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "projects", "-w-p", "s1.jsonl")
+	write(t, p, `{"type":"assistant","time\u0073tamp":"2026-03-01T10:00:00Z","requestId":"r","message":{"id":"m","model":"claude-sonnet-4-5-20250929",`+
+		`"usage":{"input\u005ftokens":5,"output_tokens":1}}}`+"\n")
 	files, _ := countReader(t, dir, nil)
-	if f := files[0]; len(f.Records) != 1 || !f.Records[0].Quirk || f.Skipped != 1 {
+	if f := files[0]; len(f.Records) != 1 || f.Records[0].Input != 5 || f.Skipped != 0 {
 		t.Fatalf("%+v", f)
+	}
+}
+
+// A reader that only counts usage leaves the list's cache unread and
+// keeps its counts beside it.
+func TestUsageOnlyLeavesTheListCache(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "projects", "-w-p", "s1.jsonl"), usageLine("m", "r", 3))
+	list := filepath.Join(t.TempDir(), "catalog-claude-code.gob")
+	r := New(dir).Sessions(agent.ReaderConfig{CachePath: list, UsageOnly: true}).(*Reader)
+	if r.Cache != nil {
+		t.Fatal("the list's cache was opened")
+	}
+	if _, _, err := r.CountUsage(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filecache.UsagePath(list)); err != nil {
+		t.Fatalf("no usage cache beside the list's: %v", err)
 	}
 }

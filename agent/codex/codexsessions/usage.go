@@ -24,11 +24,15 @@ var _ agent.UsageCounter = (*Reader)(nil)
 const usageKind = "codex/1"
 
 func (r *Reader) usageCache() *filecache.UsageCache {
-	if r.Cache == nil || r.Cache.Path() == "" {
+	path := r.UsageCachePath
+	if path == "" && r.Cache != nil && r.Cache.Path() != "" {
+		path = filecache.UsagePath(r.Cache.Path())
+	}
+	if path == "" {
 		return nil
 	}
 	if r.usage == nil {
-		r.usage = filecache.OpenUsage(strings.TrimSuffix(r.Cache.Path(), ".gob")+"-usage.gob", usageKind)
+		r.usage = filecache.OpenUsage(path, usageKind)
 	}
 	return r.usage
 }
@@ -65,33 +69,46 @@ func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.F
 // keep holds, when it is set).
 func (r *Reader) countDirs(ctx context.Context, home string, keep func(rel string) bool) ([]agent.FileUsage, []agent.Diagnostic, error) {
 	cache := r.usageCache()
-	var out []agent.FileUsage
-	var diags []agent.Diagnostic
+	var paths, sessions []string
 	seen := map[string]bool{}
 	for _, dir := range []string{codex.SessionsDir(home), codex.ArchivedDir(home)} {
-		paths, err := filecache.JSONLFiles(dir)
+		ps, err := filecache.JSONLFiles(dir)
 		if err != nil {
-			return nil, diags, err
+			return nil, nil, err
 		}
-		for _, p := range paths {
-			if err := ctx.Err(); err != nil {
-				return nil, diags, err
-			}
+		for _, p := range ps {
 			rel, _ := filepath.Rel(dir, p)
-			if seen[rel] || keep != nil && !keep(rel) {
-				continue
+			if !seen[rel] && (keep == nil || keep(rel)) {
+				seen[rel] = true
+				paths, sessions = append(paths, p), append(sessions, strings.TrimSuffix(filepath.ToSlash(rel), ".jsonl"))
 			}
-			seen[rel] = true
-			cu := &codexUsage{}
-			e, err := filecache.CountUsage(cache, r.opener(), p, cu)
-			if err != nil {
-				diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: p, Problem: "usage not counted: " + err.Error()})
-				continue
-			}
-			st := decodeState(e.State)
-			out = append(out, agent.FileUsage{Harness: agent.Codex, Path: p, Session: strings.TrimSuffix(filepath.ToSlash(rel), ".jsonl"),
-				Project: st.cwd, Billing: agent.BillingFlat, Records: e.Records, Skipped: e.Skipped})
 		}
+	}
+	counted := make([]agent.FileUsage, len(paths))
+	errs := make([]error, len(paths))
+	filecache.CountAll(len(paths), func(i int) {
+		if errs[i] = ctx.Err(); errs[i] != nil {
+			return
+		}
+		e, err := filecache.CountUsage(cache, r.opener(), paths[i], &codexUsage{})
+		if errs[i] = err; err != nil {
+			return
+		}
+		st := decodeState(e.State)
+		counted[i] = agent.FileUsage{Harness: agent.Codex, Path: paths[i], Session: sessions[i],
+			Project: st.cwd, Billing: agent.BillingFlat, Records: e.Records, Skipped: e.Skipped}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	var out []agent.FileUsage
+	var diags []agent.Diagnostic
+	for i, f := range counted {
+		if errs[i] != nil {
+			diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: paths[i], Problem: "usage not counted: " + errs[i].Error()})
+			continue
+		}
+		out = append(out, f)
 	}
 	if err := cache.Save(); err != nil {
 		diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: cache.Path(), Problem: "usage cache not saved: " + err.Error()})

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/tether-dev/tether/agent"
+	"github.com/tether-dev/tether/agent/filecache"
 	"github.com/tether-dev/tether/agent/opencode"
 )
 
@@ -47,6 +48,9 @@ func (a Agent) Sessions(cfg agent.ReaderConfig) agent.Reader {
 		r.Storage = filepath.Join(a.Home(), StorageDir)
 	}
 	if cfg.CachePath != "" {
+		r.UsageCachePath = filecache.UsagePath(cfg.CachePath)
+	}
+	if cfg.CachePath != "" && !cfg.UsageOnly {
 		r.Cache = OpenCache(cfg.CachePath)
 	}
 	return r

@@ -39,7 +39,9 @@ type Reader struct {
 	Now func() time.Time
 
 	roots evidence.RootMemo
-	usage *UsageCache
+	// UsageCachePath is CountUsage's cache ("": beside Cache's file).
+	UsageCachePath string
+	usage          *UsageCache
 }
 
 // Harness implements agent.Reader.

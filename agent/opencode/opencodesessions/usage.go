@@ -81,12 +81,13 @@ func getUsageSet(r *bincodec.Reader) usageSet {
 	return u
 }
 
-// usageCachePath is the usage cache beside a reader's cache file.
-func usageCachePath(cache string) string { return strings.TrimSuffix(cache, ".gob") + "-usage.gob" }
-
 func (r *Reader) openUsage() *UsageCache {
-	if r.usage == nil && r.Cache != nil && r.Cache.Path() != "" {
-		r.usage = filecache.Open(usageCachePath(r.Cache.Path()), &usageCodec)
+	path := r.UsageCachePath
+	if path == "" && r.Cache != nil && r.Cache.Path() != "" {
+		path = filecache.UsagePath(r.Cache.Path())
+	}
+	if r.usage == nil && path != "" {
+		r.usage = filecache.Open(path, &usageCodec)
 	}
 	return r.usage
 }
@@ -312,7 +313,7 @@ func (r *ArchiveReader) CountArchivedUsage(ctx context.Context, dir string, live
 	}
 	var cache *filecache.UsageCache
 	if r.CachePath != "" {
-		cache = filecache.OpenUsage(usageCachePath(r.CachePath), "opencode-export/1")
+		cache = filecache.OpenUsage(filecache.UsagePath(r.CachePath), "opencode-export/1")
 	}
 	models := &filecache.Models{}
 	var (
