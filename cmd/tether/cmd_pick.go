@@ -19,6 +19,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v3"
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
 	"github.com/tether-dev/tether/internal/eventlog"
@@ -173,12 +174,13 @@ func (a *App) pickOptions(ctx context.Context, cmd *cli.Command) (pickOptions, e
 		}
 		return ss, nil
 	}
+	spends := a.spendsOnce(ctx)
 	po.Show = func(s catalog.Session) (string, error) {
 		c, err := catalogOnce()
 		if err != nil {
 			return "", err
 		}
-		return a.sessionPreview(ctx, c, s)
+		return a.sessionPreview(ctx, c, s, spends)
 	}
 	fit := strconv.FormatFloat(cfg.Wrap.FitPercent, 'f', -1, 64) + "%"
 	po.TrimReport = func(s catalog.Session) (string, error) {
@@ -314,9 +316,23 @@ func withPWD(env []string, dir string) []string {
 	return append(out, "PWD="+dir)
 }
 
+// spendsOnce is every session's spend, counted once per picker run by the
+// first preview that asks (in the preview's goroutine, never the
+// keyboard's): a warm count reads every agent's usage cache, ~0.1 s at
+// 2,000 sessions, too much to repeat at each cursor move.
+func (a *App) spendsOnce(ctx context.Context) func() map[string]*agent.Spend {
+	return sync.OnceValue(func() map[string]*agent.Spend {
+		var every []catalog.Session
+		for _, h := range harnessNames {
+			every = append(every, catalog.Session{Harness: h})
+		}
+		return a.sessionSpends(ctx, every)
+	})
+}
+
 // sessionPreview is the picker's preview of s: what `tether sessions show`
-// prints, summary included.
-func (a *App) sessionPreview(ctx context.Context, c *catalog.Catalog, s catalog.Session) (string, error) {
+// prints, summary and spend included (spends: nil leaves the spend out).
+func (a *App) sessionPreview(ctx context.Context, c *catalog.Catalog, s catalog.Session, spends func() map[string]*agent.Spend) (string, error) {
 	full, err := c.Get(ctx, s)
 	if err != nil {
 		return "", err
@@ -325,6 +341,9 @@ func (a *App) sessionPreview(ctx context.Context, c *catalog.Catalog, s catalog.
 	markStale(one, a.staleMarks())
 	full = one[0]
 	summarize.Attach(a.Loc.DataDir, &full)
+	if spends != nil {
+		full.Spend = spends()[spendKey(full.Harness, full.Source, full.ID)]
+	}
 	var b bytes.Buffer
 	printSession(&b, full, a.Now(), "")
 	return b.String(), nil

@@ -230,7 +230,7 @@ func TestPickShowsStaleSessions(t *testing.T) {
 		if s.ID != claudeOld {
 			continue
 		}
-		text, err := ta.sessionPreview(context.Background(), c, s)
+		text, err := ta.sessionPreview(context.Background(), c, s, nil)
 		if err != nil || !strings.Contains(text, "stale (prompt too long, on 2026-11-29 09:30)") || !strings.Contains(text, "fix:") {
 			t.Errorf("full-read preview (%v):\n%s", err, text)
 		}

@@ -84,7 +84,7 @@ func TestSummarizeShowAndList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pv, err := ta.App.sessionPreview(context.Background(), c, s); err != nil || !strings.Contains(pv, "summary:       Run the tools") {
+	if pv, err := ta.App.sessionPreview(context.Background(), c, s, nil); err != nil || !strings.Contains(pv, "summary:       Run the tools") {
 		t.Errorf("picker preview (%v):\n%s", err, pv)
 	}
 	ta.out.Reset()

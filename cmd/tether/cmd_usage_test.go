@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/testkit/testutil"
 	"github.com/tether-dev/tether/internal/todayspend"
 )
@@ -167,5 +169,26 @@ func TestUsageCountsArchivedTranscripts(t *testing.T) {
 				t.Errorf("no archive, still %v", got)
 			}
 		})
+	}
+}
+
+// The picker's preview has the session's spend, as show has it, counted
+// once for the whole picker run.
+func TestPickPreviewSpend(t *testing.T) {
+	ta := newTestApp(t)
+	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-project")
+	copyTestdata(t, filepath.Join(proj, "a.jsonl"), "claude-code-2.1.332", "golden-tool-session.jsonl")
+	c, err := ta.catalogFor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, _, _ := c.List(context.Background(), catalog.ListOptions{})
+	if len(ss) != 1 {
+		t.Fatalf("listed %d sessions", len(ss))
+	}
+	spends := ta.spendsOnce(context.Background())
+	text, err := ta.sessionPreview(context.Background(), c, ss[0], spends)
+	if err != nil || !strings.Contains(text, "spend:") || !strings.Contains(text, "4.4k tokens") {
+		t.Errorf("preview (%v):\n%s", err, text)
 	}
 }
