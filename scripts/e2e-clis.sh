@@ -153,7 +153,13 @@ install_one() {
 	mkdir -p "$cache"
 	tmp="$(mktemp -d "$cache/.$name@$version.XXXXXX")"
 	chmod 755 "$tmp"
-	if ! (cd "$tmp" && npm install --no-audit --no-fund --prefix "$tmp" "$pkg@$version" >&2); then
+	# A package's postinstall may run what it installed (opencode-ai's runs
+	# `opencode --version`, which makes its XDG directories): the XDG dirs
+	# point at the scratch tree, npm's own cache stays in HOME.
+	if ! (cd "$tmp" && XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" \
+		XDG_STATE_HOME="$scratch/.local/state" XDG_CACHE_HOME="$scratch/.cache" XDG_RUNTIME_DIR="$scratch/.run" \
+		OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
+		npm install --no-audit --no-fund --prefix "$tmp" "$pkg@$version" >&2); then
 		rm -rf "$tmp"
 		die "$key: npm install $pkg@$version failed (see npm output above)"
 	fi
