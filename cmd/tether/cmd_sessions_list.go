@@ -81,7 +81,15 @@ func (a *App) sessionsListCommand() *cli.Command {
 			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
 				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle(),
 				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir, Index: searchIndexPath(a.Loc)}
-			if cmd.Bool("cost") {
+			cost := cmd.Bool("cost")
+			if !cmd.IsSet("cost") {
+				cfg, err := a.Config()
+				if err != nil {
+					return err
+				}
+				cost = cfg.Catalog.Cost
+			}
+			if cost {
 				opts.Spends = a.sessionSpends
 			}
 			if h == "" {
@@ -154,7 +162,7 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
 		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
-		&cli.BoolFlag{Name: "cost", Local: local, Usage: "add a COST column: the session's spend, as 'tether usage session' counts it (reads the transcripts' new bytes)"},
+		&cli.BoolFlag{Name: "cost", Local: local, Usage: "add a COST column: the session's spend, as 'tether usage session' counts it (reads the transcripts' new bytes; [catalog] cost = true in the config makes it the default)"},
 		&cli.BoolFlag{Name: "summary", Local: local, Usage: "add a SUMMARY column: the stored summary's title ('tether sessions summarize'; * when the session changed since)"},
 	}
 }

@@ -192,3 +192,25 @@ func TestPickPreviewSpend(t *testing.T) {
 		t.Errorf("preview (%v):\n%s", err, text)
 	}
 }
+
+// [catalog] cost = true in the config gives every table the COST column;
+// --cost=false leaves it out again.
+func TestSessionsListCostFromConfig(t *testing.T) {
+	ta := newTestApp(t)
+	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-project")
+	copyTestdata(t, filepath.Join(proj, "a.jsonl"), "claude-code-2.1.332", "golden-tool-session.jsonl")
+	cfg := filepath.Join(ta.Loc.ConfigDir, "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[catalog]\ncost = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := ta.run("sessions"); code != 0 || !strings.Contains(ta.out.String(), "COST") {
+		t.Fatalf("with cost = true: exit %d\n%s%s", code, ta.out, ta.err)
+	}
+	ta.out.Reset()
+	if code := ta.run("sessions", "--cost=false"); code != 0 || strings.Contains(ta.out.String(), "COST") {
+		t.Fatalf("--cost=false: exit %d\n%s%s", code, ta.out, ta.err)
+	}
+}

@@ -40,6 +40,9 @@ type Catalog struct {
 	// work references (ticket ids) in prompts, branches, commit messages
 	// and paths. Setting the list replaces the defaults.
 	WorkRefs []WorkRefRule `toml:"work_refs"`
+	// Cost adds the COST column (the session's spend) to every
+	// `tether sessions` table, as --cost does; --cost=false leaves it out.
+	Cost bool `toml:"cost"`
 }
 
 // WorkRefRule is one named pattern.
