@@ -124,6 +124,21 @@ type syncSummary struct {
 	notes []archiveNote
 }
 
+// add counts what storing session s did: res, or the failure err.
+func (sum *syncSummary) add(s catalog.Session, res archive.Result, err error) {
+	if err != nil {
+		sum.failed++
+		if sum.firstErr == "" {
+			sum.firstErr = err.Error()
+		}
+		return
+	}
+	sum.actions[res.Action]++
+	sum.bytes += res.Bytes
+	sum.ids[res.Stored] = s.ID
+	sum.notes = append(sum.notes, archiveNotes(s.ID, s.Source, res)...)
+}
+
 // archiveNote is one thing archiveSessions tells the user.
 type archiveNote struct {
 	id, action, text string
@@ -149,16 +164,8 @@ func archiveSessions(st *archive.Store, roots map[string]string, ss []catalog.Se
 		case errors.Is(err, fs.ErrNotExist):
 			// Listed from Codex's state DB, but the rollout is gone.
 			sum.synced[i] = catalog.Synced{OK: true, Linked: true}
-		case err != nil:
-			sum.failed++
-			if sum.firstErr == "" {
-				sum.firstErr = err.Error()
-			}
 		default:
-			sum.actions[res.Action]++
-			sum.bytes += res.Bytes
-			sum.ids[res.Stored] = s.ID
-			sum.notes = append(sum.notes, archiveNotes(s.ID, s.Source, res)...)
+			sum.add(s, res, err)
 		}
 	}
 	return sum

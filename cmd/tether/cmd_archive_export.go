@@ -87,16 +87,8 @@ func (a *App) exportSessions(ctx context.Context, st *archive.Store, exs map[str
 		switch {
 		case errors.Is(err, agent.ErrNoSession):
 			// Deleted since the listing: the stored export (if any) stays.
-		case err != nil:
-			sum.failed++
-			if sum.firstErr == "" {
-				sum.firstErr = err.Error()
-			}
 		default:
-			sum.actions[res.Action]++
-			sum.bytes += res.Bytes
-			sum.ids[res.Stored] = s.ID
-			sum.notes = append(sum.notes, archiveNotes(s.ID, s.Source, res)...)
+			sum.add(s, res, err)
 		}
 	}
 }
