@@ -349,14 +349,20 @@ func (s *stampedCounts) Load() (agent.CountLookup, error) {
 	}, nil
 }
 
-// indexMarker finds what bytes.Index finds.
+// indexMarker finds what bytes.Index finds, whichever byte it searches by.
 func TestIndexMarker(t *testing.T) {
-	m := []byte(`"usage":{`)
-	for _, s := range []string{``, `{`, `"usage":{`, `x"usage":{`, `{{{"usage"{"usage":{`, `"usage":`, `"usage":["usage":{"a"`, `"usage":{x"usage":{`} {
-		for from := range len(s) + 1 {
-			b := []byte(s[from:])
-			if got, want := indexMarker(b, m), bytes.Index(b, m); got != want {
-				t.Errorf("indexMarker(%q) = %d, want %d", b, got, want)
+	for _, m := range []string{`"usage":{`, `n_co`} {
+		for rare := range len(m) {
+			for _, s := range []string{``, `{`, `_`, `n_c`, `_co`, m, `x` + m, `{{{"usage"{` + m, `"usage":`, `"usage":[` + m + `"a"`, m + `x` + m,
+				`n_cn_co`, `__n_co_`, `token_count turn_context`} {
+				for from := range len(s) + 1 {
+					for to := from; to <= len(s); to++ {
+						b := []byte(s[from:to])
+						if got, want := indexMarker(b, []byte(m), rare), bytes.Index(b, []byte(m)); got != want {
+							t.Errorf("indexMarker(%q, %q, %d) = %d, want %d", b, m, rare, got, want)
+						}
+					}
+				}
 			}
 		}
 	}

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/claude"
+	"github.com/tether-dev/tether/archive"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/internal/table"
 	"github.com/tether-dev/tether/internal/termsafe"
@@ -160,38 +162,65 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 // countUsage asks every reader that can count usage (agent.UsageCounter)
 // for its records, then the archive's reader of the harness for the
 // stored copies whose originals are gone (agent.ArchiveUsageCounter).
+// The harnesses are counted at once, their files kept in registry order:
+// a cold count of one is mostly a few large files read one by one
+// (Codex's largest rollout at 2,000 sessions, 268 MB, took 0.2 s), which
+// the other's fill in (cold, 1.07 s -> 0.86 s at 2,000 sessions).
 func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	var files []agent.FileUsage
-	var diags []agent.Diagnostic
 	store, _, err := a.archiveStore()
 	if err != nil {
 		store = nil // an unsafe or unreadable archive config: the live counts alone
 	}
+	type counted struct {
+		files []agent.FileUsage
+		diags []agent.Diagnostic
+		err   error
+	}
+	var agents []agent.Lister
 	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
-		if harness != "" && harness != ag.Name() {
-			continue
+		if harness == "" || harness == ag.Name() {
+			agents = append(agents, ag)
 		}
-		r := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), UsageOnly: true})
-		uc, ok := r.(agent.UsageCounter)
-		if !ok {
-			continue
+	}
+	results := make([]counted, len(agents))
+	var wg sync.WaitGroup
+	for i, ag := range agents {
+		wg.Go(func() {
+			r := &results[i]
+			r.files, r.diags, r.err = a.countHarness(ctx, ag, store)
+		})
+	}
+	wg.Wait()
+	var files []agent.FileUsage
+	var diags []agent.Diagnostic
+	for i, r := range results {
+		if r.err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", agents[i].Name(), r.err)
 		}
-		f, d, err := uc.CountUsage(ctx)
+		files, diags = append(files, r.files...), append(diags, r.diags...)
+	}
+	return files, diags, nil
+}
+
+// countHarness is one agent's part of countUsage (nothing when its reader
+// counts no usage).
+func (a *App) countHarness(ctx context.Context, ag agent.Lister, store *archive.Store) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	r := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), UsageOnly: true})
+	uc, ok := r.(agent.UsageCounter)
+	if !ok {
+		return nil, nil, nil
+	}
+	files, diags, err := uc.CountUsage(ctx)
+	if err != nil || store == nil {
+		return files, diags, err
+	}
+	ar := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, ag.Name())})
+	if ac, ok := ar.(agent.ArchiveUsageCounter); ok {
+		af, ad, err := ac.CountArchivedUsage(ctx, store.HarnessDir(ag.Name()), files)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", ag.Name(), err)
+			ad = append(ad, agent.Diagnostic{Harness: ag.Name(), Path: store.HarnessDir(ag.Name()), Problem: "archived usage not counted: " + err.Error()})
 		}
-		files, diags = append(files, f...), append(diags, d...)
-		if store == nil {
-			continue
-		}
-		ar := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, ag.Name())})
-		if ac, ok := ar.(agent.ArchiveUsageCounter); ok {
-			af, ad, err := ac.CountArchivedUsage(ctx, store.HarnessDir(ag.Name()), f)
-			if err != nil {
-				ad = append(ad, agent.Diagnostic{Harness: ag.Name(), Path: store.HarnessDir(ag.Name()), Problem: "archived usage not counted: " + err.Error()})
-			}
-			files, diags = append(files, af...), append(diags, ad...)
-		}
+		files, diags = append(files, af...), append(diags, ad...)
 	}
 	return files, diags, nil
 }

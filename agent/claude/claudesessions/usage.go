@@ -161,11 +161,15 @@ func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) {
 
 var usageMarker = []byte(`"usage":{`)
 
-// Marker implements filecache.Marked: only a line with usageMarker counts.
-func (c *claudeUsage) Marker() []byte { return usageMarker }
+// Marker implements filecache.Marked: only a line with usageMarker
+// counts, found by its '{' (rarer in a transcript than its other bytes).
+func (c *claudeUsage) Marker() ([]byte, int) { return usageMarker, len(usageMarker) - 1 }
+
+// Whole implements filecache.Marked: no line counts without the marker.
+func (c *claudeUsage) Whole() int64 { return 0 }
 
 // Line counts a line holding usageMarker (countFrom passes no other).
-func (c *claudeUsage) Line(b []byte) {
+func (c *claudeUsage) Line(b []byte, _ int64) {
 	if !jsonl.Valid(b) { // gjson.ValidBytes' grammar, faster (see jsonl.Valid)
 		c.skipped++
 		return

@@ -21,7 +21,7 @@ import (
 var _ agent.UsageCounter = (*Reader)(nil)
 
 // usageKind versions what the counter keeps (see the Claude reader's).
-const usageKind = "codex/1"
+const usageKind = "codex/2"
 
 func (r *Reader) usageCache() *filecache.UsageCache {
 	path := r.UsageCachePath
@@ -122,7 +122,6 @@ type rawUsage struct{ input, cached, output, reasoning, total int64 }
 // codexState is where a count of a rollout stopped: what the next line's
 // count depends on.
 type codexState struct {
-	off          int64 // bytes read (for the 16 KiB a fork is told by)
 	prev         rawUsage
 	hasPrev      bool
 	model        string
@@ -136,7 +135,6 @@ type codexState struct {
 
 func (s *codexState) encode() []byte {
 	w := &bincodec.Writer{}
-	w.Int(s.off)
 	for _, v := range []int64{s.prev.input, s.prev.cached, s.prev.output, s.prev.reasoning, s.prev.total} {
 		w.Int(v)
 	}
@@ -155,7 +153,6 @@ func decodeState(b []byte) codexState {
 		return s
 	}
 	r := bincodec.NewReader(b)
-	s.off = r.Int()
 	for _, p := range []*int64{&s.prev.input, &s.prev.cached, &s.prev.output, &s.prev.reasoning, &s.prev.total} {
 		*p = r.Int()
 	}
@@ -208,11 +205,23 @@ var (
 	markType        = []byte(`"type":`)
 )
 
-func (c *codexUsage) Line(b []byte) {
-	start := c.st.off
-	c.st.off += int64(len(b)) + 1
-	if start < 16<<10 && (bytes.Contains(b, []byte("thread_spawn")) || bytes.Contains(b, []byte("forked_from_id"))) {
-		end := min(int64(len(b)), 16<<10-start)
+// forkSpan is how much of a rollout's start tells a fork or a subagent's
+// rollout (ccusage reads its first 16 KiB for thread_spawn or
+// forked_from_id).
+const forkSpan = 16 << 10
+
+// Marker implements filecache.Marked: a line worth parsing (isSessionLine)
+// names turn_context or token_count, so holds "n_co"; found by its '_',
+// the rarest of its bytes in a rollout.
+func (c *codexUsage) Marker() ([]byte, int) { return []byte("n_co"), 1 }
+
+// Whole implements filecache.Marked: the lines of a rollout's first
+// forkSpan bytes all count (the fork test and session_meta read them).
+func (c *codexUsage) Whole() int64 { return forkSpan }
+
+func (c *codexUsage) Line(b []byte, start int64) {
+	if start < forkSpan && (bytes.Contains(b, []byte("thread_spawn")) || bytes.Contains(b, []byte("forked_from_id"))) {
+		end := min(int64(len(b)), forkSpan-start)
 		if bytes.Contains(b[:end], []byte("thread_spawn")) || bytes.Contains(b[:end], []byte("forked_from_id")) {
 			c.st.replayCand = true
 		}

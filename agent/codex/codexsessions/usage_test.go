@@ -129,3 +129,26 @@ func TestCodexArchivedCopyOnce(t *testing.T) {
 		t.Fatalf("%+v", files)
 	}
 }
+
+// Past a rollout's first 16 KiB only the lines naming turn_context or
+// token_count are read (filecache.Marked): a spaced count there still
+// counts, a broken one is still skipped, and "thread_spawn" past the
+// first 16 KiB does not make the rollout a fork.
+func TestCodexPastForkSpan(t *testing.T) {
+	home := t.TempDir()
+	filler := `{"timestamp":"2026-03-01T00:00:01.500Z","type":"response_item","payload":{"type":"message","text":"` +
+		strings.Repeat("x", 17<<10) + ` thread_spawn forked_from_id"}}`
+	spaced := `{"timestamp" : "2026-03-01T00:00:02.500Z", "type" : "event_msg", "payload" : {"type" : "token_count", "info" : {"last_token_usage" : {"input_tokens" : 5, "output_tokens" : 1}}}}`
+	writeRollout(t, filepath.Join(home, "sessions", "rollout-big.jsonl"), metaLine, filler, ctxLine,
+		count("2026-03-01T00:00:02.000Z", `"last_token_usage":{"input_tokens":10,"output_tokens":2}`),
+		filler, spaced,
+		`{"timestamp":"2026-03-01T00:00:04.000Z","type":"event_msg","payload":{"type":"token_count",`,
+		count("2026-03-01T00:00:02.000Z", `"last_token_usage":{"input_tokens":10,"output_tokens":2}`))
+	f := countFiles(t, home, "")[0]
+	if len(f.Records) != 3 || f.Skipped != 1 || f.Project != "/w/p" {
+		t.Fatalf("records %+v, skipped %d, project %q", f.Records, f.Skipped, f.Project)
+	}
+	if r := f.Records[1]; r.Input != 5 || r.Output != 1 || r.Model != "gpt-5.1-codex" {
+		t.Errorf("spaced count %+v", r)
+	}
+}
