@@ -59,6 +59,42 @@ type FileUsage struct {
 	// counted (broken JSON, a field of the wrong type, an invalid id),
 	// as the agent's usage reports skip them.
 	Skipped int
+	// Mark is where the count stopped (UsageResumer).
+	Mark UsageMark
+}
+
+// UsageMark is where a count of a transcript stopped, for a count that
+// goes on from there: the file's size and modification time (Unix ns)
+// when it was counted, the offset of its first line not counted, a
+// fingerprint of its first bytes (a file rewritten in place no longer
+// matches), and the counter's own state there. Again: the counter could
+// not yet settle how the file's start counts, so it must be counted from
+// its start.
+type UsageMark struct {
+	Size, MTime, Offset int64
+	Head                uint64
+	State               []byte
+	Again               bool
+}
+
+// UsageResumer is an optional interface of a reader that counts usage
+// (UsageCounter, ArchiveUsageCounter): one whose counts a caller may keep
+// (sums, not records) and bring up to date by counting only what was
+// appended since (tether usage's ledger).
+type UsageResumer interface {
+	// UsageVersion names the reader's counting rules: a caller's kept
+	// counts made under other rules are made again.
+	UsageVersion() string
+	// UsageFiles are the files CountUsage counts (archiveDir ""), or
+	// CountArchivedUsage(archiveDir), in the same order, without records:
+	// each with its Mark's Size and MTime from a stat, and its Project
+	// when its path names it. No file is opened.
+	UsageFiles(ctx context.Context, archiveDir string) ([]FileUsage, []Diagnostic, error)
+	// ResumeUsage counts f past f.Mark (a zero Mark: the whole file): f
+	// with the records and skipped lines past the mark only, and the new
+	// mark. ok is false when the file does not go on from the mark (it
+	// was rewritten or shrank, or Mark.Again).
+	ResumeUsage(f FileUsage) (counted FileUsage, ok bool, err error)
 }
 
 // UsageRecord is one response's tokens as the agent recorded them.

@@ -100,12 +100,14 @@ type counted struct {
 	cost float64
 }
 
-// Counted is the records of a set of files that survived deduplication,
-// priced: what every report over those files is built from (a warm
-// `tether usage` builds two, the report and today's spend, from one
-// deduplication).
+// Counted is what a set of files spent once deduplicated and priced,
+// in sums (Sum): what every report over those files is built from (a
+// warm `tether usage` builds two, the report and today's spend, from one
+// count).
 type Counted struct {
-	files               []agent.FileUsage
+	sums []FileSums
+	// kept are the records the sums were made of (nil for a count kept
+	// by a ledger), for an exact count in a zone off the quarter-hours.
 	kept                []counted
 	pricing             *Pricing
 	skipped, duplicates int
@@ -119,9 +121,10 @@ func Count(files []agent.FileUsage, pricing *Pricing, corrected bool) *Counted {
 	if pricing == nil {
 		pricing = Bundled()
 	}
-	c := &Counted{files: files, pricing: pricing}
+	c := &Counted{pricing: pricing}
 	var rep Report
 	c.kept = dedupe(files, Options{Pricing: pricing, Corrected: corrected}, &rep)
+	c.sums = sumsOf(c.kept, pricing, spanMS)
 	c.skipped, c.duplicates = rep.Skipped, rep.Duplicates
 	for i := range files {
 		c.skipped += files[i].Skipped
@@ -134,38 +137,61 @@ func Build(files []agent.FileUsage, opts Options) Report {
 	return Count(files, opts.Pricing, opts.Corrected).Report(opts)
 }
 
+// Exact reports whether c's reports in loc are exact: its sums' spans
+// each lie within one quarter-hour offset of loc (true of every zone in
+// use), or it still has the records to count by.
+func (c *Counted) Exact(loc *time.Location) bool {
+	return c.kept != nil || c.aligned(loc)
+}
+
+func (c *Counted) aligned(loc *time.Location) bool {
+	if loc == nil {
+		loc = time.Local
+	}
+	d := newSpanDates(loc, spanMS)
+	for _, fs := range c.sums {
+		for _, s := range fs.Sums {
+			d.date(s.Span)
+		}
+	}
+	return d.aligned
+}
+
 // Report makes one report of the counted records (opts.Pricing and
 // opts.Corrected are Count's).
 func (c *Counted) Report(opts Options) Report {
 	if opts.Location == nil {
 		opts.Location = time.Local
 	}
+	sums, dates := c.sums, newSpanDates(opts.Location, spanMS)
+	if c.kept != nil && !c.aligned(opts.Location) {
+		// A zone off the quarter-hours: each record on its own date.
+		sums, dates = sumsOf(c.kept, c.pricing, 1), newSpanDates(opts.Location, 1)
+	}
 	rep := Report{Kind: opts.Kind, ByHarness: map[string]Tokens{}, Skipped: c.skipped, Duplicates: c.duplicates}
 	unpriced := map[string]bool{}
 	rows := map[string]*rowAcc{}
-	for _, k := range c.kept {
-		date := time.UnixMilli(k.rec.Time).In(opts.Location).Format(time.DateOnly)
-		if (opts.Since != "" && date < opts.Since) || (opts.Until != "" && date > opts.Until) {
-			continue
-		}
-		model := reportedModel(k.rec)
-		if model != "" && k.rec.Tokens() > 0 && !k.rec.HasCost {
-			if _, ok := c.pricing.Find(k.rec.Model); !ok {
-				unpriced[model] = true
+	for _, fs := range sums {
+		for _, s := range fs.Sums {
+			date := dates.date(s.Span)
+			if (opts.Since != "" && date < opts.Since) || (opts.Until != "" && date > opts.Until) {
+				continue
 			}
+			if s.Unpriced {
+				unpriced[s.Model] = true
+			}
+			key := rowKey(opts.Kind, date, s.Model, fs.File)
+			acc := rows[key]
+			if acc == nil {
+				acc = &rowAcc{models: map[string]*Tokens{}}
+				rows[key] = acc
+			}
+			acc.add(s.Tokens, s.Model, s.Last, fs.File.Harness)
+			rep.Totals.add(s.Tokens)
+			h := rep.ByHarness[fs.File.Harness]
+			h.add(s.Tokens)
+			rep.ByHarness[fs.File.Harness] = h
 		}
-		t := tokensOf(k)
-		key := rowKey(opts.Kind, date, model, k.file)
-		acc := rows[key]
-		if acc == nil {
-			acc = &rowAcc{models: map[string]*Tokens{}}
-			rows[key] = acc
-		}
-		acc.add(t, model, k.rec.Time, k.file.Harness)
-		rep.Totals.add(t)
-		h := rep.ByHarness[k.file.Harness]
-		h.add(t)
-		rep.ByHarness[k.file.Harness] = h
 	}
 	for k, acc := range rows {
 		rep.Rows = append(rep.Rows, acc.row(k, opts.Breakdown))

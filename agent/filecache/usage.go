@@ -66,41 +66,94 @@ const headBytes = 4096
 // CountUsage is the usage of the transcript at path: the kept entry when
 // the file is unchanged, the kept records and the appended lines' when it
 // only grew, else a count of the whole file. A line not yet ended by a
-// newline (being written) waits for the next count.
-func CountUsage(c *UsageCache, open agent.Opener, path string, lc LineCounter) (UsageEntry, error) {
+// newline (being written) waits for the next count. The mark is where
+// the count stopped, stamped with the path's stat before it was read.
+func CountUsage(c *UsageCache, open agent.Opener, path string, lc LineCounter) (UsageEntry, agent.UsageMark, error) {
 	var prev UsageEntry
 	// An unchanged file is not opened: a stat is one system call, an
 	// open, fstat and close three (a warm report's opens were ~15% of it).
-	if fi, err := os.Stat(path); err == nil && c.Lookup(path, fi.Size(), fi.ModTime(), &prev) {
-		return prev, nil
+	pfi, err := os.Stat(path)
+	if err == nil && c.Lookup(path, pfi.Size(), pfi.ModTime(), &prev) {
+		return prev, markOf(&prev, pfi), nil
 	}
 	f, err := open(path)
 	if err != nil {
-		return UsageEntry{}, err
+		return UsageEntry{}, agent.UsageMark{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return UsageEntry{}, err
+		return UsageEntry{}, agent.UsageMark{}, err
 	}
 	size, mtime := fi.Size(), fi.ModTime()
 	if c.Lookup(path, size, mtime, &prev) {
-		return prev, nil
+		return prev, markOf(&prev, pfi), nil
 	}
 	head, err := headHash(f, size)
 	if err != nil {
-		return UsageEntry{}, err
+		return UsageEntry{}, agent.UsageMark{}, err
 	}
 	start := UsageEntry{Head: head}
-	if old, _, _, ok := c.Peek(path); ok && !old.Again && old.Head == head && old.Offset <= size && (old.Offset >= headBytes || old.Offset == size) {
+	if old, _, _, ok := c.Peek(path); ok && goesOn(old.Offset, old.Head, old.Again, head, size) {
 		start = *old
 	}
 	e, err := countFrom(f, start, lc)
 	if err != nil {
-		return UsageEntry{}, err
+		return UsageEntry{}, agent.UsageMark{}, err
 	}
 	c.Store(path, size, mtime, e)
-	return e, nil
+	return e, markOf(&e, pfi), nil
+}
+
+// goesOn reports whether a file of this head and size goes on from a
+// count that stopped at offset with that head: a count that stopped in
+// the fingerprinted first bytes (but at the end) cannot tell.
+func goesOn(offset int64, was uint64, again bool, head uint64, size int64) bool {
+	return !again && was == head && offset <= size && (offset >= headBytes || offset == size)
+}
+
+// markOf is e's mark, stamped with the path's stat fi (none when the
+// path could not be stat'ed: the next count opens the file).
+func markOf(e *UsageEntry, fi os.FileInfo) agent.UsageMark {
+	m := agent.UsageMark{Offset: e.Offset, Head: e.Head, State: e.State, Again: e.Again}
+	if fi != nil {
+		m.Size, m.MTime = fi.Size(), fi.ModTime().UnixNano()
+	}
+	return m
+}
+
+// Resume counts the transcript at path past m (a zero mark: from its
+// start): the entry holds the records and skipped lines past m only. ok
+// is false when the file does not go on from m (see goesOn).
+func Resume(open agent.Opener, path string, m agent.UsageMark, lc LineCounter) (e UsageEntry, next agent.UsageMark, ok bool, err error) {
+	pfi, err := os.Stat(path)
+	if err != nil {
+		return e, next, false, err
+	}
+	f, err := open(path)
+	if err != nil {
+		return e, next, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return e, next, false, err
+	}
+	head, err := headHash(f, fi.Size())
+	if err != nil {
+		return e, next, false, err
+	}
+	start := UsageEntry{Head: head}
+	if m.Offset != 0 || m.Head != 0 || m.Again {
+		if !goesOn(m.Offset, m.Head, m.Again, head, fi.Size()) {
+			return e, next, false, nil
+		}
+		start.Offset, start.State = m.Offset, m.State
+	}
+	if e, err = countFrom(f, start, lc); err != nil {
+		return UsageEntry{}, next, false, err
+	}
+	return e, markOf(&e, pfi), true, nil
 }
 
 func headHash(f agent.File, size int64) (uint64, error) {

@@ -131,22 +131,38 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 		}
 		pricing = p
 	}
-	files, diags, err := a.countUsage(ctx, opts.Harness)
-	if err != nil {
-		return err
+	var counted, today *usage.Counted
+	var diags []agent.Diagnostic
+	var err error
+	whole := opts.Cwd == "" && opts.PricingFile == "" // every session, at the bundled prices
+	if whole && !opts.Corrected {
+		// The default count, which the ledgers keep.
+		if counted, diags, err = a.countedUsage(ctx, opts.Harness, pricing); err != nil {
+			return err
+		}
+		if !counted.Exact(opts.Location) || !counted.Exact(a.Now().Location()) {
+			counted = nil // a zone off the quarter-hours: from the records
+		}
+		today = counted
 	}
-	if opts.Cwd != "" {
-		files = filesIn(files, opts.Cwd)
+	if counted == nil {
+		files, fdiags, err := a.countUsage(ctx, opts.Harness)
+		if err != nil {
+			return err
+		}
+		if opts.Cwd != "" {
+			files = filesIn(files, opts.Cwd)
+		}
+		counted, diags = usage.Count(files, pricing, opts.Corrected), fdiags
+		if today = counted; opts.Corrected {
+			today = usage.Count(files, pricing, false) // today's spend is the default count
+		}
 	}
-	counted := usage.Count(files, pricing, opts.Corrected)
+	if whole && opts.Harness == "" {
+		a.keepToday(today)
+	}
 	rep := counted.Report(usage.Options{Kind: opts.Kind, Since: opts.Since, Until: opts.Until,
 		Location: opts.Location, Breakdown: opts.Breakdown})
-	if opts.Cwd == "" && opts.Harness == "" && opts.PricingFile == "" {
-		if opts.Corrected { // today's spend is the default count
-			counted = usage.Count(files, pricing, false)
-		}
-		a.keepToday(counted)
-	}
 	for _, d := range diags {
 		fmt.Fprintf(a.IO.ErrOut, "tether: %s: %s\n", termsafe.Printable(d.Path), termsafe.Printable(d.Problem))
 	}
@@ -200,6 +216,115 @@ func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage
 		files, diags = append(files, r.files...), append(diags, r.diags...)
 	}
 	return files, diags, nil
+}
+
+// countedUsage is the default count of every harness (or of harness):
+// each from its ledger, brought up to date, when it can be (an agent
+// whose reader is an agent.UsageResumer), else counted in full, its
+// ledger made again.
+func (a *App) countedUsage(ctx context.Context, harness string, pricing *usage.Pricing) (*usage.Counted, []agent.Diagnostic, error) {
+	store, _, err := a.archiveStore()
+	if err != nil {
+		store = nil
+	}
+	var agents []agent.Lister
+	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
+		if harness == "" || harness == ag.Name() {
+			agents = append(agents, ag)
+		}
+	}
+	type result struct {
+		c     *usage.Counted
+		diags []agent.Diagnostic
+		err   error
+	}
+	results := make([]result, len(agents))
+	var wg sync.WaitGroup
+	for i, ag := range agents {
+		wg.Go(func() {
+			r := &results[i]
+			r.c, r.diags, r.err = a.countedHarness(ctx, ag, store, pricing)
+		})
+	}
+	wg.Wait()
+	var cs []*usage.Counted
+	var diags []agent.Diagnostic
+	for i, r := range results {
+		if r.err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", agents[i].Name(), r.err)
+		}
+		cs, diags = append(cs, r.c), append(diags, r.diags...)
+	}
+	return usage.Merge(cs...), diags, nil
+}
+
+// ledgerPath is where the usage ledger of a harness is kept.
+func (a *App) ledgerPath(harness string) string {
+	return filepath.Join(a.Loc.CacheDir, "usage-"+harness+".ledger")
+}
+
+// countedHarness is one agent's part of countedUsage.
+func (a *App) countedHarness(ctx context.Context, ag agent.Lister, store *archive.Store, pricing *usage.Pricing) (*usage.Counted, []agent.Diagnostic, error) {
+	live := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), UsageOnly: true})
+	res, resumable := live.(agent.UsageResumer)
+	path := a.ledgerPath(ag.Name())
+	if resumable {
+		if c := a.advanceLedger(ctx, ag, res, store, path, pricing); c != nil {
+			return c, nil, nil
+		}
+	}
+	files, diags, err := a.countHarness(ctx, ag, store)
+	if err != nil || !resumable {
+		return usage.Count(files, pricing, false), diags, err
+	}
+	l, c := usage.NewLedger(path, ag.Name(), res.UsageVersion(), pricing, files)
+	if err := l.Save(path, files); err != nil {
+		diags = append(diags, agent.Diagnostic{Harness: ag.Name(), Path: path, Problem: "usage ledger not saved: " + err.Error()})
+	}
+	return c, diags, nil
+}
+
+// advanceLedger is the harness's count from its ledger brought up to
+// date (nil when it takes a full count: no ledger, or Ledger.Advance
+// says so, or a file or the archive could not be listed).
+func (a *App) advanceLedger(ctx context.Context, ag agent.Lister, live agent.UsageResumer, store *archive.Store, path string, pricing *usage.Pricing) *usage.Counted {
+	l, err := usage.LoadLedger(path, ag.Name(), live.UsageVersion(), pricing)
+	if err != nil {
+		return nil
+	}
+	listed, diags, err := live.UsageFiles(ctx, "")
+	if err != nil || len(diags) > 0 {
+		return nil
+	}
+	resume := live.ResumeUsage
+	if store != nil {
+		ar, ok := ag.Sessions(agent.ReaderConfig{Open: catalog.ArchiveOpen, CachePath: catalog.ArchiveCacheFile(a.Loc.CacheDir, ag.Name())}).(agent.UsageResumer)
+		if !ok {
+			return nil
+		}
+		copies, diags, err := ar.UsageFiles(ctx, store.HarnessDir(ag.Name()))
+		if err != nil || len(diags) > 0 {
+			return nil
+		}
+		archived := make(map[string]bool, len(copies))
+		for _, f := range copies {
+			archived[f.Path] = true
+		}
+		listed = append(listed, copies...)
+		resume = func(f agent.FileUsage) (agent.FileUsage, bool, error) {
+			if archived[f.Path] {
+				return ar.ResumeUsage(f)
+			}
+			return live.ResumeUsage(f)
+		}
+	}
+	if !l.Advance(listed, resume) {
+		return nil
+	}
+	if l.Dirty() {
+		_ = l.Save(path, nil) // a ledger not saved is brought up to date again next time
+	}
+	return l.Counted()
 }
 
 // countHarness is one agent's part of countUsage (nothing when its reader

@@ -214,3 +214,64 @@ func TestSessionsListCostFromConfig(t *testing.T) {
 		t.Fatalf("--cost=false: exit %d\n%s%s", code, ta.out, ta.err)
 	}
 }
+
+// A report after appends to a transcript and a rollout, and a new
+// transcript, is counted from the ledgers and the appended bytes alone
+// (the per-file caches, removed, are not made again), and says what a
+// full count says.
+func TestUsageLedgerCountsWhatWasAppended(t *testing.T) {
+	ta := newTestApp(t)
+	proj := filepath.Join(ta.env["CLAUDE_CONFIG_DIR"], "projects", "-home-example-src-project")
+	rollout := filepath.Join(ta.env["CODEX_HOME"], "sessions", "2026", "01", "01", "rollout-a.jsonl")
+	copyTestdata(t, filepath.Join(proj, "a.jsonl"), "claude-code-2.1.332", "golden-tool-session.jsonl")
+	copyTestdata(t, rollout, "codex-0.171.0", "golden-rollout-exec-resume.jsonl")
+	report := func() string {
+		t.Helper()
+		ta.out.Reset()
+		if code := ta.run("usage", "session", "--json", "--timezone", "UTC"); code != 0 {
+			t.Fatalf("exit %d: %s", code, ta.err)
+		}
+		return ta.out.String()
+	}
+	report()
+	caches, _ := filepath.Glob(filepath.Join(ta.Loc.CacheDir, "catalog-*-usage.gob"))
+	if len(caches) != 2 {
+		t.Fatalf("per-file caches %v", caches)
+	}
+	for _, c := range caches {
+		os.Remove(c)
+	}
+	appendLine(t, filepath.Join(proj, "a.jsonl"), `{"type":"assistant","timestamp":"2026-03-01T10:00:00.000Z","sessionId":"a","requestId":"req_new","message":{"id":"msg_new","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":3,"output_tokens":2}}}`)
+	appendLine(t, rollout, `{"timestamp":"2026-03-01T10:00:00.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":7,"output_tokens":1}}}}`)
+	b := filepath.Join(proj, "b.jsonl")
+	if err := os.WriteFile(b, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendLine(t, b, `{"type":"assistant","timestamp":"2026-03-02T10:00:00.000Z","sessionId":"b","requestId":"req_b","message":{"id":"msg_b","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":5,"output_tokens":1}}}`)
+	got := report()
+	if again, _ := filepath.Glob(filepath.Join(ta.Loc.CacheDir, "catalog-*-usage.gob")); len(again) != 0 {
+		t.Errorf("counted in full (%v made again)", again)
+	}
+	if !strings.Contains(got, `"inputTokens":7`) && !strings.Contains(got, `"inputTokens": 7`) {
+		t.Errorf("the rollout's appended count is missing:\n%s", got)
+	}
+	ledgers, _ := filepath.Glob(filepath.Join(ta.Loc.CacheDir, "usage-*.ledger*"))
+	for _, l := range ledgers {
+		os.Remove(l)
+	}
+	if want := report(); got != want {
+		t.Errorf("from the ledgers:\n%s\nin full:\n%s", got, want)
+	}
+}
+
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}

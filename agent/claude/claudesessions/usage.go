@@ -45,8 +45,7 @@ func (r *Reader) usageCache() *filecache.UsageCache {
 // projects/, at any depth (subagents' transcripts too), in path order,
 // as ccusage reads them.
 func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	root := claude.ProjectsDir(r.Dir)
-	paths, err := filecache.JSONLFiles(root)
+	root, paths, err := r.usagePaths("")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,10 +58,25 @@ var _ agent.ArchiveUsageCounter = (*Reader)(nil)
 // transcripts under dir/projects whose originals (the same path under
 // the reader's projects/) are gone, in path order.
 func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	root, liveRoot := claude.ProjectsDir(dir), claude.ProjectsDir(r.Dir)
-	paths, err := filecache.JSONLFiles(root)
+	root, paths, err := r.usagePaths(dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	return r.countPaths(ctx, root, paths)
+}
+
+// usagePaths are the transcripts CountUsage counts (archiveDir ""), or
+// CountArchivedUsage(archiveDir), and the projects/ directory they are
+// under.
+func (r *Reader) usagePaths(archiveDir string) (root string, paths []string, err error) {
+	liveRoot := claude.ProjectsDir(r.Dir)
+	if archiveDir == "" {
+		paths, err = filecache.JSONLFiles(liveRoot)
+		return liveRoot, paths, err
+	}
+	root = claude.ProjectsDir(archiveDir)
+	if paths, err = filecache.JSONLFiles(root); err != nil {
+		return root, nil, err
 	}
 	gone := paths[:0]
 	for _, p := range paths {
@@ -70,7 +84,7 @@ func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.F
 			gone = append(gone, p)
 		}
 	}
-	return r.countPaths(ctx, root, gone)
+	return root, gone, nil
 }
 
 // originalGone: nothing is at the live path (an error other than its
@@ -78,6 +92,48 @@ func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.F
 func originalGone(p string) bool {
 	_, err := os.Lstat(p)
 	return err != nil && errors.Is(err, fs.ErrNotExist)
+}
+
+var _ agent.UsageResumer = (*Reader)(nil)
+
+// UsageVersion implements agent.UsageResumer.
+func (r *Reader) UsageVersion() string { return usageKind }
+
+// UsageFiles implements agent.UsageResumer.
+func (r *Reader) UsageFiles(_ context.Context, archiveDir string) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	root, paths, err := r.usagePaths(archiveDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]agent.FileUsage, 0, len(paths))
+	var diags []agent.Diagnostic
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: p, Problem: "usage not counted: " + err.Error()})
+			continue
+		}
+		f := fileUsage(root, p)
+		f.Mark = agent.UsageMark{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+		out = append(out, f)
+	}
+	return out, diags, nil
+}
+
+// ResumeUsage implements agent.UsageResumer.
+func (r *Reader) ResumeUsage(f agent.FileUsage) (agent.FileUsage, bool, error) {
+	e, mark, ok, err := filecache.Resume(r.opener(), f.Path, f.Mark, &claudeUsage{})
+	if !ok || err != nil {
+		return f, false, err
+	}
+	f.Records, f.Skipped, f.Mark = e.Records, e.Skipped, mark
+	return f, true, nil
+}
+
+// fileUsage is the transcript at p under root, without records.
+func fileUsage(root, p string) agent.FileUsage {
+	sess, project := sessionParts(root, p)
+	return agent.FileUsage{Harness: agent.Claude, Path: p, Session: sess, Project: project, Billing: agent.BillingPerRequest}
 }
 
 // countPaths counts the transcripts at paths, under root (their
@@ -93,14 +149,13 @@ func (r *Reader) countPaths(ctx context.Context, root string, paths []string) ([
 			return
 		}
 		p := paths[i]
-		e, err := filecache.CountUsage(cache, r.opener(), p, &claudeUsage{models: models})
+		e, mark, err := filecache.CountUsage(cache, r.opener(), p, &claudeUsage{models: models})
 		if err != nil {
 			errs[i] = err
 			return
 		}
-		sess, project := sessionParts(root, p)
-		out[i] = agent.FileUsage{Harness: agent.Claude, Path: p, Session: sess, Project: project,
-			Billing: agent.BillingPerRequest, Records: e.Records, Skipped: e.Skipped}
+		out[i] = fileUsage(root, p)
+		out[i].Records, out[i].Skipped, out[i].Mark = e.Records, e.Skipped, mark
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

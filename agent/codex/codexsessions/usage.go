@@ -42,7 +42,11 @@ func (r *Reader) usageCache() *filecache.UsageCache {
 // not counted twice), each directory in path order, as ccusage reads
 // them.
 func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	return r.countDirs(ctx, r.Dir, nil)
+	files, err := r.usagePaths("")
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.countFiles(ctx, files)
 }
 
 var _ agent.ArchiveUsageCounter = (*Reader)(nil)
@@ -52,8 +56,21 @@ var _ agent.ArchiveUsageCounter = (*Reader)(nil)
 // are gone from both of the reader's (Codex moves a rollout from one to
 // the other when a thread is archived), as CountUsage orders them.
 func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	files, err := r.usagePaths(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.countFiles(ctx, files)
+}
+
+// usagePaths are the rollouts CountUsage counts (archiveDir ""), or
+// CountArchivedUsage(archiveDir), without records.
+func (r *Reader) usagePaths(archiveDir string) ([]agent.FileUsage, error) {
+	if archiveDir == "" {
+		return rollouts(r.Dir, nil)
+	}
 	sessions, archived := codex.SessionsDir(r.Dir), codex.ArchivedDir(r.Dir)
-	return r.countDirs(ctx, dir, func(rel string) bool {
+	return rollouts(archiveDir, func(rel string) bool {
 		// archived_sessions/ is flat: a rollout moved there keeps its name.
 		for _, p := range []string{filepath.Join(sessions, rel), filepath.Join(archived, rel), filepath.Join(archived, filepath.Base(rel))} {
 			if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -64,48 +81,52 @@ func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.F
 	})
 }
 
-// countDirs counts the rollouts under home's sessions/ and
+// rollouts are the rollouts under home's sessions/ and
 // archived_sessions/ (only those rel, their path under either, for which
 // keep holds, when it is set).
-func (r *Reader) countDirs(ctx context.Context, home string, keep func(rel string) bool) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	cache := r.usageCache()
-	var paths, sessions []string
+func rollouts(home string, keep func(rel string) bool) ([]agent.FileUsage, error) {
+	var out []agent.FileUsage
 	seen := map[string]bool{}
 	for _, dir := range []string{codex.SessionsDir(home), codex.ArchivedDir(home)} {
 		ps, err := filecache.JSONLFiles(dir)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, p := range ps {
 			rel, _ := filepath.Rel(dir, p)
 			if !seen[rel] && (keep == nil || keep(rel)) {
 				seen[rel] = true
-				paths, sessions = append(paths, p), append(sessions, strings.TrimSuffix(filepath.ToSlash(rel), ".jsonl"))
+				out = append(out, agent.FileUsage{Harness: agent.Codex, Path: p,
+					Session: strings.TrimSuffix(filepath.ToSlash(rel), ".jsonl"), Billing: agent.BillingFlat})
 			}
 		}
 	}
-	counted := make([]agent.FileUsage, len(paths))
-	errs := make([]error, len(paths))
-	filecache.CountAll(len(paths), func(i int) {
+	return out, nil
+}
+
+// countFiles counts the rollouts files name.
+func (r *Reader) countFiles(ctx context.Context, files []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	cache := r.usageCache()
+	errs := make([]error, len(files))
+	filecache.CountAll(len(files), func(i int) {
 		if errs[i] = ctx.Err(); errs[i] != nil {
 			return
 		}
-		e, err := filecache.CountUsage(cache, r.opener(), paths[i], &codexUsage{})
+		f := &files[i]
+		e, mark, err := filecache.CountUsage(cache, r.opener(), f.Path, &codexUsage{})
 		if errs[i] = err; err != nil {
 			return
 		}
-		st := decodeState(e.State)
-		counted[i] = agent.FileUsage{Harness: agent.Codex, Path: paths[i], Session: sessions[i],
-			Project: st.cwd, Billing: agent.BillingFlat, Records: e.Records, Skipped: e.Skipped}
+		f.Project, f.Records, f.Skipped, f.Mark = decodeState(e.State).cwd, e.Records, e.Skipped, mark
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	var out []agent.FileUsage
 	var diags []agent.Diagnostic
-	for i, f := range counted {
+	for i, f := range files {
 		if errs[i] != nil {
-			diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: paths[i], Problem: "usage not counted: " + errs[i].Error()})
+			diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: f.Path, Problem: "usage not counted: " + errs[i].Error()})
 			continue
 		}
 		out = append(out, f)
@@ -114,6 +135,42 @@ func (r *Reader) countDirs(ctx context.Context, home string, keep func(rel strin
 		diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: cache.Path(), Problem: "usage cache not saved: " + err.Error()})
 	}
 	return out, diags, nil
+}
+
+var _ agent.UsageResumer = (*Reader)(nil)
+
+// UsageVersion implements agent.UsageResumer.
+func (r *Reader) UsageVersion() string { return usageKind }
+
+// UsageFiles implements agent.UsageResumer (a rollout's Project, its
+// session_meta's cwd, is known only once it is counted).
+func (r *Reader) UsageFiles(_ context.Context, archiveDir string) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	files, err := r.usagePaths(archiveDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := files[:0]
+	var diags []agent.Diagnostic
+	for _, f := range files {
+		fi, err := os.Stat(f.Path)
+		if err != nil {
+			diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: f.Path, Problem: "usage not counted: " + err.Error()})
+			continue
+		}
+		f.Mark = agent.UsageMark{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+		out = append(out, f)
+	}
+	return out, diags, nil
+}
+
+// ResumeUsage implements agent.UsageResumer.
+func (r *Reader) ResumeUsage(f agent.FileUsage) (agent.FileUsage, bool, error) {
+	e, mark, ok, err := filecache.Resume(r.opener(), f.Path, f.Mark, &codexUsage{})
+	if !ok || err != nil {
+		return f, false, err
+	}
+	f.Project, f.Records, f.Skipped, f.Mark = decodeState(e.State).cwd, e.Records, e.Skipped, mark
+	return f, true, nil
 }
 
 // rawUsage is one token_count's counts.
