@@ -9,6 +9,7 @@ import (
 
 	"github.com/tether-dev/tether/cmd/internal/hot"
 	"github.com/tether-dev/tether/internal/exitcode"
+	"github.com/tether-dev/tether/internal/suggest"
 	"github.com/tether-dev/tether/internal/termsafe"
 	"github.com/tether-dev/tether/shellinit/compindex"
 	"github.com/tether-dev/tether/wrap"
@@ -134,7 +135,7 @@ func setErrorHandling(cmd *cli.Command) {
 	cmd.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
 		msg := strings.TrimSpace(err.Error())
 		if s := flagSuggestion(c, err); s != "" {
-			msg += didYouMean(s)
+			msg += suggest.DidYouMean(s)
 		}
 		return usageErr(fmt.Errorf("%s (see '%s --help')", msg, c.FullName()))
 	}

@@ -39,6 +39,7 @@ var examples = map[string][]string{
 		"tether sessions --since 7d",
 		"tether sessions --cwd . --state resumable",
 		"tether sessions --harness codex --json | jq '.sessions[].id'",
+		"tether sessions --columns id,dir,cost,title",
 	},
 	"tether sessions list": {
 		"tether sessions list --limit 20",

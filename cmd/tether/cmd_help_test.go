@@ -35,6 +35,7 @@ func TestSuggestions(t *testing.T) {
 		{[]string{"sesions"}, `did you mean "sessions"?`},
 		{[]string{"doctr"}, `did you mean "doctor"?`},
 		{[]string{"sessions", "lst"}, `did you mean "list"?`},
+		{[]string{"sessions", "lsit"}, `did you mean "list"?`}, // two letters swapped: one typo
 		{[]string{"sessions", "--harnes", "codex"}, `did you mean "--harness"?`},
 		{[]string{"log", "--folow"}, `did you mean "--follow"?`},
 		{[]string{"hooks", "instal"}, `did you mean "install"?`},

@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
 	"github.com/tether-dev/tether/identity"
+	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/searchindex"
 	"github.com/tether-dev/tether/state"
 	"github.com/tether-dev/tether/summarize"
@@ -31,10 +32,11 @@ type sessionsListOptions struct {
 	NoContent bool
 	JSON      bool
 	Limit     int
-	// Summary adds the SUMMARY column; DataDir is where summaries are.
-	Summary bool
-	// Spends, when set (--cost), gives the sessions' spends: the COST
-	// column and spend in --json.
+	// Columns are the table's columns (header names, see sessionColumns);
+	// with SUMMARY among them, summaries are read from DataDir.
+	Columns []string
+	// Spends, when set (COST among Columns), gives the sessions' spends:
+	// the COST column and spend in --json.
 	Spends  func(context.Context, []catalog.Session) map[string]*agent.Spend
 	DataDir string
 	// Listed, when set, gets every session listed (before filters), to
@@ -73,6 +75,10 @@ func (a *App) sessionsListCommand() *cli.Command {
 			if cmd.Int("limit") < 0 {
 				return usageErr(errors.New("--limit: must be 0 or more"))
 			}
+			cols, err := a.sessionColumns(cmd)
+			if err != nil {
+				return err
+			}
 			listGC()
 			b, err := a.base(h)
 			if err != nil {
@@ -80,16 +86,9 @@ func (a *App) sessionsListCommand() *cli.Command {
 			}
 			opts := sessionsListOptions{sessionsBase: b, Marks: a.staleMarks(), Repo: cmd.String("repo"), State: st, All: cmd.Bool("all"),
 				NoContent: cmd.Bool("no-content"), JSON: cmd.Bool("json"), Limit: int(cmd.Int("limit")), Style: a.tableStyle(),
-				Summary: cmd.Bool("summary"), DataDir: a.Loc.DataDir, Index: searchIndexPath(a.Loc)}
-			cost := cmd.Bool("cost")
-			if !cmd.IsSet("cost") {
-				cfg, err := a.Config()
-				if err != nil {
-					return err
-				}
-				cost = cfg.Catalog.Cost
-			}
-			if cost {
+				Columns: cols, DataDir: a.Loc.DataDir, Index: searchIndexPath(a.Loc)}
+			if slices.Contains(cols, costColumn) {
+				// Only then: spends read the transcripts' new bytes.
 				opts.Spends = a.sessionSpends
 			}
 			if h == "" {
@@ -162,8 +161,10 @@ func sessionsListFlags(local bool) []cli.Flag {
 		&cli.BoolFlag{Name: "no-content", Local: local, Usage: "omit every prompt-derived field (titles become the directory name)"},
 		&cli.BoolFlag{Name: "json", Local: local, Usage: "print JSON (sessions and diagnostics; see 'tether sessions schema')"},
 		&cli.IntFlag{Name: "limit", Local: local, Usage: "show at most `N` sessions (0: all)"},
-		&cli.BoolFlag{Name: "cost", Local: local, Usage: "add a COST column: the session's spend, as 'tether usage session' counts it (reads the transcripts' new bytes; [catalog] cost = true in the config makes it the default)"},
-		&cli.BoolFlag{Name: "summary", Local: local, Usage: "add a SUMMARY column: the stored summary's title ('tether sessions summarize'; * when the session changed since)"},
+		&cli.StringFlag{Name: "columns", Local: local, Usage: "the table's columns: `LIST`, comma-separated, in that order (" + strings.Join(config.SessionColumns, ",") +
+			"; any case), or +NAME to add to the default ones (+cost,+summary); [catalog] columns in the config sets the default. --json has every field whatever the columns (spend only with COST)"},
+		&cli.BoolFlag{Name: "cost", Local: local, Usage: "the same as --columns +cost: COST, the session's spend as 'tether usage session' counts it (reads the transcripts' new bytes; [catalog] cost = true in the config makes it a default column, --cost=false leaves it out)"},
+		&cli.BoolFlag{Name: "summary", Local: local, Usage: "the same as --columns +summary: SUMMARY, the stored summary's title ('tether sessions summarize'; * when the session changed since; --summary=false leaves it out)"},
 	}
 }
 
@@ -177,7 +178,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 	if opts.Limit > 0 && len(out) > opts.Limit {
 		out = out[:opts.Limit]
 	}
-	if (opts.JSON || opts.Summary) && !opts.NoContent && opts.DataDir != "" {
+	if (opts.JSON || slices.Contains(opts.Columns, summaryColumn)) && !opts.NoContent && opts.DataDir != "" {
 		summarize.AttachAll(opts.DataDir, out)
 	}
 	if opts.Spends != nil {
@@ -212,7 +213,7 @@ func runSessionsList(ctx context.Context, opts sessionsListOptions) error {
 		if len(out) != len(all) {
 			ab = catalog.Abbrev(all)
 		}
-		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, ab, opts.Summary, opts.Spends != nil)
+		printSessionTable(opts.IO.Out, out, opts.Now(), opts.Style, ab, opts.Columns)
 		countsHint(opts, out)
 	} else {
 		// No header over an empty table: one line that says why.

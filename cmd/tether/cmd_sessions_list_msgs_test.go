@@ -131,7 +131,7 @@ func TestSessionTableMessages(t *testing.T) {
 	n := 1234
 	ss[1].Messages = &n
 	var b bytes.Buffer
-	printSessionTable(&b, ss, now, tableStyle{}, nil, false, false)
+	printSessionTable(&b, ss, now, tableStyle{}, nil, nil)
 	lines := strings.Split(b.String(), "\n")
 	col := slices.Index(strings.Fields(lines[0]), "MSGS")
 	if col < 0 || strings.Fields(lines[1])[col] != "-" || strings.Fields(lines[2])[col] != "1234" {
@@ -140,7 +140,7 @@ func TestSessionTableMessages(t *testing.T) {
 	// A narrow terminal gives MSGS up before the title goes under its
 	// minimum.
 	b.Reset()
-	printSessionTable(&b, ss, now, tableStyle{Width: 60}, nil, false, false)
+	printSessionTable(&b, ss, now, tableStyle{Width: 60}, nil, nil)
 	if strings.Contains(b.String(), "MSGS") {
 		t.Errorf("narrow terminal kept MSGS:\n%s", b.String())
 	}

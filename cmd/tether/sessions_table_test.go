@@ -13,7 +13,9 @@ import (
 	"time"
 	_ "time/tzdata" // the zones of TestDateMemoMatchesRelTime, on any machine
 
+	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/catalog"
+	"github.com/tether-dev/tether/internal/config"
 	"github.com/tether-dev/tether/internal/gauge"
 	"github.com/tether-dev/tether/internal/table"
 )
@@ -35,7 +37,7 @@ func TestSessionTableFitsTheTerminal(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, width := range []int{80, 120, 200} {
 		var b bytes.Buffer
-		printSessionTable(&b, tableSessions(now), now, tableStyle{Width: width}, nil, false, false)
+		printSessionTable(&b, tableSessions(now), now, tableStyle{Width: width}, nil, nil)
 		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 		if !strings.Contains(lines[0], "BRANCH") || len(lines) != 3 {
 			t.Fatalf("width %d:\n%s", width, b.String())
@@ -72,13 +74,13 @@ func TestSessionTableFitsTheTerminal(t *testing.T) {
 func TestSessionTableColourAndPipes(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
-	printSessionTable(&b, tableSessions(now), now, tableStyle{Width: 200, Color: true}, nil, false, false)
+	printSessionTable(&b, tableSessions(now), now, tableStyle{Width: 200, Color: true}, nil, nil)
 	if !strings.Contains(b.String(), "\x1b[32mrunning\x1b[0m") {
 		t.Errorf("running not green:\n%q", b.String())
 	}
 	var piped1, piped2 bytes.Buffer
-	printSessionTable(&piped1, tableSessions(now), now, tableStyle{}, nil, false, false)
-	printSessionTable(&piped2, tableSessions(now), now, tableStyle{}, nil, false, false)
+	printSessionTable(&piped1, tableSessions(now), now, tableStyle{}, nil, nil)
+	printSessionTable(&piped2, tableSessions(now), now, tableStyle{}, nil, nil)
 	if strings.Contains(piped1.String(), "\x1b") || piped1.String() != piped2.String() {
 		t.Errorf("piped:\n%q", piped1.String())
 	}
@@ -103,7 +105,7 @@ func TestSessionTableContextRule(t *testing.T) {
 	ss[0].Context = &catalog.ContextUsage{Percent: 62.5}
 	ss[1].Context = &catalog.ContextUsage{Percent: 0.1136}
 	var b bytes.Buffer
-	printSessionTable(&b, ss, now, tableStyle{}, nil, false, false)
+	printSessionTable(&b, ss, now, tableStyle{}, nil, nil)
 	if !strings.Contains(b.String(), " 63% ") || !strings.Contains(b.String(), " 0.1% ") {
 		t.Errorf("context column:\n%s", b.String())
 	}
@@ -129,7 +131,7 @@ func TestISODateMatchesFormat(t *testing.T) {
 }
 
 // Rows formatted in parallel are the rows formatted one by one, in order,
-// with and without the summary column.
+// of the default columns and of others in another order.
 func TestSessionRowsParallelMatchSequential(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	titles := []string{"fix the parser", "修复登录错误", "tab\there", "  spaced  out  ", "x\x1b[31mred", ""}
@@ -141,19 +143,23 @@ func TestSessionRowsParallelMatchSequential(t *testing.T) {
 		if i%3 == 0 {
 			ss[i].Summary = &catalog.Summary{Title: titles[(i+1)%len(titles)], Current: i%2 == 0}
 		}
+		if i%4 == 0 {
+			ss[i].Spend = &agent.Spend{CostUSD: float64(i) / 100}
+		}
 	}
 	ab := catalog.Abbrev(ss)
 	ids := catalog.ShortIDs(ss)
-	for _, withSummary := range []bool{false, true} {
-		got := sessionRows(ss, now, ids, withSummary)
+	for _, cols := range [][]string{sessionHeader, {"TITLE", "SUMMARY", "ID", "COST"}} {
+		got := sessionRows(ss, now, ids, cols)
 		for i, s := range ss {
-			want := make([]string, len(sessionHeader))
-			sessionRowInto(want, &s, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24), now, &rowMemo{})
-			if withSummary {
-				want = slices.Insert(want, len(want)-1, summaryCell(s.Summary))
+			all := make([]string, len(sessionHeader))
+			sessionRowInto(all, &s, ab.Short(s.ID), cell(filepath.Base(s.Cwd), 24), now, &rowMemo{})
+			want := all
+			if len(cols) != len(sessionHeader) {
+				want = []string{all[10], summaryCell(s.Summary), all[1], costCell(s.Spend)}
 			}
 			if !slices.Equal(got[i], want) {
-				t.Fatalf("row %d (summary %v): %q, want %q", i, withSummary, got[i], want)
+				t.Fatalf("row %d (columns %q): %q, want %q", i, cols, got[i], want)
 			}
 		}
 	}
@@ -245,5 +251,62 @@ func TestCtxCellMatchesPct(t *testing.T) {
 			}
 		}
 		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+	}
+}
+
+// Every column the config knows is one the table fills, by the same
+// name: a column added to config.SessionColumns alone fails here.
+func TestTableHasTheConfigsColumns(t *testing.T) {
+	for _, c := range config.SessionColumns {
+		if src := columnSources([]string{strings.ToUpper(c)})[0]; src < 0 && src != sourceSummary && src != sourceCost {
+			t.Errorf("column %s: no cell fills it", c)
+		}
+	}
+	def := config.DefaultColumns()
+	for i := range def {
+		def[i] = strings.ToUpper(def[i])
+	}
+	if !slices.Equal(def, sessionHeader) {
+		t.Errorf("default columns %q, the table's %q", def, sessionHeader)
+	}
+}
+
+// Columns other than the default ones, in their order: a narrow terminal
+// drops from dropOrder only, the title keeps its minimum wherever it is;
+// without a title nothing is cut, and columns go until the table fits.
+func TestSessionTableChosenColumns(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ss := tableSessions(now)
+	ss[0].Spend = &agent.Spend{CostUSD: 1.5}
+	var b bytes.Buffer
+	printSessionTable(&b, ss, now, tableStyle{Width: 40}, nil, []string{"TITLE", "ID", "HARNESS", "COST", "TMUX"})
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if got := strings.Fields(lines[0]); !slices.Equal(got, []string{"TITLE", "ID", "COST"}) {
+		t.Errorf("header %q, want TITLE ID COST (TMUX and HARNESS dropped):\n%s", got, b.String())
+	}
+	for _, l := range lines {
+		if w := table.Width(l); w > 40 {
+			t.Errorf("a line takes %d cells:\n%s", w, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "$1.50") || !strings.Contains(b.String(), "…") {
+		t.Errorf("no cost or the title not cut:\n%s", b.String())
+	}
+	// No TITLE: the last column (DIR) is not cut as a title would be, and
+	// the dropped columns are those that did not fit.
+	ss[1].Cwd = "/home/example/src/a-long-directory-name"
+	b.Reset()
+	printSessionTable(&b, ss, now, tableStyle{Width: 40}, nil, []string{"ID", "TMUX", "MSGS", "DIR"})
+	lines = strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if got := strings.Fields(lines[0]); !slices.Equal(got, []string{"ID", "MSGS", "DIR"}) {
+		t.Errorf("header %q, want ID MSGS DIR:\n%s", got, b.String())
+	}
+	if !strings.Contains(b.String(), dirCell(ss[1].Cwd)) {
+		t.Errorf("DIR cut:\n%s", b.String())
+	}
+	for _, l := range lines {
+		if w := table.Width(l); w > 40 {
+			t.Errorf("a line takes %d cells:\n%s", w, b.String())
+		}
 	}
 }

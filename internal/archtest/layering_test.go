@@ -27,10 +27,11 @@ var update = flag.Bool("update", false, "rewrite docs/architecture.md's package 
 // kits and development mains are ranked too but never shipped (testKits).
 var ranks = map[string]int{
 	// ground: know nothing of tether's features
-	"internal/atomicfile": 0, "internal/bincodec": 0, "internal/config": 0, "internal/exitcode": 0,
+	"internal/atomicfile": 0, "internal/bincodec": 0, "internal/config": 1, "internal/exitcode": 0,
 	"internal/gauge": 0, "internal/iostreams": 0, "internal/locations": 0, "internal/procfs": 0,
 	"internal/table": 0, "internal/termsafe": 0, "identity": 0, "internal/todayspend": 1,
 	"internal/osfs":              0,
+	"internal/suggest":           0,
 	"internal/shquote":           1,
 	"internal/safeio":            2,
 	"internal/config/configfile": 3,

@@ -40,8 +40,12 @@ type Catalog struct {
 	// work references (ticket ids) in prompts, branches, commit messages
 	// and paths. Setting the list replaces the defaults.
 	WorkRefs []WorkRefRule `toml:"work_refs"`
-	// Cost adds the COST column (the session's spend) to every
-	// `tether sessions` table, as --cost does; --cost=false leaves it out.
+	// Columns are the columns of every `tether sessions` table, in order,
+	// or, as ["+cost"], the default ones with those added (see
+	// ResolveColumns; empty: the default). --columns replaces them.
+	Columns []string `toml:"columns"`
+	// Cost adds the COST column (the session's spend) to Columns, as
+	// --cost does; --cost=false leaves it out.
 	Cost bool `toml:"cost"`
 }
 

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -105,10 +104,8 @@ func validate(c config.Config) error {
 	if c.Hooks.TailMaxKiB < 64 || c.Hooks.TailMaxKiB > 1<<20 {
 		return fmt.Errorf("hooks.tail_max_kib: must be between 64 and 1048576, got %d", c.Hooks.TailMaxKiB)
 	}
-	if !slices.Equal(c.Catalog.WorkRefs, config.Default().Catalog.WorkRefs) {
-		if err := validateWorkRefs(c.Catalog.WorkRefs); err != nil {
-			return err
-		}
+	if err := validateCatalog(c.Catalog); err != nil {
+		return err
 	}
 	if c.StatusLine.TimeoutMS < 1 || c.StatusLine.TimeoutMS > 10000 {
 		return fmt.Errorf("statusline.timeout_ms: must be between 1 and 10000, got %d", c.StatusLine.TimeoutMS)

@@ -148,3 +148,25 @@ func TestLoadFIFO(t *testing.T) {
 		t.Fatal("Load blocks on a FIFO")
 	}
 }
+
+// [catalog] columns: the column names, or +NAME additions to the default
+// ones, checked as --columns checks them.
+func TestCatalogColumns(t *testing.T) {
+	cfg, err := Load(write(t, "[catalog]\ncolumns = [\"ID\", \"cost\", \"title\"]\n"))
+	if err != nil || strings.Join(cfg.Catalog.Columns, ",") != "ID,cost,title" {
+		t.Fatalf("columns: %q %v", cfg.Catalog.Columns, err)
+	}
+	if _, err := Load(write(t, "[catalog]\ncolumns = [\"+cost\"]\n")); err != nil {
+		t.Fatalf("+cost: %v", err)
+	}
+	for body, want := range map[string]string{
+		"[catalog]\ncolumns = [\"id\", \"cots\"]\n":  `catalog.columns: unknown column "cots" — did you mean "cost"?`,
+		"[catalog]\ncolumns = [\"id\", \"id\"]\n":    `catalog.columns: column "id" named twice`,
+		"[catalog]\ncolumns = [\"id\", \"+cost\"]\n": "catalog.columns: either",
+	} {
+		p := write(t, body)
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%q: %v, want %q and the file", body, err, want)
+		}
+	}
+}

@@ -28,6 +28,18 @@ func validateStatusLine(s config.StatusLine) error {
 	return nil
 }
 
+func validateCatalog(c config.Catalog) error {
+	if !slices.Equal(c.WorkRefs, config.Default().Catalog.WorkRefs) {
+		if err := validateWorkRefs(c.WorkRefs); err != nil {
+			return err
+		}
+	}
+	if _, err := config.ResolveColumns(c.Columns); err != nil {
+		return fmt.Errorf("catalog.columns: %w", err)
+	}
+	return nil
+}
+
 // validateWorkRefs compiles each pattern the file set (the defaults are
 // known good: not compiled at every start of tether-hot, ~20 µs each).
 func validateWorkRefs(rules []config.WorkRefRule) error {
