@@ -299,17 +299,20 @@ row "  minimal Go wrapper (floor)" "$gowrap ms" "" "" "+$(awk -v a="$gowrap" -v 
 row "tether run claude (no-op)" "$med ms" "$(mib "$rss")" "<= 2 ms added" "+$added ms; min $min ms (+$(awk -v a="$min" -v b="$directmin" 'BEGIN { printf "%.2f", a - b }') ms); $(ratio "$med" "$gowrap") Go wrapper floor"
 
 # --- usage --------------------------------------------------------------------
-# tether usage daily: cold (usage caches cleared), warm, and after appending
-# one response to 10 sessions (bytes read), each as a ratio to ccusage 20's
-# native binary on the same files (installed as the e2e suite installs it;
-# it reads every transcript every time). ccusage counts Claude Code's
-# transcripts only, tether Claude Code's and Codex's.
+# tether usage daily: cold (usage caches and ledgers cleared), warm, and
+# after appending one response to 10 sessions (bytes read), each as a
+# ratio to ccusage 20's native binary on the same files (installed as the
+# e2e suite installs it; it reads every transcript every time). ccusage
+# reports one agent a run, so its time is that of `ccusage claude daily`
+# and `ccusage codex daily` together, as tether counts both in one.
 log "usage ($sessions sessions)"
 ccu_ms=""
 if [ "$peer" = 1 ] && ccu="$(scripts/e2e-clis.sh ccusage-20.0.24 2>/dev/null | sed -n 's/^ccusage-20.0.24=//p')" && [ -n "$ccu" ]; then
 	measure "ccusage 20 claude daily" -n 1 -warmup 0 -- "$ccu" claude daily --json --offline
-	ccu_ms="$med"
-	row "peer: ccusage 20 claude daily --json" "$med ms" "$(mib "$rss")" "" "cpu $cpu ms"
+	ccu_claude="$med" ccu_rss="$rss"
+	measure "ccusage 20 codex daily" -n 1 -warmup 0 -- "$ccu" codex daily --json --offline
+	ccu_ms="$(awk -v a="$ccu_claude" -v b="$med" 'BEGIN { printf "%.1f", a + b }')"
+	row "peer: ccusage 20 claude + codex daily" "$ccu_ms ms" "$(mib "$ccu_rss")" "" "claude $ccu_claude ms, codex $med ms ($(mib "$rss"))"
 else
 	notes+=("ccusage 20 not installable here; usage ratios skipped")
 fi
@@ -319,14 +322,13 @@ vs() {
 	[ -n "$ccu_ms" ] || { echo "no peer"; return; }
 	awk -v p="$ccu_ms" -v m="$1" -v t="$2" 'BEGIN { printf "%.1fx faster than ccusage 20, %s", p / m, (p >= t * m) ? "met" : "MISSED" }'
 }
-usage_caches=("$XDG_CACHE_HOME"/tether/catalog-claude-code-usage.gob "$XDG_CACHE_HOME"/tether/catalog-codex-usage.gob)
-measure "usage cold" -n "$listreps" -pre "rm -f '$XDG_CACHE_HOME'/tether/catalog-*-usage.gob" -- "$tether" usage daily --json
+clear_usage="rm -f '$XDG_CACHE_HOME'/tether/catalog-*-usage.gob '$XDG_CACHE_HOME'/tether/usage-*.ledger*"
+measure "usage cold" -n "$listreps" -pre "$clear_usage" -- "$tether" usage daily --json
 row "usage daily cold (caches cleared)" "$med ms" "$(mib "$rss")" ">= 5x ccusage, <= 128 MiB" "$(vs "$med" 5); cpu $cpu ms"
 measure "usage warm" -n "$reps" -- "$tether" usage daily --json
 row "usage daily warm" "$med ms" "$(mib "$rss")" ">= 50x ccusage" "$(vs "$med" 50); cpu $cpu ms"
-rm -f "$XDG_CACHE_HOME"/tether/catalog-*-usage.gob
-"$tether" usage daily --json >/dev/null
-cache_bytes="$(cat "${usage_caches[@]}" 2>/dev/null | wc -c)"
+ledgers=("$XDG_CACHE_HOME"/tether/usage-*.ledger)
+ledger_bytes="$(cat "${ledgers[@]}" 2>/dev/null | wc -c)"
 find "$CLAUDE_CONFIG_DIR/projects" -name '*.jsonl' | sed -n '1,10p' >"$tmp/appended.txt"
 added=0
 while IFS= read -r f; do
@@ -336,11 +338,11 @@ while IFS= read -r f; do
 done <"$tmp/appended.txt"
 TETHER_DEBUG_IO=1 "$tether" usage daily --json 2>"$tmp/io-usage.txt" >/dev/null
 read_bytes="$(rchar "$tmp/io-usage.txt")"
-# Every read of the process less the usage caches (read whole): the
+# Every read of the process less the ledgers (read whole): the
 # transcripts' appended bytes, a 4 KiB check of each grown file's head,
-# the configuration.
+# ~20 keys of the keys files per appended response, the configuration.
 row "  usage after appending to 10 sessions" "$((read_bytes >> 10)) KiB read" "" "reads what was appended" \
-	"$(((read_bytes - cache_bytes) >> 10)) KiB besides the caches ($((cache_bytes >> 10)) KiB) for $added bytes appended; ccusage reads $(du -sm "$CLAUDE_CONFIG_DIR/projects" | cut -f1) MiB"
+	"$(((read_bytes - ledger_bytes) >> 10)) KiB besides the ledgers ($((ledger_bytes >> 10)) KiB) for $added bytes appended; ccusage reads $(du -sm "$CLAUDE_CONFIG_DIR/projects" "$CODEX_HOME/sessions" | awk '{s += $1} END {print s}') MiB"
 
 # --- peer: ccusage ------------------------------------------------------------
 if [ "$peer" = 1 ]; then
