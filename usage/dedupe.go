@@ -32,11 +32,10 @@ func dedupe(files []agent.FileUsage, opts Options, rep *Report) []counted {
 }
 
 // dedupeHarness is dedupe over the files of one harness (a record never
-// repeats another harness's), appended to out. The maps are of 8-byte
-// keys and 4-byte indexes, sized once, and a message id's further
-// copies kept apart from its first (almost all have one): with maps of
-// (harness, key) to an int and to a slice of them, the maps made most
-// of a cold report's peak memory (~100 MB at 10,000 sessions).
+// repeats another harness's), appended to out. Its maps are of 8-byte
+// keys and 4-byte indexes, sized once; a message id's further copies are
+// kept apart from its first (almost every id has one), not in a slice
+// per id.
 func dedupeHarness(files []agent.FileUsage, harness string, n int, out []counted, opts Options, rep *Report) []counted {
 	exact := make(map[uint64]int32, n)
 	alt := make(map[uint64]int32, n)
