@@ -8,15 +8,22 @@ import (
 )
 
 // CacheFiles are the cache files readers keep under dir, their usage
-// counts' included (beside each, named -usage.gob); ClearCache removes
-// them.
+// counts' included (beside each, named -usage.gob), and tether usage's
+// ledgers; ClearCache removes them.
 func CacheFiles(dir string) []string {
 	out := []string{CacheFile(dir, ClaudeCode), CacheFile(dir, Codex), CacheFile(dir, OpenCode)}
 	for _, h := range []string{ClaudeCode, Codex, OpenCode} {
 		// The usage caches of the live readers and of the archive's.
 		out = append(out, filepath.Join(dir, "catalog-"+h+"-usage.gob"), filepath.Join(dir, "catalog-archive-"+h+"-usage.gob"))
+		out = append(out, UsageLedgerFile(dir, h), UsageLedgerFile(dir, h)+".keys")
 	}
 	return out
+}
+
+// UsageLedgerFile is where tether usage keeps harness's count between
+// reports (usage.Ledger; its keys file is beside it, + ".keys").
+func UsageLedgerFile(dir, harness string) string {
+	return filepath.Join(dir, "usage-"+harness+".ledger")
 }
 
 // CacheFile is the cache file under dir of harness's reader.

@@ -258,16 +258,11 @@ func (a *App) countedUsage(ctx context.Context, harness string, pricing *usage.P
 	return usage.Merge(cs...), diags, nil
 }
 
-// ledgerPath is where the usage ledger of a harness is kept.
-func (a *App) ledgerPath(harness string) string {
-	return filepath.Join(a.Loc.CacheDir, "usage-"+harness+".ledger")
-}
-
 // countedHarness is one agent's part of countedUsage.
 func (a *App) countedHarness(ctx context.Context, ag agent.Lister, store *archive.Store, pricing *usage.Pricing) (*usage.Counted, []agent.Diagnostic, error) {
 	live := ag.Sessions(agent.ReaderConfig{CachePath: catalog.CacheFile(a.Loc.CacheDir, ag.Name()), UsageOnly: true})
 	res, resumable := live.(agent.UsageResumer)
-	path := a.ledgerPath(ag.Name())
+	path := catalog.UsageLedgerFile(a.Loc.CacheDir, ag.Name())
 	if resumable {
 		if c := a.advanceLedger(ctx, ag, res, store, path, pricing); c != nil {
 			return c, nil, nil
