@@ -3,6 +3,7 @@ package usage
 import (
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,12 +31,14 @@ type Ledger struct {
 	// drops (Quirk) and copies counted once.
 	skipped, duplicates int
 	files               []ledgerFile
-	// keysPath is the keys file; keysSize and keysMTime its stamp when
-	// the ledger was written with it; recent the keys counted since.
-	keysPath            string
-	keysSize, keysMTime int64
-	recent              map[uint64]bool
-	dirty               bool
+	// keysPath is the keys file; keysID the random number it starts
+	// with, which the ledger written with it names (two reports at once
+	// may each write the pair: a ledger never trusts the other's keys);
+	// recent the keys counted since.
+	keysPath string
+	keysID   uint64
+	recent   map[uint64]bool
+	dirty    bool
 }
 
 type ledgerFile struct {
@@ -144,18 +147,15 @@ func (l *Ledger) Save(path string, files []agent.FileUsage) error {
 	l.keysPath = keysFile(path)
 	if files != nil {
 		keys := recordKeys(files)
-		b := make([]byte, 0, 8*len(keys))
+		id := rand.Uint64()
+		b := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+8*len(keys)), id)
 		for _, k := range keys {
 			b = binary.LittleEndian.AppendUint64(b, k)
 		}
 		if err := atomicfile.WriteBytes(l.keysPath, b, atomicfile.Options{Perm: 0o600, NoSync: true}); err != nil {
 			return err
 		}
-		fi, err := os.Stat(l.keysPath)
-		if err != nil {
-			return err
-		}
-		l.keysSize, l.keysMTime, l.recent = fi.Size(), fi.ModTime().UnixNano(), nil
+		l.keysID, l.recent = id, nil
 	}
 	// A lost ledger is counted again: not worth an fsync.
 	if err := atomicfile.WriteBytes(path, l.encode(), atomicfile.Options{Perm: 0o600, NoSync: true}); err != nil {

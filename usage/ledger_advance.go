@@ -68,7 +68,7 @@ func (l *Ledger) Advance(listed []agent.FileUsage, resume Resume) (ok bool) {
 // has a key of a record the ledger counted, or the keys file is not the
 // one the ledger was written with.
 func (l *Ledger) repeats(files []agent.FileUsage) bool {
-	keys, err := openKeys(l.keysPath, l.keysSize, l.keysMTime)
+	keys, err := openKeys(l.keysPath, l.keysID)
 	if err != nil {
 		return true
 	}
@@ -154,25 +154,29 @@ func mergeSums(sums, more []Sum) []Sum {
 	return sums
 }
 
-// keyFile is a keys file open for lookups: sorted 8-byte keys, searched
-// in place (a lookup reads ~20 keys of it, not the file).
+// keyFile is a keys file open for lookups: its id, then sorted 8-byte
+// keys, searched in place (a lookup reads ~20 keys of it, not the file).
 type keyFile struct {
 	f *os.File
 	n int64
 }
 
-// openKeys opens the keys file at path if its stat is still size, mtime.
-func openKeys(path string, size, mtime int64) (*keyFile, error) {
+// openKeys opens the keys file at path if it is the one numbered id.
+func openKeys(path string, id uint64) (*keyFile, error) {
 	f, err := safeio.OpenOwn(path)
 	if err != nil {
 		return nil, err
 	}
+	var b [8]byte
 	fi, err := f.Stat()
-	if err != nil || fi.Size() != size || fi.ModTime().UnixNano() != mtime || size%8 != 0 {
+	if err == nil {
+		_, err = f.ReadAt(b[:], 0)
+	}
+	if err != nil || fi.Size()%8 != 0 || binary.LittleEndian.Uint64(b[:]) != id {
 		f.Close()
 		return nil, errStale
 	}
-	return &keyFile{f: f, n: size / 8}, nil
+	return &keyFile{f: f, n: fi.Size()/8 - 1}, nil
 }
 
 func (k *keyFile) Close() error { return k.f.Close() }
@@ -184,7 +188,7 @@ func (k *keyFile) has(key uint64) bool {
 	lo, hi := int64(0), k.n
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		if _, err := k.f.ReadAt(b[:], mid*8); err != nil {
+		if _, err := k.f.ReadAt(b[:], 8+mid*8); err != nil {
 			return true
 		}
 		v := binary.LittleEndian.Uint64(b[:])

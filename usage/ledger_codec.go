@@ -17,9 +17,9 @@ func (l *Ledger) encode() []byte {
 	w.Str(l.harness)
 	w.Str(l.version)
 	w.Str(l.pricingID)
-	for _, v := range []int64{int64(l.skipped), int64(l.duplicates), l.keysSize, l.keysMTime} {
-		w.Int(v)
-	}
+	w.Int(int64(l.skipped))
+	w.Int(int64(l.duplicates))
+	w.Fixed64(l.keysID)
 	w.Uint(uint64(len(l.recent)))
 	for k := range l.recent {
 		w.Fixed64(k)
@@ -79,7 +79,7 @@ func decodeLedger(data []byte) (*Ledger, error) {
 	r := bincodec.NewReader(body)
 	l := &Ledger{harness: r.Str(), version: r.Str(), pricingID: r.Str()}
 	l.skipped, l.duplicates = int(r.Int()), int(r.Int())
-	l.keysSize, l.keysMTime = r.Int(), r.Int()
+	l.keysID = r.Fixed64()
 	if n := r.Count(); n > 0 {
 		l.recent = make(map[uint64]bool, n)
 		for range n {

@@ -146,18 +146,31 @@ func TestLedgerRefusesWhatNeedsAFullCount(t *testing.T) {
 	}
 }
 
-// A keys file not the one the ledger was written with (replaced, cut)
-// is not trusted: a full count follows.
+// A keys file not the one the ledger was written with (cut, or written
+// by another report since) is not trusted: a full count follows.
 func TestLedgerKeysFileStamped(t *testing.T) {
 	a := claudeFile("a", rec(1, 11, false, 10, 5, "2026-03-01T10:00:00Z"))
+	grown := a
+	grown.Records = append(append([]agent.UsageRecord{}, a.Records...), rec(2, 12, false, 1, 1, "2026-03-01T11:00:00Z"))
+	now := version(grown)
 	l, path := savedLedger(t, version(a))
-	if err := os.WriteFile(path+".keys", nil, 0o600); err != nil {
+	other, _ := NewLedger(path, agent.Claude, "v1", Bundled(), version(a))
+	if err := other.Save(path, version(a)); err != nil {
 		t.Fatal(err)
 	}
-	a.Records = append(a.Records, rec(2, 12, false, 1, 1, "2026-03-01T11:00:00Z"))
-	now := version(a)
 	if l.Advance(now, appendResume(index(now))) {
-		t.Fatal("advanced over a keys file it was not written with")
+		t.Fatal("advanced over the keys file another report wrote")
+	}
+	l, path = savedLedger(t, version(a))
+	if err := os.WriteFile(path+".keys", []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if l.Advance(now, appendResume(index(now))) {
+		t.Fatal("advanced over a cut keys file")
+	}
+	l, _ = savedLedger(t, version(a))
+	if !l.Advance(now, appendResume(index(now))) {
+		t.Fatal("did not advance over its own keys file")
 	}
 }
 
