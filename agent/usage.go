@@ -61,6 +61,9 @@ type FileUsage struct {
 	Skipped int
 	// Mark is where the count stopped (UsageResumer).
 	Mark UsageMark
+	// Folded counts the copies of responses FoldCopies folded into the
+	// records that stand for them (duplicates, to a report).
+	Folded int
 }
 
 // UsageMark is where a count of a transcript stopped, for a count that
@@ -128,6 +131,15 @@ type UsageRecord struct {
 	// a null under one of its field names anywhere in the line, as in a
 	// tool call's input). Counted only when corrections are asked for.
 	Quirk bool
+	// Folded: the record stands for several copies of its response in
+	// its transcript (FoldCopies).
+	Folded bool
+}
+
+// CopyTotal is the sum two copies of a response are compared by (the
+// fuller copy is the one that counts).
+func (u *UsageRecord) CopyTotal() int64 {
+	return u.Input + u.Output + u.CacheWrite + u.CacheRead
 }
 
 // Tokens is the record's total: the agent's own when it gives one.

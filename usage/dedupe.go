@@ -103,18 +103,13 @@ func replaces(cand, old counted) bool {
 	if cand.rec.Sidechain != old.rec.Sidechain {
 		return old.rec.Sidechain
 	}
-	if a, b := claudeTotal(cand.rec), claudeTotal(old.rec); a != b {
+	if a, b := cand.rec.CopyTotal(), old.rec.CopyTotal(); a != b {
 		return a > b
 	}
 	if cand.cost != old.cost {
 		return cand.cost > old.cost
 	}
 	return cand.rec.Fast && !old.rec.Fast
-}
-
-// claudeTotal is the sum copies are compared by.
-func claudeTotal(r *agent.UsageRecord) int64 {
-	return r.Input + r.Output + r.CacheWrite + r.CacheRead
 }
 
 // cost is a record's cost: the one the agent recorded, else from the

@@ -95,6 +95,9 @@ func (l *Ledger) add(counted []agent.FileUsage, where []int) {
 	kept := dedupe(counted, Options{Pricing: l.pricing}, &rep)
 	l.skipped += rep.Skipped
 	l.duplicates += rep.Duplicates
+	for j := range counted {
+		l.duplicates += counted[j].Folded
+	}
 	index := map[*agent.FileUsage]int{}
 	for j := range counted {
 		if where[j] < 0 {

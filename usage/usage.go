@@ -128,6 +128,7 @@ func Count(files []agent.FileUsage, pricing *Pricing, corrected bool) *Counted {
 	c.skipped, c.duplicates = rep.Skipped, rep.Duplicates
 	for i := range files {
 		c.skipped += files[i].Skipped
+		c.duplicates += files[i].Folded
 	}
 	return c
 }

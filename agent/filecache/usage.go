@@ -27,6 +27,8 @@ type UsageEntry struct {
 	Head    uint64
 	Records []agent.UsageRecord
 	Skipped int
+	// Folded counts the copies folded into Records (Folder).
+	Folded int
 	// State is the counter's own (opaque here); nil for none.
 	State []byte
 	// Again: the counter could not yet settle how the file's start
@@ -40,7 +42,7 @@ type UsageCache = Cache[UsageEntry, NoRecords]
 // OpenUsage loads the usage cache at path; kind names the counter and its
 // version (a change to what it counts changes it).
 func OpenUsage(path, kind string) *UsageCache {
-	return Open(path, &Codec[UsageEntry, NoRecords]{Kind: "usage/2/" + kind, Put: putUsage, Get: getUsage})
+	return Open(path, &Codec[UsageEntry, NoRecords]{Kind: "usage/3/" + kind, Put: putUsage, Get: getUsage})
 }
 
 // UsagePath is the usage cache beside a reader's list cache.
@@ -166,6 +168,13 @@ func headHash(f agent.File, size int64) (uint64, error) {
 	return h.Sum64(), nil
 }
 
+// Folder is a LineCounter whose records are folded (agent.FoldCopies)
+// each time a file's count grows: a file's kept records then stand for
+// all its lines.
+type Folder interface {
+	Fold(recs []agent.UsageRecord) (out []agent.UsageRecord, folded int, ok bool)
+}
+
 // Marked is a LineCounter that counts only lines holding Marker (but
 // those starting in the file's first Whole bytes, which all count): the
 // others are never split out (most of a transcript's bytes are lines
@@ -216,8 +225,16 @@ func countFrom(f agent.File, e UsageEntry, lc LineCounter) (UsageEntry, error) {
 		}
 	}
 	recs, skipped, state, again := lc.End()
-	out := UsageEntry{Offset: off, Head: e.Head, Skipped: e.Skipped + skipped, State: state, Again: again}
+	out := UsageEntry{Offset: off, Head: e.Head, Skipped: e.Skipped + skipped, State: state, Again: again, Folded: e.Folded}
 	out.Records = append(append(make([]agent.UsageRecord, 0, len(e.Records)+len(recs)), e.Records...), recs...)
+	if fo, ok := lc.(Folder); ok {
+		folded, n, ok := fo.Fold(out.Records)
+		if !ok && e.Offset > 0 {
+			// Copies folded before can no longer be: from the start.
+			return countFrom(f, UsageEntry{Head: e.Head}, lc)
+		}
+		out.Records, out.Folded = folded, out.Folded+n
+	}
 	return out, nil
 }
 
@@ -287,6 +304,7 @@ const (
 	flagHasCost
 	flagQuirk
 	flagAltKey
+	flagFolded
 )
 
 // putUsage writes an entry compactly: its models once, then per record
@@ -298,6 +316,7 @@ func putUsage(w *bincodec.Writer, e *UsageEntry) {
 	w.Int(e.Offset)
 	w.Uint(e.Head)
 	w.Int(int64(e.Skipped))
+	w.Int(int64(e.Folded))
 	w.Str(string(e.State))
 	w.Bool(e.Again)
 	var models []string
@@ -314,7 +333,7 @@ func putUsage(w *bincodec.Writer, e *UsageEntry) {
 	for i := range e.Records {
 		r := &e.Records[i]
 		var flags byte
-		for bit, on := range [...]bool{r.Sidechain, r.Fast, r.HasCost, r.Quirk, r.AltKey != 0} {
+		for bit, on := range [...]bool{r.Sidechain, r.Fast, r.HasCost, r.Quirk, r.AltKey != 0, r.Folded} {
 			if on {
 				flags |= 1 << bit
 			}
@@ -337,7 +356,7 @@ func putUsage(w *bincodec.Writer, e *UsageEntry) {
 }
 
 func getUsage(rd *bincodec.Reader) UsageEntry {
-	e := UsageEntry{Offset: rd.Int(), Head: rd.Uint(), Skipped: int(rd.Int())}
+	e := UsageEntry{Offset: rd.Int(), Head: rd.Uint(), Skipped: int(rd.Int()), Folded: int(rd.Int())}
 	if s := rd.Str(); s != "" {
 		e.State = []byte(s)
 	}
@@ -355,6 +374,7 @@ func getUsage(rd *bincodec.Reader) UsageEntry {
 		r := &e.Records[i]
 		flags := rd.Byte()
 		r.Sidechain, r.Fast, r.HasCost, r.Quirk = flags&flagSidechain != 0, flags&flagFast != 0, flags&flagHasCost != 0, flags&flagQuirk != 0
+		r.Folded = flags&flagFolded != 0
 		if m := rd.Uint(); m < uint64(len(models)) {
 			r.Model = models[m]
 		} else {

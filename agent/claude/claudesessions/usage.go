@@ -23,7 +23,7 @@ var _ agent.UsageCounter = (*Reader)(nil)
 
 // usageKind versions what the counter keeps: a change to its rules
 // changes it, so kept counts are recounted.
-const usageKind = "claude-code/2"
+const usageKind = "claude-code/3"
 
 // usageCache is the reader's usage cache, opened on first use beside the
 // list's cache.
@@ -126,7 +126,7 @@ func (r *Reader) ResumeUsage(f agent.FileUsage) (agent.FileUsage, bool, error) {
 	if !ok || err != nil {
 		return f, false, err
 	}
-	f.Records, f.Skipped, f.Mark = e.Records, e.Skipped, mark
+	f.Records, f.Skipped, f.Mark, f.Folded = e.Records, e.Skipped, mark, e.Folded
 	return f, true, nil
 }
 
@@ -155,7 +155,7 @@ func (r *Reader) countPaths(ctx context.Context, root string, paths []string) ([
 			return
 		}
 		out[i] = fileUsage(root, p)
-		out[i].Records, out[i].Skipped, out[i].Mark = e.Records, e.Skipped, mark
+		out[i].Records, out[i].Skipped, out[i].Mark, out[i].Folded = e.Records, e.Skipped, mark, e.Folded
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -208,7 +208,15 @@ type claudeUsage struct {
 	skipped int
 }
 
-func (c *claudeUsage) Start([]byte) {}
+// Start implements filecache.LineCounter (a count from the start again
+// begins with nothing counted).
+func (c *claudeUsage) Start([]byte) { c.recs, c.skipped = nil, 0 }
+
+// Fold implements filecache.Folder: a message's content blocks, a line
+// each with the message's usage, are kept as (at most) two records.
+func (c *claudeUsage) Fold(recs []agent.UsageRecord) ([]agent.UsageRecord, int, bool) {
+	return agent.FoldCopies(recs)
+}
 
 func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) {
 	return c.recs, c.skipped, nil, false

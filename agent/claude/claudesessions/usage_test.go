@@ -202,3 +202,36 @@ func TestUsageOnlyLeavesTheListCache(t *testing.T) {
 		t.Fatalf("no usage cache beside the list's: %v", err)
 	}
 }
+
+// A message's content blocks (a line each, one message id and request)
+// are kept as two records, the rest folded; counted in pieces — with a
+// sidechain copy of the message arriving later, which unfolds it — the
+// kept records count as the whole file's do.
+func TestUsageFoldsContentBlocks(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "catalog-claude-code.gob")
+	p := filepath.Join(dir, "projects", "-w-p", "s1.jsonl")
+	blocks := usageLine("m1", "r1", 1) + usageLine("m1", "r1", 1) + usageLine("m1", "r1", 9) + usageLine("m2", "r2", 4)
+	write(t, p, blocks)
+	count := func() agent.FileUsage {
+		t.Helper()
+		files, _, err := New(dir).Sessions(agent.ReaderConfig{CachePath: cache}).(*Reader).CountUsage(context.Background())
+		if err != nil || len(files) != 1 {
+			t.Fatal(files, err)
+		}
+		return files[0]
+	}
+	f := count()
+	if len(f.Records) != 3 || f.Folded != 1 || f.Records[1].Input != 9 || !f.Records[1].Folded {
+		t.Fatalf("folded %d: %+v", f.Folded, f.Records)
+	}
+	appendTo(t, p, usageLine("m1", "r1", 3))
+	if f = count(); len(f.Records) != 3 || f.Folded != 2 {
+		t.Fatalf("a fourth block: folded %d: %+v", f.Folded, f.Records)
+	}
+	side := strings.Replace(usageLine("m1", "r-side", 2), `"type":"assistant"`, `"type":"assistant","isSidechain":true`, 1)
+	appendTo(t, p, side)
+	if f = count(); len(f.Records) != 6 || f.Folded != 0 {
+		t.Fatalf("unfolded by a sidechain copy: folded %d: %+v", f.Folded, f.Records)
+	}
+}
