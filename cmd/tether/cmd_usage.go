@@ -179,9 +179,9 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 // for its records, then the archive's reader of the harness for the
 // stored copies whose originals are gone (agent.ArchiveUsageCounter).
 // The harnesses are counted at once, their files kept in registry order:
-// a cold count of one is mostly a few large files read one by one
-// (Codex's largest rollout at 2,000 sessions, 268 MB, took 0.2 s), which
-// the other's fill in (cold, 1.07 s -> 0.86 s at 2,000 sessions).
+// a cold count of one is mostly a few large files read one by one (the
+// largest Codex rollout of a generated corpus, 268 MB, took 0.2 s), which
+// the other's fill in.
 func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage, []agent.Diagnostic, error) {
 	store, _, err := a.archiveStore()
 	if err != nil {
