@@ -124,6 +124,23 @@ func markOf(e *UsageEntry, fi os.FileInfo) agent.UsageMark {
 	return m
 }
 
+// Stamp gives each of files its Mark's size and mtime from a stat (a
+// reader's UsageFiles); a file that cannot be stat'ed is a diagnostic.
+func Stamp(files []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic) {
+	out := files[:0]
+	var diags []agent.Diagnostic
+	for _, f := range files {
+		fi, err := os.Stat(f.Path)
+		if err != nil {
+			diags = append(diags, agent.Diagnostic{Harness: f.Harness, Path: f.Path, Problem: "usage not counted: " + err.Error()})
+			continue
+		}
+		f.Mark = agent.UsageMark{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+		out = append(out, f)
+	}
+	return out, diags
+}
+
 // Resume counts the transcript at path past m (a zero mark: from its
 // start): the entry holds the records and skipped lines past m only. ok
 // is false when the file does not go on from m (see goesOn).

@@ -105,19 +105,12 @@ func (r *Reader) UsageFiles(_ context.Context, archiveDir string) ([]agent.FileU
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make([]agent.FileUsage, 0, len(paths))
-	var diags []agent.Diagnostic
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			diags = append(diags, agent.Diagnostic{Harness: agent.Claude, Path: p, Problem: "usage not counted: " + err.Error()})
-			continue
-		}
-		f := fileUsage(root, p)
-		f.Mark = agent.UsageMark{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-		out = append(out, f)
+	files := make([]agent.FileUsage, len(paths))
+	for i, p := range paths {
+		files[i] = fileUsage(root, p)
 	}
-	return out, diags, nil
+	files, diags := filecache.Stamp(files)
+	return files, diags, nil
 }
 
 // ResumeUsage implements agent.UsageResumer.

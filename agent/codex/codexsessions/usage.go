@@ -149,18 +149,8 @@ func (r *Reader) UsageFiles(_ context.Context, archiveDir string) ([]agent.FileU
 	if err != nil {
 		return nil, nil, err
 	}
-	out := files[:0]
-	var diags []agent.Diagnostic
-	for _, f := range files {
-		fi, err := os.Stat(f.Path)
-		if err != nil {
-			diags = append(diags, agent.Diagnostic{Harness: agent.Codex, Path: f.Path, Problem: "usage not counted: " + err.Error()})
-			continue
-		}
-		f.Mark = agent.UsageMark{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-		out = append(out, f)
-	}
-	return out, diags, nil
+	files, diags := filecache.Stamp(files)
+	return files, diags, nil
 }
 
 // ResumeUsage implements agent.UsageResumer.
