@@ -22,8 +22,9 @@ import (
 // harness again in full when something else happened: a file removed,
 // rewritten or new copies of a record already counted (Advance).
 //
-// At 10,000 sessions a warm report read 20 MB of per-file records and
-// deduplicated 800,000 of them; from a ledger it reads the sums alone.
+// At 10,000 generated sessions a warm report read 19 MB of per-file
+// records and deduplicated them all (0.59 s); from a ledger it reads the
+// sums alone (~0.1 s).
 type Ledger struct {
 	harness, version, pricingID string
 	pricing                     *Pricing
@@ -71,7 +72,7 @@ func NewLedger(path, harness, version string, pricing *Pricing, files []agent.Fi
 	at := map[*agent.FileUsage]int{}
 	for i := range files {
 		f := files[i]
-		f.Records = nil
+		f.Records, f.Folded = nil, 0 // the folded copies are in duplicates
 		at[&files[i]] = len(l.files)
 		l.files = append(l.files, ledgerFile{FileUsage: f})
 		l.skipped -= f.Skipped

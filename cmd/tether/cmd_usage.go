@@ -6,6 +6,7 @@ import (
 
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -178,44 +179,12 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 // countUsage asks every reader that can count usage (agent.UsageCounter)
 // for its records, then the archive's reader of the harness for the
 // stored copies whose originals are gone (agent.ArchiveUsageCounter).
-// The harnesses are counted at once, their files kept in registry order:
-// a cold count of one is mostly a few large files read one by one (the
-// largest Codex rollout of a generated corpus, 268 MB, took 0.2 s), which
-// the other's fill in.
 func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	store, _, err := a.archiveStore()
-	if err != nil {
-		store = nil // an unsafe or unreadable archive config: the live counts alone
-	}
-	type counted struct {
-		files []agent.FileUsage
-		diags []agent.Diagnostic
-		err   error
-	}
-	var agents []agent.Lister
-	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
-		if harness == "" || harness == ag.Name() {
-			agents = append(agents, ag)
-		}
-	}
-	results := make([]counted, len(agents))
-	var wg sync.WaitGroup
-	for i, ag := range agents {
-		wg.Go(func() {
-			r := &results[i]
-			r.files, r.diags, r.err = a.countHarness(ctx, ag, store)
-		})
-	}
-	wg.Wait()
-	var files []agent.FileUsage
-	var diags []agent.Diagnostic
-	for i, r := range results {
-		if r.err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", agents[i].Name(), r.err)
-		}
-		files, diags = append(files, r.files...), append(diags, r.diags...)
-	}
-	return files, diags, nil
+	store := a.usageArchive()
+	per, diags, err := perHarness(a, harness, func(ag agent.Lister) ([]agent.FileUsage, []agent.Diagnostic, error) {
+		return a.countHarness(ctx, ag, store)
+	})
+	return slices.Concat(per...), diags, err
 }
 
 // countedUsage is the default count of every harness (or of harness):
@@ -223,39 +192,52 @@ func (a *App) countUsage(ctx context.Context, harness string) ([]agent.FileUsage
 // whose reader is an agent.UsageResumer), else counted in full, its
 // ledger made again.
 func (a *App) countedUsage(ctx context.Context, harness string, pricing *usage.Pricing) (*usage.Counted, []agent.Diagnostic, error) {
+	store := a.usageArchive()
+	per, diags, err := perHarness(a, harness, func(ag agent.Lister) (*usage.Counted, []agent.Diagnostic, error) {
+		return a.countedHarness(ctx, ag, store, pricing)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return usage.Merge(per...), diags, nil
+}
+
+// usageArchive is the archive whose copies count (nil for none, or for
+// an unsafe or unreadable archive config: the live counts alone).
+func (a *App) usageArchive() *archive.Store {
 	store, _, err := a.archiveStore()
 	if err != nil {
-		store = nil
+		return nil
 	}
+	return store
+}
+
+// perHarness runs count for every agent (or harness's) at once, and
+// returns their results in registry order, or the first agent's error.
+// A cold count of one harness is mostly a few large files read one by
+// one (the largest Codex rollout of a generated corpus, 268 MB, took
+// 0.2 s), which the other's fill in.
+func perHarness[T any](a *App, harness string, count func(agent.Lister) (T, []agent.Diagnostic, error)) ([]T, []agent.Diagnostic, error) {
 	var agents []agent.Lister
 	for _, ag := range sessionAgents(a.Loc.ClaudeDir, a.Loc.CodexDir, a.Loc) {
 		if harness == "" || harness == ag.Name() {
 			agents = append(agents, ag)
 		}
 	}
-	type result struct {
-		c     *usage.Counted
-		diags []agent.Diagnostic
-		err   error
-	}
-	results := make([]result, len(agents))
+	out := make([]T, len(agents))
+	diags := make([][]agent.Diagnostic, len(agents))
+	errs := make([]error, len(agents))
 	var wg sync.WaitGroup
 	for i, ag := range agents {
-		wg.Go(func() {
-			r := &results[i]
-			r.c, r.diags, r.err = a.countedHarness(ctx, ag, store, pricing)
-		})
+		wg.Go(func() { out[i], diags[i], errs[i] = count(ag) })
 	}
 	wg.Wait()
-	var cs []*usage.Counted
-	var diags []agent.Diagnostic
-	for i, r := range results {
-		if r.err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", agents[i].Name(), r.err)
+	for i, err := range errs {
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", agents[i].Name(), err)
 		}
-		cs, diags = append(cs, r.c), append(diags, r.diags...)
 	}
-	return usage.Merge(cs...), diags, nil
+	return out, slices.Concat(diags...), nil
 }
 
 // countedHarness is one agent's part of countedUsage.
