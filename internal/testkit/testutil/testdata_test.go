@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -43,7 +44,15 @@ func TestModuleRootSkipsOtherModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(sub)
-	if got, err := ModuleRoot(); err != nil || got != want {
+	got, err := ModuleRoot()
+	if _, file, _, _ := runtime.Caller(0); !filepath.IsAbs(file) {
+		// Built with -trimpath (as ./test.sh builds): the source's
+		// directory is unknown, so the root is not found, and never
+		// taken from the other module.
+		if err == nil {
+			t.Errorf("ModuleRoot in another module, built with -trimpath = %q, want an error", got)
+		}
+	} else if err != nil || got != want {
 		t.Errorf("ModuleRoot in another module = %q, %v; want %q", got, err, want)
 	}
 	if _, ok := moduleRootAbove(sub); ok {
