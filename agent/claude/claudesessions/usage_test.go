@@ -235,3 +235,19 @@ func TestUsageFoldsContentBlocks(t *testing.T) {
 		t.Fatalf("unfolded by a sidechain copy: folded %d: %+v", f.Folded, f.Records)
 	}
 }
+
+// A transcript of many copies of one response keeps its two records in
+// an array of their size, not in that of every copy (folded in place, it
+// held a cold count's memory: 71 MB at 10,000 generated sessions).
+func TestUsageFoldedRecordsKeepNoSpareArray(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "projects", "-w-p", "s1.jsonl")
+	write(t, p, strings.Repeat(usageLine("m1", "r1", 1), 1000))
+	files, _, err := New(dir).Sessions(agent.ReaderConfig{CachePath: filepath.Join(t.TempDir(), "c.gob")}).(*Reader).CountUsage(context.Background())
+	if err != nil || len(files) != 1 {
+		t.Fatal(files, err)
+	}
+	if recs := files[0].Records; len(recs) != 2 || cap(recs) > 4 {
+		t.Errorf("%d records in an array of %d", len(recs), cap(recs))
+	}
+}
