@@ -3,11 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"runtime/debug"
-
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
