@@ -478,30 +478,10 @@ func hasNullField(b []byte) bool {
 }
 
 // fieldsOf is the values of the keys named in want (the first of each),
-// from one pass over v's members: a transcript line's content, often
-// most of its bytes, is skipped once, not once per field.
-//
-// The members are found by jsonl.Members, which jumps over strings with a
-// vectorised search (with gjson's ValidBytes and ForEach in place of
-// jsonl's, a cold count of Claude transcripts took 17 % more CPU, medians
-// of 10 interleaved runs); a line with an escaped key is read by gjson,
-// which unescapes keys as ccusage's JSON.parse does.
+// from one pass over v's members, their keys unescaped as ccusage's
+// JSON.parse does (the way for the rare line with an escaped key; the
+// others are read by jsonl.Pick).
 func fieldsOf(v gjson.Result, want map[string]int, into []gjson.Result) {
-	escaped := false
-	jsonl.Members(v.Raw, func(k, val string) bool {
-		if strings.IndexByte(k, '\\') >= 0 {
-			escaped = true
-			return false
-		}
-		if i, ok := want[k]; ok && !into[i].Exists() {
-			into[i] = gjson.Parse(val)
-		}
-		return true
-	})
-	if !escaped {
-		return
-	}
-	clear(into)
 	v.ForEach(func(k, val gjson.Result) bool {
 		if i, ok := want[k.Str]; ok && !into[i].Exists() {
 			into[i] = val
