@@ -325,6 +325,12 @@ vs() {
 clear_usage="rm -f '$XDG_CACHE_HOME'/tether/catalog-*-usage.gob '$XDG_CACHE_HOME'/tether/usage-*.ledger*"
 measure "usage cold" -n "$listreps" -pre "$clear_usage" -- "$tether" usage daily --json
 row "usage daily cold (caches cleared)" "$med ms" "$(mib "$rss")" ">= 5x ccusage, <= 128 MiB" "$(vs "$med" 5); cpu $cpu ms"
+# A cold report reads every transcript: reading them on every core (cat,
+# from the page cache) is its floor, whatever counts the usage in them.
+cores="$(getconf _NPROCESSORS_ONLN)"
+# shellcheck disable=SC2016 # $1, $2 and $3 are the inner shell's arguments
+measure "read transcripts" -n 3 -- sh -c 'find "$1" "$2" -name "*.jsonl" -print0 | xargs -0 -P "$3" -n 64 cat >/dev/null' sh "$CLAUDE_CONFIG_DIR" "$CODEX_HOME" "$cores"
+row "  cat every transcript, $cores at once (floor)" "$med ms" "" "" "$((corpus_bytes >> 20)) MiB${ccu_ms:+; 5x ccusage would be $(awk -v p="$ccu_ms" 'BEGIN { printf "%.0f", p / 5 }') ms}"
 measure "usage warm" -n "$reps" -- "$tether" usage daily --json
 row "usage daily warm" "$med ms" "$(mib "$rss")" ">= 50x ccusage" "$(vs "$med" 50); cpu $cpu ms"
 ledgers=("$XDG_CACHE_HOME"/tether/usage-*.ledger)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -337,7 +338,9 @@ func (c *codexUsage) countSecond(b []byte) (string, bool) {
 // spaced, found by walking its "type" keys).
 func isSessionLine(b []byte) bool {
 	ev := bytes.Contains(b, markEventMsg)
-	if bytes.Contains(b, markTurnContext) || ev && bytes.Contains(b, markTokenCount) {
+	// A token_count, the most common, first: turn_context is searched
+	// for in the whole line.
+	if ev && bytes.Contains(b, markTokenCount) || bytes.Contains(b, markTurnContext) {
 		return true
 	}
 	compact := bytes.Contains(b, markType)
@@ -394,9 +397,30 @@ func timestampOf(v gjson.Result) string {
 	return ""
 }
 
+// modelOf is v's model, model_name or metadata.model, the first that is
+// a string not blank, read in one pass over v's members (a gjson.Get of
+// each walked a token_count's payload and info three times over).
 func modelOf(v gjson.Result) string {
-	for _, p := range []string{"model", "model_name", "metadata.model"} {
-		if m := v.Get(p); m.Type == gjson.String && strings.TrimSpace(m.Str) != "" {
+	var model, name, meta gjson.Result
+	v.ForEach(func(k, val gjson.Result) bool {
+		switch k.Str {
+		case "model":
+			if !model.Exists() {
+				model = val
+			}
+		case "model_name":
+			if !name.Exists() {
+				name = val
+			}
+		case "metadata":
+			if !meta.Exists() {
+				meta = val
+			}
+		}
+		return true
+	})
+	for _, m := range []gjson.Result{model, name, meta.Get("model")} {
+		if m.Type == gjson.String && strings.TrimSpace(m.Str) != "" {
 			return strings.TrimSpace(m.Str)
 		}
 	}
@@ -487,9 +511,18 @@ func usageOf(v gjson.Result) (rawUsage, bool) {
 	if !v.IsObject() {
 		return rawUsage{}, false
 	}
+	// One pass over the members, not a gjson.Get of each name (twelve,
+	// most of them absent: each walked the whole object).
+	var vals [len(usageNames)]gjson.Result
+	v.ForEach(func(k, val gjson.Result) bool {
+		if i := slices.Index(usageNames[:], k.Str); i >= 0 && !vals[i].Exists() {
+			vals[i] = val
+		}
+		return true
+	})
 	num := func(names ...string) (int64, bool) {
 		for _, n := range names {
-			f := v.Get(n)
+			f := vals[slices.Index(usageNames[:], n)]
 			if f.Type == gjson.Number && !strings.ContainsAny(f.Raw, ".eE-") {
 				return f.Int(), true
 			}
@@ -509,6 +542,10 @@ func usageOf(v gjson.Result) (rawUsage, bool) {
 	}
 	return u, true
 }
+
+// usageNames are the members usageOf reads.
+var usageNames = [...]string{"input_tokens", "prompt_tokens", "input", "output_tokens", "completion_tokens", "output",
+	"reasoning_output_tokens", "reasoning_tokens", "cached_input_tokens", "cache_read_input_tokens", "cached_tokens", "total_tokens"}
 
 func (u rawUsage) minus(p rawUsage) rawUsage {
 	sub := func(a, b int64) int64 { return max(a-b, 0) }
