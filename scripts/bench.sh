@@ -47,6 +47,7 @@ go build -o "$bin/tether-hot" ./cmd/tether-hot
 go build -o "$bin/emptygo" ./tools/emptygo
 go build -o "$bin/gowrap" ./tools/gowrap
 go build -o "$bin/ftsfloor" ./tools/ftsfloor
+go build -o "$bin/scanfloor" ./tools/scanfloor
 go build -o "$bin/benchrun" ./tools/benchrun
 go build -o "$bin/gencorpus" ./tools/gencorpus
 # The programs whose start is timed (tether, tether-hot and the Go floors)
@@ -326,11 +327,16 @@ clear_usage="rm -f '$XDG_CACHE_HOME'/tether/catalog-*-usage.gob '$XDG_CACHE_HOME
 measure "usage cold" -n "$listreps" -pre "$clear_usage" -- "$tether" usage daily --json
 row "usage daily cold (caches cleared)" "$med ms" "$(mib "$rss")" ">= 5x ccusage, <= 128 MiB" "$(vs "$med" 5); cpu $cpu ms"
 # A cold report reads every transcript: reading them on every core (cat,
-# from the page cache) is its floor, whatever counts the usage in them.
+# from the page cache) is its floor, and reading them as the count does,
+# stopping at each byte its marker search stops at (tools/scanfloor),
+# nothing parsed, the floor of any count that reads every file.
 cores="$(getconf _NPROCESSORS_ONLN)"
 # shellcheck disable=SC2016 # $1, $2 and $3 are the inner shell's arguments
 measure "read transcripts" -n 3 -- sh -c 'find "$1" "$2" -name "*.jsonl" -print0 | xargs -0 -P "$3" -n 64 cat >/dev/null' sh "$CLAUDE_CONFIG_DIR" "$CODEX_HOME" "$cores"
-row "  cat every transcript, $cores at once (floor)" "$med ms" "" "" "$((corpus_bytes >> 20)) MiB${ccu_ms:+; 5x ccusage would be $(awk -v p="$ccu_ms" 'BEGIN { printf "%.0f", p / 5 }') ms}"
+catms="$med"
+row "  cat transcripts, $cores at once (floor)" "$catms ms" "" "" "$((corpus_bytes >> 20)) MiB${ccu_ms:+; 5x ccusage would be $(awk -v p="$ccu_ms" 'BEGIN { printf "%.0f", p / 5 }') ms}"
+measure "scan floor" -n 3 -- "$bin/scanfloor" "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"
+row "  read + search transcripts (floor)" "$med ms" "$(mib "$rss")" "" "tools/scanfloor, $(ratio "$med" "$catms") cat"
 measure "usage warm" -n "$reps" -- "$tether" usage daily --json
 row "usage daily warm" "$med ms" "$(mib "$rss")" ">= 50x ccusage" "$(vs "$med" 50); cpu $cpu ms"
 ledgers=("$XDG_CACHE_HOME"/tether/usage-*.ledger)

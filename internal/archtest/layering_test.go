@@ -55,7 +55,7 @@ var ranks = map[string]int{
 	// test kits and development mains (never shipped)
 	"internal/testkit/fakeapi": 0, "internal/testkit/testutil": 0, "internal/testkit/claudetest": 0,
 	"e2e/harness": 1, "internal/testkit/corpus": 6, "internal/testkit/sessiontest": 9,
-	"tools/benchrun": 0, "tools/emptygo": 0, "tools/genpricing": 0, "tools/ftsfloor": 0, "tools/gowrap": 0,
+	"tools/benchrun": 0, "tools/emptygo": 0, "tools/genpricing": 0, "tools/ftsfloor": 0, "tools/gowrap": 0, "tools/scanfloor": 0,
 	"tools/gencorpus": 7, "tools/schemagen": 10,
 }
 
