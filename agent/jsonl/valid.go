@@ -11,8 +11,19 @@ import (
 // tool output: those are checked eight bytes at a time, where a general
 // validator looks at each byte in turn (gjson.ValidBytes in its place
 // made a 64 MiB trim take 148 ms of CPU instead of 120).
-func Valid(b []byte) bool {
-	w := walker{b: b}
+func Valid(b []byte) bool { return ValidNested(b, maxDepth) }
+
+// maxDepth is how deep Valid follows arrays and objects: each level is a
+// call, and a goroutine whose stack passes Go's limit (1 GB) dies of a
+// fatal error no recover catches, so a hostile line a few megabytes long
+// of '[' would stop tether. No agent writes a line a thousandth as deep.
+const maxDepth = 10000
+
+// ValidNested is Valid for a value whose arrays and objects nest at most
+// depth levels (the value itself is one): a reader that must reject what
+// a stricter parser rejects (serde_json stops at 127) says how deep.
+func ValidNested(b []byte, depth int) bool {
+	w := walker{b: b, depth: depth}
 	return w.whole()
 }
 
@@ -32,18 +43,19 @@ type Picker interface {
 	Null(key []byte)
 }
 
-// Pick reports whether b is one JSON value, as Valid does, and keeps in
-// spans the values p chose (each as written). When b is not valid,
-// what spans hold means nothing.
-func Pick(b []byte, p Picker, spans [][]byte) bool {
-	w := walker{b: b, p: p, spans: spans}
+// Pick reports whether b is one JSON value nested at most depth levels,
+// as ValidNested does, and keeps in spans the values p chose (each as
+// written). When b is not valid, what spans hold means nothing.
+func Pick(b []byte, depth int, p Picker, spans [][]byte) bool {
+	w := walker{b: b, depth: depth, p: p, spans: spans}
 	return w.whole()
 }
 
-// walker checks one value (Valid's grammar); with a Picker it keeps the
-// chosen members' values on the way.
+// walker checks one value (Valid's grammar) nested at most depth levels;
+// with a Picker it keeps the chosen members' values on the way.
 type walker struct {
 	b     []byte
+	depth int // the levels left
 	p     Picker
 	spans [][]byte
 }
@@ -83,10 +95,20 @@ func (w *walker) value(i, level int) (int, bool) {
 		return i, false
 	}
 	switch c := b[i]; {
-	case c == '{':
-		return w.object(i+1, level)
-	case c == '[':
-		return w.array(i + 1)
+	case c == '{' || c == '[':
+		if w.depth == 0 {
+			return i, false // nested too deep
+		}
+		w.depth--
+		var end int
+		var ok bool
+		if c == '{' {
+			end, ok = w.object(i+1, level)
+		} else {
+			end, ok = w.array(i + 1)
+		}
+		w.depth++
+		return end, ok
 	case c == '"':
 		return validString(b, i+1)
 	case c == '-' || c >= '0' && c <= '9':

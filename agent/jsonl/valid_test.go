@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,7 +30,8 @@ func TestValidMatchesGJSON(t *testing.T) {
 	}
 }
 
-// FuzzValid: Valid and gjson.ValidBytes agree on every input.
+// FuzzValid: Valid and gjson.ValidBytes agree on every input (but one
+// nested deeper than maxDepth, which gjson follows until its stack ends).
 func FuzzValid(f *testing.F) {
 	for _, c := range validCases {
 		f.Add([]byte(c))
@@ -81,4 +83,44 @@ func itoa(n int) string {
 		return "none"
 	}
 	return strconv.Itoa(n)
+}
+
+// A line nested deeper than Valid goes is not valid (and does not crash
+// it): each level was a call, and Go stops a goroutine whose stack
+// passes its limit (1 GB; 8 MB here) with a fatal error, which no
+// recover catches.
+func TestValidDeepNesting(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(8 << 20))
+	for _, open := range []string{"[", `{"a":`} {
+		deep := strings.Repeat(open, 1<<20)
+		if Valid([]byte(deep)) {
+			t.Errorf("%q x 2^20: valid", open)
+		}
+	}
+	ok := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	if !Valid([]byte(ok)) {
+		t.Error("1,000 nested arrays: not valid")
+	}
+}
+
+// ValidNested takes maxDepth levels of arrays and objects (the value
+// itself is one), not one more.
+func TestValidNested(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{`1`, true}, {`[]`, true}, {`[[]]`, false}, {`{"a":[1]}`, false}, {`{"a":"[[[["}`, true}, {`[1,[2]]`, false},
+		{`[1,2]`, true}, {`[[`, false},
+	} {
+		if got := ValidNested([]byte(c.s), 1); got != c.want {
+			t.Errorf("ValidNested(%q, 1) = %v, want %v", c.s, got, c.want)
+		}
+	}
+	for _, depth := range []int{126, 127, 128} {
+		s := `{"a":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
+		if got := ValidNested([]byte(s), 127); got != (depth <= 127) {
+			t.Errorf("depth %d: ValidNested(..., 127) = %v", depth, got)
+		}
+	}
 }

@@ -58,9 +58,9 @@ type lineResult struct {
 }
 
 // referenceLine counts a line the way the counter did before jsonl.Pick:
-// checked by jsonl.Valid, then read through gjson.
+// checked by jsonl.ValidNested, then read through gjson.
 func referenceLine(b []byte) lineResult {
-	if !jsonl.Valid(b) {
+	if !jsonl.ValidNested(b, serdeDepth) {
 		return lineResult{skipped: 1}
 	}
 	rec, ok, valid := gjsonRecord(b)
@@ -118,4 +118,24 @@ func FuzzPickedMatchesGJSON(f *testing.F) {
 		}
 		checkPicked(t, line)
 	})
+}
+
+// A line nested deeper than ccusage's JSON parser goes (serde_json's
+// recursion limit: 127 levels, the line's own object one of them) is
+// skipped, as ccusage 20.0.24 skips it (measured: a record whose unread
+// field nests 126 arrays counts, 127 does not).
+func TestUsageLineNestingLimit(t *testing.T) {
+	line := func(arrays int) string {
+		return `{"timestamp":"2026-03-01T10:00:00Z","junk":` + strings.Repeat("[", arrays) + strings.Repeat("]", arrays) +
+			`,"message":{"id":"m","model":"claude-x","usage":{"input_tokens":1,"output_tokens":2}}}`
+	}
+	for _, c := range []struct {
+		arrays int
+		counts bool
+	}{{1, true}, {126, true}, {127, false}, {300, false}} {
+		r := pickedLine([]byte(line(c.arrays)))
+		if got := len(r.recs) == 1; got != c.counts {
+			t.Errorf("junk nesting %d arrays: counted %v, want %v", c.arrays, got, c.counts)
+		}
+	}
 }

@@ -219,6 +219,11 @@ func (c *claudeUsage) End() ([]agent.UsageRecord, int, []byte, bool) {
 
 var usageMarker = []byte(`"usage":{`)
 
+// serdeDepth is how deep ccusage's parser (serde_json, 128 levels less
+// the one it counts first) follows a line's arrays and objects: a line
+// nested deeper does not parse there, so it does not count.
+const serdeDepth = 127
+
 // Marker implements filecache.Marked: only a line with usageMarker
 // counts, found by its '{' (rarer in a transcript than its other bytes).
 func (c *claudeUsage) Marker() ([]byte, int) { return usageMarker, len(usageMarker) - 1 }
@@ -235,7 +240,7 @@ func (c *claudeUsage) Whole() int64 { return 0 }
 func (c *claudeUsage) Line(b []byte, _ int64) {
 	c.pick = linePicker{}
 	c.spans = [nSlots][]byte{}
-	if !jsonl.Pick(b, &c.pick, c.spans[:]) {
+	if !jsonl.Pick(b, serdeDepth, &c.pick, c.spans[:]) {
 		c.skipped++ // not JSON: ccusage skips it too
 		return
 	}
