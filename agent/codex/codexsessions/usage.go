@@ -15,6 +15,7 @@ import (
 	"github.com/tether-dev/tether/agent"
 	"github.com/tether-dev/tether/agent/codex"
 	"github.com/tether-dev/tether/agent/filecache"
+	"github.com/tether-dev/tether/agent/jsonl"
 	"github.com/tether-dev/tether/internal/bincodec"
 	"github.com/tidwall/gjson"
 )
@@ -431,7 +432,10 @@ func (c *codexUsage) line(b []byte) {
 	if !isSessionLine(b) {
 		return
 	}
-	if !gjson.ValidBytes(b) {
+	// jsonl.Valid, gjson.ValidBytes' grammar, stops at a depth no rollout
+	// reaches: gjson's recursion ran a line of ten megabytes of '[' past
+	// the stack's limit, a fatal error.
+	if !jsonl.Valid(b) {
 		c.skipped++
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -150,5 +151,24 @@ func TestCodexPastForkSpan(t *testing.T) {
 	}
 	if r := f.Records[1]; r.Input != 5 || r.Output != 1 || r.Model != "gpt-5.1-codex" {
 		t.Errorf("spaced count %+v", r)
+	}
+}
+
+// ccusage 20.0.24 counts a token_count whatever its nesting (measured on
+// its binary: 1,000 arrays in the payload count); one nested a million
+// deep is skipped, not a crash (gjson checked it recursively, past the
+// stack's limit: 1 GB for a line of ten megabytes, 8 MB here).
+func TestCodexDeeplyNestedCount(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(8 << 20))
+	nested := func(n int) string {
+		return `"junk":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `,`
+	}
+	home := t.TempDir()
+	writeRollout(t, filepath.Join(home, "sessions", "rollout-d.jsonl"), metaLine, ctxLine,
+		count("2026-03-01T00:00:02.000Z", nested(1000)+`"last_token_usage":{"input_tokens":5,"output_tokens":1}`),
+		count("2026-03-01T00:00:03.000Z", nested(1<<20)+`"last_token_usage":{"input_tokens":7,"output_tokens":1}`))
+	files := countFiles(t, home, "")
+	if len(files) != 1 || len(files[0].Records) != 1 || files[0].Records[0].Input != 5 || files[0].Skipped != 1 {
+		t.Fatalf("%+v", files)
 	}
 }
