@@ -339,6 +339,19 @@ measure "scan floor" -n 3 -- "$bin/scanfloor" "$CLAUDE_CONFIG_DIR" "$CODEX_HOME"
 row "  read + search transcripts (floor)" "$med ms" "$(mib "$rss")" "" "tools/scanfloor, $(ratio "$med" "$catms") cat"
 measure "usage warm" -n "$reps" -- "$tether" usage daily --json
 row "usage daily warm" "$med ms" "$(mib "$rss")" ">= 50x ccusage" "$(vs "$med" 50); cpu $cpu ms"
+# The statusLine with the today segment (the spend the reports above kept)
+# against the same segments without it, alternately: it reads a stored sum.
+segs='"model", "context", "branch", "cost"'
+printf '[statusline]\nsegments = [%s]\n' "$segs" >"$tmp/without-today.toml"
+printf '[statusline]\nsegments = [%s, "today"]\n' "$segs" >"$tmp/with-today.toml"
+sl=""
+for _ in 1 2; do
+	for cfg in without-today with-today; do
+		TETHER_CONFIG="$tmp/$cfg.toml" measure "statusline $cfg" -n "$reps" -stdin "$tmp/statusline.json" -- "$hot" statusline
+		sl="$sl${sl:+, }${cfg%-today} $cpu ms"
+	done
+done
+row "  statusline + today segment (cpu)" "" "" "adds nothing measurable" "$sl (alternately, twice)"
 ledgers=("$XDG_CACHE_HOME"/tether/usage-*.ledger)
 ledger_bytes="$(cat "${ledgers[@]}" 2>/dev/null | wc -c)"
 find "$CLAUDE_CONFIG_DIR/projects" -name '*.jsonl' | sed -n '1,10p' >"$tmp/appended.txt"
