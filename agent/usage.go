@@ -89,10 +89,10 @@ type UsageResumer interface {
 	// counts made under other rules are made again.
 	UsageVersion() string
 	// UsageFiles are the files CountUsage counts (archiveDir ""), or
-	// CountArchivedUsage(archiveDir), in the same order, without records:
-	// each with its Mark's Size and MTime from a stat, and its Project
-	// when its path names it. No file is opened.
-	UsageFiles(ctx context.Context, archiveDir string) ([]FileUsage, []Diagnostic, error)
+	// CountArchivedUsage(archiveDir, live), in the same order, without
+	// records: each with its Mark's Size and MTime from a stat, and its
+	// Project when its path names it. No file is opened.
+	UsageFiles(ctx context.Context, archiveDir string, live []FileUsage) ([]FileUsage, []Diagnostic, error)
 	// ResumeUsage counts f past f.Mark (a zero Mark: the whole file): f
 	// with the records and skipped lines past the mark only, and the new
 	// mark. ok is false when the file does not go on from the mark (it

@@ -286,7 +286,7 @@ func (a *App) advanceLedger(ctx context.Context, ag agent.Lister, live agent.Usa
 	if err != nil {
 		return nil
 	}
-	listed, diags, err := live.UsageFiles(ctx, "")
+	listed, diags, err := live.UsageFiles(ctx, "", nil)
 	if err != nil || len(diags) > 0 {
 		return nil
 	}
@@ -296,7 +296,7 @@ func (a *App) advanceLedger(ctx context.Context, ag agent.Lister, live agent.Usa
 		if !ok {
 			return nil
 		}
-		copies, diags, err := ar.UsageFiles(ctx, store.HarnessDir(ag.Name()))
+		copies, diags, err := ar.UsageFiles(ctx, store.HarnessDir(ag.Name()), listed)
 		if err != nil || len(diags) > 0 {
 			return nil
 		}

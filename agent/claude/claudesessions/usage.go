@@ -45,7 +45,7 @@ func (r *Reader) usageCache() *filecache.UsageCache {
 // projects/, at any depth (subagents' transcripts too), in path order,
 // as ccusage reads them.
 func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	root, paths, err := r.usagePaths("")
+	root, paths, err := r.usagePaths("", nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,8 +57,8 @@ var _ agent.ArchiveUsageCounter = (*Reader)(nil)
 // CountArchivedUsage implements agent.ArchiveUsageCounter: the archive's
 // transcripts under dir/projects whose originals (the same path under
 // the reader's projects/) are gone, in path order.
-func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	root, paths, err := r.usagePaths(dir)
+func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, live []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	root, paths, err := r.usagePaths(dir, live)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,9 +66,9 @@ func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.F
 }
 
 // usagePaths are the transcripts CountUsage counts (archiveDir ""), or
-// CountArchivedUsage(archiveDir), and the projects/ directory they are
-// under.
-func (r *Reader) usagePaths(archiveDir string) (root string, paths []string, err error) {
+// CountArchivedUsage(archiveDir, live), and the projects/ directory they
+// are under.
+func (r *Reader) usagePaths(archiveDir string, live []agent.FileUsage) (root string, paths []string, err error) {
 	liveRoot := claude.ProjectsDir(r.Dir)
 	if archiveDir == "" {
 		paths, err = filecache.JSONLFiles(liveRoot)
@@ -78,10 +78,18 @@ func (r *Reader) usagePaths(archiveDir string) (root string, paths []string, err
 	if paths, err = filecache.JSONLFiles(root); err != nil {
 		return root, nil, err
 	}
+	// An original among the live files is not stat'ed (a stat per copy
+	// was a tenth of a warm report with every transcript archived).
+	isLive := make(map[string]bool, len(live))
+	for _, f := range live {
+		isLive[f.Path] = true
+	}
 	gone := paths[:0]
 	for _, p := range paths {
-		if rel, err := filepath.Rel(root, p); err == nil && originalGone(filepath.Join(liveRoot, rel)) {
-			gone = append(gone, p)
+		if rel, err := filepath.Rel(root, p); err == nil {
+			if orig := filepath.Join(liveRoot, rel); !isLive[orig] && originalGone(orig) {
+				gone = append(gone, p)
+			}
 		}
 	}
 	return root, gone, nil
@@ -100,8 +108,8 @@ var _ agent.UsageResumer = (*Reader)(nil)
 func (r *Reader) UsageVersion() string { return usageKind }
 
 // UsageFiles implements agent.UsageResumer.
-func (r *Reader) UsageFiles(_ context.Context, archiveDir string) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	root, paths, err := r.usagePaths(archiveDir)
+func (r *Reader) UsageFiles(_ context.Context, archiveDir string, live []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	root, paths, err := r.usagePaths(archiveDir, live)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -251,3 +251,37 @@ func TestUsageFoldedRecordsKeepNoSpareArray(t *testing.T) {
 		t.Errorf("%d records in an array of %d", len(recs), cap(recs))
 	}
 }
+
+// The archive's copies listed are those whose originals are gone,
+// whether or not the live listing is given (with it, an original among
+// the live files is not stat'ed): not one still there, as a transcript or
+// as anything else (a link).
+func TestArchivedUsageFilesOriginalsGone(t *testing.T) {
+	dir, archive := t.TempDir(), t.TempDir()
+	write := func(p string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(usageLine("m", "r", 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"live", "gone", "link"} {
+		write(filepath.Join(archive, "projects", "-w-p", name+".jsonl"))
+	}
+	write(filepath.Join(dir, "projects", "-w-p", "live.jsonl"))
+	if err := os.Symlink("live.jsonl", filepath.Join(dir, "projects", "-w-p", "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	r := New(dir).Sessions(agent.ReaderConfig{}).(*Reader)
+	live, _, err := r.UsageFiles(context.Background(), "", nil)
+	if err != nil || len(live) != 1 {
+		t.Fatalf("live: %v %+v", err, live)
+	}
+	for _, given := range [][]agent.FileUsage{nil, live} {
+		copies, _, err := r.UsageFiles(context.Background(), archive, given)
+		if err != nil || len(copies) != 1 || filepath.Base(copies[0].Path) != "gone.jsonl" {
+			t.Errorf("live given %v: %v %+v, want only gone.jsonl", given != nil, err, copies)
+		}
+	}
+}

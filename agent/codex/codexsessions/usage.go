@@ -44,7 +44,7 @@ func (r *Reader) usageCache() *filecache.UsageCache {
 // not counted twice), each directory in path order, as ccusage reads
 // them.
 func (r *Reader) CountUsage(ctx context.Context) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	files, err := r.usagePaths("")
+	files, err := r.usagePaths("", nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,8 +57,8 @@ var _ agent.ArchiveUsageCounter = (*Reader)(nil)
 // rollouts under dir/sessions and dir/archived_sessions whose originals
 // are gone from both of the reader's (Codex moves a rollout from one to
 // the other when a thread is archived), as CountUsage orders them.
-func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	files, err := r.usagePaths(dir)
+func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, live []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	files, err := r.usagePaths(dir, live)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,14 +67,21 @@ func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, _ []agent.F
 
 // usagePaths are the rollouts CountUsage counts (archiveDir ""), or
 // CountArchivedUsage(archiveDir), without records.
-func (r *Reader) usagePaths(archiveDir string) ([]agent.FileUsage, error) {
+func (r *Reader) usagePaths(archiveDir string, live []agent.FileUsage) ([]agent.FileUsage, error) {
 	if archiveDir == "" {
 		return rollouts(r.Dir, nil)
+	}
+	isLive := make(map[string]bool, len(live)) // not stat'ed, as for Claude's
+	for _, f := range live {
+		isLive[f.Path] = true
 	}
 	sessions, archived := codex.SessionsDir(r.Dir), codex.ArchivedDir(r.Dir)
 	return rollouts(archiveDir, func(rel string) bool {
 		// archived_sessions/ is flat: a rollout moved there keeps its name.
 		for _, p := range []string{filepath.Join(sessions, rel), filepath.Join(archived, rel), filepath.Join(archived, filepath.Base(rel))} {
+			if isLive[p] {
+				return false
+			}
 			if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
 				return false
 			}
@@ -146,8 +153,8 @@ func (r *Reader) UsageVersion() string { return usageKind }
 
 // UsageFiles implements agent.UsageResumer (a rollout's Project, its
 // session_meta's cwd, is known only once it is counted).
-func (r *Reader) UsageFiles(_ context.Context, archiveDir string) ([]agent.FileUsage, []agent.Diagnostic, error) {
-	files, err := r.usagePaths(archiveDir)
+func (r *Reader) UsageFiles(_ context.Context, archiveDir string, live []agent.FileUsage) ([]agent.FileUsage, []agent.Diagnostic, error) {
+	files, err := r.usagePaths(archiveDir, live)
 	if err != nil {
 		return nil, nil, err
 	}
