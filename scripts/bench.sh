@@ -347,7 +347,7 @@ printf '[statusline]\nsegments = [%s, "today"]\n' "$segs" >"$tmp/with-today.toml
 sl=""
 for _ in 1 2; do
 	for cfg in without-today with-today; do
-		TETHER_CONFIG="$tmp/$cfg.toml" measure "statusline $cfg" -n "$reps" -stdin "$tmp/statusline.json" -- "$hot" statusline
+		TETHER_CONFIG="$tmp/$cfg.toml" measure "statusline $cfg" -n "$((reps * 4))" -stdin "$tmp/statusline.json" -- "$hot" statusline
 		sl="$sl${sl:+, }${cfg%-today} $cpu ms"
 	done
 done
