@@ -111,6 +111,28 @@ type Counted struct {
 	kept                []counted
 	pricing             *Pricing
 	skipped, duplicates int
+	// dates are the sums' spans' dates in each zone asked about, worked
+	// out once: a report asks whether they are exact in two zones and
+	// makes two reports (its own and today's spend).
+	dates map[*time.Location]*spanDates
+}
+
+// spanDates are the dates of c's sums' spans in loc.
+func (c *Counted) spanDates(loc *time.Location) *spanDates {
+	d := c.dates[loc]
+	if d == nil {
+		d = newSpanDates(loc, spanMS)
+		for _, fs := range c.sums {
+			for _, s := range fs.Sums {
+				d.date(s.Span)
+			}
+		}
+		if c.dates == nil {
+			c.dates = map[*time.Location]*spanDates{}
+		}
+		c.dates[loc] = d
+	}
+	return d
 }
 
 // Count deduplicates and prices files' records (in the order their
@@ -149,13 +171,7 @@ func (c *Counted) aligned(loc *time.Location) bool {
 	if loc == nil {
 		loc = time.Local
 	}
-	d := newSpanDates(loc, spanMS)
-	for _, fs := range c.sums {
-		for _, s := range fs.Sums {
-			d.date(s.Span)
-		}
-	}
-	return d.aligned
+	return c.spanDates(loc).aligned
 }
 
 // Report makes one report of the counted records (opts.Pricing and
@@ -164,7 +180,7 @@ func (c *Counted) Report(opts Options) Report {
 	if opts.Location == nil {
 		opts.Location = time.Local
 	}
-	sums, dates := c.sums, newSpanDates(opts.Location, spanMS)
+	sums, dates := c.sums, c.spanDates(opts.Location)
 	if c.kept != nil && !c.aligned(opts.Location) {
 		// A zone off the quarter-hours: each record on its own date.
 		sums, dates = sumsOf(c.kept, c.pricing, 1), newSpanDates(opts.Location, 1)
