@@ -66,12 +66,13 @@ func (r *Reader) CountArchivedUsage(ctx context.Context, dir string, live []agen
 }
 
 // usagePaths are the rollouts CountUsage counts (archiveDir ""), or
-// CountArchivedUsage(archiveDir), without records.
+// CountArchivedUsage(archiveDir, live), without records: a copy whose
+// original is among live is left out without a stat.
 func (r *Reader) usagePaths(archiveDir string, live []agent.FileUsage) ([]agent.FileUsage, error) {
 	if archiveDir == "" {
 		return rollouts(r.Dir, nil)
 	}
-	isLive := make(map[string]bool, len(live)) // not stat'ed, as for Claude's
+	isLive := make(map[string]bool, len(live))
 	for _, f := range live {
 		isLive[f.Path] = true
 	}
